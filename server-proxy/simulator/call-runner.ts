@@ -1,0 +1,196 @@
+import type { MediaCounts, MediaPeer } from './media.js';
+import type { BrowserCall, BrowserCallState, CallError } from './model.js';
+import { recipientFor, type RecipientTimings } from './recipients.js';
+import type { BrowserLeg, SipServer } from './sip-server.js';
+
+/**
+ * Drives one browser call through its two legs: the INVITE that rings the page's agent, then the simulated
+ * recipient (recipients.ts), and the teardown of both.
+ *
+ * @remarks
+ * Every change of the call record goes through `deps.update`, the service's one place that bumps `revision`
+ * and derives `busy`. The runner never marks a call terminal before both legs are down (spec 3.2).
+ */
+
+export interface DtmfReceived {
+  digit: string;
+  method: 'rfc4733' | 'sip-info';
+  at: string;
+}
+
+/** What the simulator observed of a call, for `GET /__sim/calls/:id`. */
+export interface CallFacts {
+  inviteSentAt: string | null;
+  browserAnsweredAt: string | null;
+  browserFinalStatus: number | null;
+  mediaConnectedAt: string | null;
+  media: MediaCounts | null;
+  dtmf: DtmfReceived[];
+}
+
+export interface CallRunnerDeps {
+  sip: SipServer;
+  createMedia(): MediaPeer;
+  update(callId: string, patch: Partial<BrowserCall>): BrowserCall;
+  timings: RecipientTimings & { agentAnswerTimeoutMs: number };
+  now(): number;
+}
+
+export class CallRunner {
+  readonly facts: CallFacts = {
+    inviteSentAt: null,
+    browserAnsweredAt: null,
+    browserFinalStatus: null,
+    mediaConnectedAt: null,
+    media: null,
+    dtmf: [],
+  };
+  private media: MediaPeer | undefined;
+  private leg: BrowserLeg | undefined;
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private finishing = false;
+
+  constructor(
+    private call: BrowserCall,
+    private readonly deps: CallRunnerDeps,
+  ) {}
+
+  /** Media counts, live while the call runs and frozen once it ended. */
+  counts(): MediaCounts | null {
+    return this.media?.counts() ?? this.facts.media;
+  }
+
+  /** Creates the offer and sends the INVITE; false when the agent is not registered. */
+  async start(): Promise<boolean> {
+    const media = this.deps.createMedia();
+    this.media = media;
+    const offerSdp = await media.createOffer();
+    const leg = this.deps.sip.invite(this.call.sessionId, {
+      callId: this.call.id,
+      from: this.call.to,
+      offerSdp,
+      handlers: {
+        onAnswered: (sdp) => void this.onBrowserAnswered(sdp),
+        onRejected: (status, reason) => {
+          this.facts.browserFinalStatus = status;
+          void this.finish('failed', 'agent_rejected', { code: 'agent_rejected', message: `the browser answered ${status} ${reason}`.trim() });
+        },
+        onBye: () => void this.finish('ended', 'agent_hangup'),
+        onInfo: (contentType, body) => this.onInfo(contentType, body),
+      },
+    });
+    if (!leg) {
+      await this.closeMedia();
+      return false;
+    }
+    this.leg = leg;
+    this.facts.inviteSentAt = this.stamp();
+    this.after(this.deps.timings.agentAnswerTimeoutMs, () =>
+      this.finish('failed', 'agent_no_answer', { code: 'agent_no_answer', message: 'the browser did not answer the INVITE' }),
+    );
+    void media.connected.then(
+      () => (this.facts.mediaConnectedAt = this.stamp()),
+      () => undefined,
+    );
+    return true;
+  }
+
+  /** Ends the call from the API side (hangup, session cleanup); both legs go down. */
+  hangup(reason: string): void {
+    void this.finish('ended', reason);
+  }
+
+  /** Cancels every timer and closes media without touching the record (simulator reset). */
+  async dispose(): Promise<void> {
+    this.finishing = true;
+    this.clearTimers();
+    void this.leg?.end();
+    await this.closeMedia();
+  }
+
+  private async onBrowserAnswered(sdp: string): Promise<void> {
+    this.clearTimers();
+    this.facts.browserAnsweredAt = this.stamp();
+    this.facts.browserFinalStatus = 200;
+    try {
+      await this.media?.acceptAnswer(sdp);
+    } catch (error) {
+      return this.finish('failed', 'media_failed', { code: 'media_failed', message: `the browser's answer was not usable: ${String(error)}` });
+    }
+    if (this.finishing) return;
+    this.set('dialing_recipient');
+    this.dialRecipient();
+  }
+
+  private dialRecipient(): void {
+    const outcome = recipientFor(this.call.to, this.deps.timings);
+    switch (outcome.kind) {
+      case 'answer':
+        this.after(outcome.ringMs, () => {
+          this.set('connected', { answeredAt: this.stamp() });
+          if (outcome.hangupAfterMs !== undefined) this.after(outcome.hangupAfterMs, () => this.finish('ended', 'recipient_hangup'));
+          if (this.call.maxDurationSeconds) this.after(this.call.maxDurationSeconds * 1000, () => this.finish('ended', 'max_duration'));
+        });
+        return;
+      case 'busy':
+        return void this.finish('ended', 'recipient_busy');
+      case 'no_answer':
+        return void this.after(outcome.ringMs, () => this.finish('ended', 'no_answer'));
+      case 'fail':
+        return void this.finish('failed', 'recipient_failed', { code: outcome.code, message: outcome.message });
+      case 'unknown':
+        this.set('outcome_unknown');
+        return void this.after(outcome.resolveAfterMs, () => this.finish('ended', 'outcome_resolved'));
+      case 'blocked':
+        // Refused at admission (POST /browser-calls answers 403); never reaches a running call.
+        return void this.finish('failed', 'compliance_blocked', { code: outcome.code, message: outcome.message });
+    }
+  }
+
+  /** SIP INFO DTMF: `application/dtmf-relay` (Signal=5) and `application/dtmf` (the digit alone). */
+  private onInfo(contentType: string, body: string): void {
+    const type = contentType.split(';')[0]?.trim().toLowerCase();
+    const digit = type === 'application/dtmf-relay' ? /Signal\s*=\s*(\S)/i.exec(body)?.[1] : type === 'application/dtmf' ? body.trim() : undefined;
+    if (digit && /^[0-9*#A-D]$/i.test(digit)) this.facts.dtmf.push({ digit: digit.toUpperCase(), method: 'sip-info', at: this.stamp() });
+  }
+
+  /** Takes both legs down, then commits the terminal state: `busy` turns false only here. */
+  private async finish(state: 'ended' | 'failed', endReason: string, error?: CallError): Promise<void> {
+    if (this.finishing) return;
+    this.finishing = true;
+    this.clearTimers();
+    this.set('ending');
+    await this.leg?.end();
+    await this.closeMedia();
+    this.set(state, { endReason, error: error ?? null, endedAt: this.stamp() });
+  }
+
+  private async closeMedia(): Promise<void> {
+    if (!this.media) return;
+    const media = this.media;
+    this.facts.media = media.counts();
+    this.media = undefined;
+    await media.close();
+  }
+
+  private set(state: BrowserCallState, patch: Partial<BrowserCall> = {}): void {
+    this.call = this.deps.update(this.call.id, { ...patch, state });
+  }
+
+  private after(ms: number, run: () => unknown): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void run();
+    }, ms);
+    this.timers.add(timer);
+  }
+
+  private clearTimers(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  private stamp(): string {
+    return new Date(this.deps.now()).toISOString();
+  }
+}

@@ -1,0 +1,38 @@
+import { Hono } from 'hono';
+import { errorResponse, HttpError } from '../http-error.js';
+import type { VoiceService } from './voice-service.js';
+
+/**
+ * The simulator's control API under `/__sim/` (DESIGN.md): what tests use to see inside the service and to
+ * make the far end act. It needs no key: it exists only in the simulator, which listens on loopback.
+ */
+export function createControlApp(service: VoiceService): Hono {
+  const app = new Hono();
+  app.use('*', async (c, next) => {
+    await next();
+    c.header('Cache-Control', 'no-store');
+  });
+
+  app.get('/calls/:id', (c) => {
+    const found = service.inspectCall(c.req.param('id'));
+    if (!found) throw new HttpError(404, 'not_found', 'no such browser call');
+    return c.json(found);
+  });
+  app.post('/calls/:id/remote-hangup', (c) => {
+    const call = service.remoteHangup(c.req.param('id'));
+    if (!call) throw new HttpError(404, 'not_found', 'no such browser call');
+    return c.json({ call }, 202);
+  });
+  app.post('/reset', async (c) => {
+    await service.reset();
+    return c.json({ reset: true });
+  });
+
+  app.notFound(() => errorResponse(new HttpError(404, 'not_found', 'no such control route')));
+  app.onError((error) => {
+    if (error instanceof HttpError) return errorResponse(error);
+    console.error('simulator control: unexpected error', error);
+    return Response.json({ error: 'internal error', code: 'internal_error' }, { status: 500 });
+  });
+  return app;
+}

@@ -1,0 +1,63 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Server side of SIP digest authentication (RFC 3261 section 22, RFC 2617 with qop=auth, MD5).
+ *
+ * @remarks
+ * SIP.js, the client we serve, only answers MD5 challenges; RFC 8760 SHA-256 is left to a later change.
+ */
+
+const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
+
+/** A fresh nonce: 128 random bits, hex. */
+export function createNonce(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/** The `WWW-Authenticate` value of a 401 challenge. */
+export function challengeHeader(realm: string, nonce: string): string {
+  return `Digest realm="${realm}", nonce="${nonce}", algorithm=MD5, qop="auth"`;
+}
+
+/** Parses the parameters of an `Authorization: Digest ...` header value; undefined when it is not Digest. */
+export function parseDigest(value: string): Record<string, string> | undefined {
+  const match = /^\s*Digest\s+(.*)$/is.exec(value);
+  if (!match?.[1]) return undefined;
+  const params: Record<string, string> = {};
+  // auth-param = token "=" ( token / quoted-string ), RFC 7235 section 2.1
+  const pattern = /([a-z0-9_-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/gi;
+  for (const part of match[1].matchAll(pattern)) {
+    const key = part[1]?.toLowerCase();
+    if (key) params[key] = part[2] !== undefined ? part[2].replace(/\\(.)/g, '$1') : (part[3] ?? '');
+  }
+  return params;
+}
+
+export interface DigestCheck {
+  method: string;
+  params: Record<string, string>;
+  password: string;
+  realm: string;
+  nonce: string;
+}
+
+/** True when the client's `response` proves knowledge of the password for this nonce (constant-time compare). */
+export function verifyDigest({ method, params, password, realm, nonce }: DigestCheck): boolean {
+  const { username, uri, response, qop, nc, cnonce } = params;
+  if (!username || !uri || !response || params.realm !== realm || params.nonce !== nonce) return false;
+  if (params.algorithm && params.algorithm.toUpperCase() !== 'MD5') return false;
+  const ha1 = md5(`${username}:${realm}:${password}`);
+  const ha2 = md5(`${method}:${uri}`);
+  let expected: string;
+  if (qop === 'auth') {
+    if (!nc || !cnonce) return false;
+    expected = md5(`${ha1}:${nonce}:${nc}:${cnonce}:auth:${ha2}`);
+  } else if (qop === undefined) {
+    expected = md5(`${ha1}:${nonce}:${ha2}`);
+  } else {
+    return false;
+  }
+  const a = Buffer.from(expected);
+  const b = Buffer.from(response.toLowerCase());
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -1,0 +1,94 @@
+/**
+ * Wire shapes of the simulated voice service (spec 2.6, 4.7) and the simulator's own call facts.
+ *
+ * @remarks
+ * Browser call states (DESIGN.md, simulator behaviour):
+ *
+ * ```
+ *  waiting_agent ──(browser 200 OK)──▶ dialing_recipient ──(recipient answers)──▶ connected
+ *        │                                   │                                      │
+ *        └──────(rejected, cancelled)────────┴──────────────(hangup, BYE)──────────▶ ending ──▶ ended
+ *  any active state ──(provider error)──▶ failed        outcome_unknown ──(resolved)──▶ ended
+ * ```
+ */
+
+export const BROWSER_CALL_STATES = [
+  'waiting_agent',
+  'dialing_recipient',
+  'connected',
+  'ending',
+  'ended',
+  'failed',
+  'outcome_unknown',
+] as const;
+export type BrowserCallState = (typeof BROWSER_CALL_STATES)[number];
+
+/** States after which neither leg runs: `busy` is false only here (spec 3.2). */
+export const TERMINAL_STATES: ReadonlySet<BrowserCallState> = new Set(['ended', 'failed']);
+
+export interface Agent {
+  id: string;
+  name: string;
+  type: 'webrtc';
+  externalSubject: string;
+  createdAt: string;
+}
+
+export type SessionStatus = 'active' | 'ended' | 'expired';
+
+export interface BrowserSession {
+  id: string;
+  agentId: string;
+  externalSubject: string;
+  status: SessionStatus;
+  expiresAt: string;
+  backend: 'simulator';
+  createdAt: string;
+  endedAt: string | null;
+}
+
+/** Temporary SIP registration and ICE configuration handed to the page (spec 2.6 `transport`). */
+export interface SessionTransport {
+  websocketUrl: string;
+  sipUri: string;
+  authorizationUsername: string;
+  authorizationPassword: string;
+  realm: string;
+  /** Registration lifetime the registrar grants at most; the page re-registers before it runs out. */
+  registrationExpiresSeconds: number;
+  iceServers: Array<{ urls: string | string[]; username?: string; credential?: string }>;
+  expiresAt: string;
+}
+
+export interface CallError {
+  code: string;
+  message: string;
+}
+
+export interface BrowserCall {
+  id: string;
+  sessionId: string;
+  agentId: string;
+  externalSubject: string;
+  from: string;
+  to: string;
+  state: BrowserCallState;
+  busy: boolean;
+  endReason: string | null;
+  error: CallError | null;
+  maxDurationSeconds: number | null;
+  record: boolean;
+  customData: Record<string, string>;
+  createdAt: string;
+  answeredAt: string | null;
+  endedAt: string | null;
+  /** Increases by one on every change, so a reader can order two reads of the same call. */
+  revision: number;
+}
+
+/** Error body of every rejection (spec 2.2). */
+export interface ErrorBody {
+  error: string;
+  code: string;
+  message?: string;
+}

@@ -1,0 +1,76 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import { Hono } from 'hono';
+import { createControlApp } from './control.js';
+import { createRestApp, type ApiKeyRecord } from './rest.js';
+import { VoiceService } from './voice-service.js';
+
+/**
+ * Starts the simulated voice service: REST under `/api/v1/voice`, SIP over WebSocket at `/sip`, and the
+ * control API under `/__sim/`, all on one loopback port (DESIGN.md).
+ */
+
+export interface SimulatorOptions {
+  apiKey: string;
+  /** 0 picks a free port. */
+  port: number;
+  host?: string;
+  sessionTtlSeconds?: number;
+  registrationMaxSeconds?: number;
+  noAnswerMs?: number;
+  agentAnswerTimeoutMs?: number;
+  toneMs?: number;
+}
+
+export interface RunningSimulator {
+  /** e.g. `http://127.0.0.1:8090` */
+  url: string;
+  /** The REST base the proxy uses as `VOICE_BASE_URL`: `{url}/api`. */
+  baseUrl: string;
+  port: number;
+  service: VoiceService;
+  close(): Promise<void>;
+}
+
+export async function startSimulator(options: SimulatorOptions): Promise<RunningSimulator> {
+  const host = options.host ?? '127.0.0.1';
+  let url = '';
+  const service = new VoiceService({
+    publicUrl: () => url,
+    host,
+    sessionTtlSeconds: options.sessionTtlSeconds ?? 3600,
+    registrationMaxSeconds: options.registrationMaxSeconds ?? 600,
+    noAnswerMs: options.noAnswerMs ?? 8000,
+    agentAnswerTimeoutMs: options.agentAnswerTimeoutMs ?? 30_000,
+    toneMs: options.toneMs ?? 1000,
+  });
+  const keys = new Map<string, ApiKeyRecord>([[options.apiKey, { scopes: ['voice_calls.read', 'voice_calls.write'] }]]);
+  const app = new Hono()
+    .route('/api/v1/voice', createRestApp(service, keys))
+    .route('/__sim', createControlApp(service))
+    .get('/', (c) => c.json({ service: 'voice-browser simulator', rest: `${url}/api/v1/voice`, sip: `${url.replace(/^http/, 'ws')}/sip` }));
+
+  const server: Server = createServer(getRequestListener(app.fetch));
+  server.on('upgrade', (request, socket, head) => {
+    if (new URL(request.url ?? '/', 'http://x').pathname === '/sip') service.sip.handleUpgrade(request, socket, head);
+    else socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  url = `http://${host}:${port}`;
+  return {
+    url,
+    baseUrl: `${url}/api`,
+    port,
+    service,
+    close: async () => {
+      await service.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

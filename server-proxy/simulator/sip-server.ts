@@ -1,0 +1,311 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import {
+  Grammar,
+  IncomingRequestMessage,
+  IncomingResponseMessage,
+  LoggerFactory,
+  Parser,
+  UserAgentCore,
+  type IncomingRegisterRequest,
+  type OutgoingInviteRequest,
+  type Session,
+  type URI,
+} from 'sip.js/lib/core/index.js';
+import { challengeHeader, createNonce, parseDigest, verifyDigest } from './digest.js';
+
+/**
+ * SIP over WebSocket (RFC 7118) for the simulator: a registrar with digest authentication and the service
+ * side of the INVITE dialogs that ring the page's agent.
+ *
+ * @remarks
+ * Each WebSocket gets its own SIP.js `UserAgentCore`, so transactions, dialogs, ACK and BYE handling come
+ * from the same well-tested grammar and state machines the page runs, and every message of a connection
+ * goes back down that connection (RFC 5626 flow semantics: a binding lives as long as its socket).
+ */
+
+/** What the registrar needs to know of a username: the session it belongs to and its password. */
+export interface SipAccount {
+  sessionId: string;
+  password: string;
+  /** Upper bound of a registration's lifetime, in seconds (the session's remaining life, capped). */
+  maxExpiresSeconds: number;
+}
+
+export interface SipServerOptions {
+  realm: string;
+  /** Host name used in Via, Contact and From of what the service sends. */
+  host: string;
+  lookupAccount(username: string): SipAccount | undefined;
+  onRegistrationChange?(sessionId: string): void;
+  now?: () => number;
+}
+
+/** A live binding of a session's agent to a WebSocket. */
+export interface Registration {
+  sessionId: string;
+  username: string;
+  contact: string;
+  expiresAt: number;
+  connection: SipConnection;
+}
+
+/** Events of the browser leg of one call. */
+export interface BrowserLegHandlers {
+  onAnswered(answerSdp: string): void;
+  onRejected(statusCode: number, reasonPhrase: string): void;
+  onBye(): void;
+  onInfo(contentType: string, body: string): void;
+}
+
+/** The service's handle on an INVITE it sent to the page. */
+export interface BrowserLeg {
+  /**
+   * CANCEL before the answer, BYE after it; resolves when the page answered that request, or at once for a
+   * leg already ended. A socket that died resolves it too: there is nobody left to tell.
+   */
+  end(): Promise<void>;
+}
+
+export interface InviteOptions {
+  callId: string;
+  from: string;
+  offerSdp: string;
+  handlers: BrowserLegHandlers;
+}
+
+/** One WebSocket and the SIP core speaking over it. */
+export class SipConnection {
+  readonly core: UserAgentCore;
+  private readonly nonces = new Map<string, number>();
+
+  constructor(
+    readonly socket: WebSocket,
+    private readonly server: SipServer,
+    private readonly options: SipServerOptions,
+  ) {
+    const contactUri = Grammar.URIParse(`sip:${options.host};transport=ws`);
+    if (!contactUri) throw new Error(`bad SIP host ${options.host}`);
+    const loggerFactory = new LoggerFactory();
+    loggerFactory.builtinEnabled = false;
+    this.core = new UserAgentCore(
+      {
+        aor: contactUri,
+        // A contact without a user part: REGISTER's Request-URI (sip:host) and in-dialog requests both match it.
+        contact: { pubGruu: undefined, tempGruu: undefined, uri: contactUri, toString: () => `<${contactUri}>` },
+        displayName: '',
+        loggerFactory,
+        hackViaTcp: false,
+        routeSet: [],
+        sipjsId: 'sim',
+        supportedOptionTags: ['outbound'],
+        supportedOptionTagsResponse: ['outbound'],
+        userAgentHeaderFieldValue: 'voice-browser-simulator',
+        viaForceRport: false,
+        viaHost: options.host,
+        authenticationFactory: () => undefined,
+        transportAccessor: () => ({
+          protocol: 'WS',
+          send: async (message: string) => {
+            if (socket.readyState === socket.OPEN) socket.send(message);
+            else throw new Error('SIP socket closed');
+          },
+        }),
+      },
+      { onRegister: (request) => this.onRegister(request) },
+    );
+    socket.on('message', (data, isBinary) => this.receive(isBinary ? data.toString() : String(data)));
+  }
+
+  private receive(text: string): void {
+    // RFC 7118 section 6: a CRLF keep-alive is not a SIP message.
+    if (text.trim() === '') return;
+    const logger = this.core.loggerFactory.getLogger('sim.parser');
+    const message = Parser.parseMessage(text, logger);
+    if (message instanceof IncomingRequestMessage) this.core.receiveIncomingRequestFromTransport(message);
+    else if (message instanceof IncomingResponseMessage) this.core.receiveIncomingResponseFromTransport(message);
+  }
+
+  private onRegister(request: IncomingRegisterRequest): void {
+    const message = request.message;
+    const now = this.options.now?.() ?? Date.now();
+    const params = parseDigest(message.getHeader('authorization') ?? '');
+    const account = params?.username ? this.options.lookupAccount(params.username) : undefined;
+    const issuedAt = params?.nonce ? this.nonces.get(params.nonce) : undefined;
+    const fresh = issuedAt !== undefined && now - issuedAt < 5 * 60_000;
+    if (!params || !account || !fresh || !verifyDigest({
+      method: 'REGISTER', params, password: account.password, realm: this.options.realm, nonce: params.nonce ?? '',
+    })) {
+      if (params && account === undefined && params.username) {
+        // Revoked or expired credentials: a new challenge would only loop (RFC 3261 section 22.1).
+        request.reject({ statusCode: 403, reasonPhrase: 'Forbidden' });
+        return;
+      }
+      const nonce = createNonce();
+      this.nonces.set(nonce, now);
+      request.reject({ statusCode: 401, extraHeaders: [`WWW-Authenticate: ${challengeHeader(this.options.realm, nonce)}`] });
+      return;
+    }
+    const username = params.username ?? '';
+    const contactHeader = message.getHeader('contact') ?? '';
+    const contact = message.parseHeader('contact') as { uri?: URI; getParam(name: string): string | undefined } | undefined;
+    const requested = Number(contact?.getParam('expires') ?? message.getHeader('expires') ?? 3600);
+    if (contactHeader.trim() === '*' || requested === 0 || !contact?.uri) {
+      this.server.removeRegistration(account.sessionId, this);
+      request.accept({ statusCode: 200 });
+      return;
+    }
+    // RFC 3261 section 10.3 step 7: the registrar may shorten the lifetime; it echoes what it granted.
+    const expires = Math.max(1, Math.min(Number.isFinite(requested) ? requested : 3600, account.maxExpiresSeconds));
+    this.server.addRegistration({
+      sessionId: account.sessionId,
+      username,
+      contact: contact.uri.toString(),
+      expiresAt: now + expires * 1000,
+      connection: this,
+    });
+    const echoed = contactHeader.replace(/;\s*expires=\d+/i, '') + `;expires=${expires}`;
+    request.accept({ statusCode: 200, extraHeaders: [`Contact: ${echoed}`, `Expires: ${expires}`] });
+  }
+
+  /** Sends the INVITE that rings the agent, carrying `X-Browser-Call-Id` (DESIGN.md). */
+  invite(registration: Registration, options: InviteOptions): BrowserLeg {
+    const target = Grammar.URIParse(registration.contact);
+    const to = Grammar.URIParse(`sip:${registration.username}@${this.options.host}`);
+    const from = Grammar.URIParse(`sip:${options.from.replace(/^\+/, '')}@${this.options.host}`);
+    if (!target || !to || !from) throw new Error('cannot address the registered agent');
+    const request = this.core.makeOutgoingRequestMessage(
+      'INVITE', target, from, to, {},
+      [`X-Browser-Call-Id: ${options.callId}`, `Contact: <sip:${this.options.host};transport=ws>`],
+      { contentDisposition: 'session', contentType: 'application/sdp', content: options.offerSdp },
+    );
+    let session: Session | undefined;
+    let ended = false;
+    let settle: (() => void) | undefined;
+    const { handlers } = options;
+    const outgoing: OutgoingInviteRequest = this.core.invite(request, {
+      onAccept: (response) => {
+        response.ack();
+        if (ended || session) {
+          // A 2xx after we gave up (a CANCEL race) still creates a dialog: end it (RFC 3261 section 15).
+          if (!session) {
+            response.session.bye();
+            settle?.();
+          }
+          return;
+        }
+        session = response.session;
+        session.delegate = {
+          onBye: (bye) => {
+            bye.accept();
+            ended = true;
+            handlers.onBye();
+          },
+          onInfo: (info) => {
+            info.accept();
+            handlers.onInfo(info.message.getHeader('content-type') ?? '', info.message.body);
+          },
+        };
+        handlers.onAnswered(response.message.body);
+      },
+      onReject: (response) => {
+        const wasEnded = ended;
+        ended = true;
+        if (wasEnded) settle?.(); // the 487 that answers our CANCEL
+        else handlers.onRejected(response.message.statusCode ?? 500, response.message.reasonPhrase ?? '');
+      },
+    });
+    return {
+      end: () => {
+        if (ended) return Promise.resolve();
+        ended = true;
+        return new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+          // RFC 3261 timer F: a non-INVITE transaction gives up after 32 s; a page gone quiet must not
+          // hold the call in `ending` that long.
+          const timer = setTimeout(done, 4000);
+          if (this.socket.readyState !== this.socket.OPEN) return done();
+          if (session) session.bye({ onAccept: done, onReject: done });
+          else {
+            settle = done;
+            outgoing.cancel();
+          }
+        });
+      },
+    };
+  }
+
+  /** Remembered nonces are per connection; the oldest are forgotten so a chatty page cannot grow them. */
+  pruneNonces(now: number): void {
+    for (const [nonce, at] of this.nonces) if (now - at > 5 * 60_000) this.nonces.delete(nonce);
+  }
+}
+
+/** The registrar and WebSocket endpoint at `/sip`. */
+export class SipServer {
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    // RFC 7118 section 4: the client offers the "sip" subprotocol and the server must select it.
+    handleProtocols: (protocols) => (protocols.has('sip') ? 'sip' : false),
+  });
+  private readonly registrations = new Map<string, Registration>();
+  private readonly connections = new Set<SipConnection>();
+
+  constructor(private readonly options: SipServerOptions) {}
+
+  /** Takes over an HTTP upgrade request for `/sip`. */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    this.wss.handleUpgrade(request, socket, head, (ws) => {
+      const connection = new SipConnection(ws, this, this.options);
+      this.connections.add(connection);
+      ws.on('close', () => {
+        this.connections.delete(connection);
+        for (const registration of [...this.registrations.values()]) {
+          if (registration.connection === connection) this.removeRegistration(registration.sessionId, connection);
+        }
+      });
+    });
+  }
+
+  /** The session's live (unexpired) registration, if any. */
+  registration(sessionId: string): Registration | undefined {
+    const registration = this.registrations.get(sessionId);
+    const now = this.options.now?.() ?? Date.now();
+    if (registration && registration.expiresAt <= now) {
+      this.removeRegistration(sessionId, registration.connection);
+      return undefined;
+    }
+    return registration;
+  }
+
+  addRegistration(registration: Registration): void {
+    this.registrations.set(registration.sessionId, registration);
+    registration.connection.pruneNonces(this.options.now?.() ?? Date.now());
+    this.options.onRegistrationChange?.(registration.sessionId);
+  }
+
+  /** Drops a binding; with a connection given, only when the binding is still that connection's. */
+  removeRegistration(sessionId: string, connection?: SipConnection): void {
+    const registration = this.registrations.get(sessionId);
+    if (!registration || (connection && registration.connection !== connection)) return;
+    this.registrations.delete(sessionId);
+    this.options.onRegistrationChange?.(sessionId);
+  }
+
+  /** Rings the session's registered agent; undefined when it is not registered. */
+  invite(sessionId: string, options: InviteOptions): BrowserLeg | undefined {
+    const registration = this.registration(sessionId);
+    return registration?.connection.invite(registration, options);
+  }
+
+  /** Closes every socket. */
+  close(): void {
+    for (const connection of this.connections) connection.socket.terminate();
+    this.registrations.clear();
+    this.wss.close();
+  }
+}

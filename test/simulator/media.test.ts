@@ -1,0 +1,237 @@
+/**
+ * Loopback tests for the simulator's media endpoint: our MediaPeer offers, a plain
+ * werift RTCPeerConnection plays the browser and answers, both in this process.
+ * Every UDP bind/send is recorded to prove nothing but 127.0.0.1 is ever used.
+ */
+import dgram from 'node:dgram';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RTCPeerConnection, RtpHeader, RtpPacket } from 'werift';
+import { linearToMulaw, mulawRms, mulawToLinear } from '../../server-proxy/simulator/g711.js';
+import {
+  createMediaPeer,
+  disableStun,
+  loopbackOnlySdp,
+  loopbackPeerConfig,
+  VOICE_RMS_THRESHOLD,
+} from '../../server-proxy/simulator/media.js';
+
+const TONE_MS = 600;
+const TONE_FRAMES = TONE_MS / 20;
+
+// --- record every UDP socket bind/send (werift's UdpTransport uses node:dgram) ---
+const sendTargets: string[] = [];
+const bindAddresses: string[] = [];
+const origSend = dgram.Socket.prototype.send;
+const origBind = dgram.Socket.prototype.bind;
+beforeAll(() => {
+  dgram.Socket.prototype.send = function (this: dgram.Socket, ...args: unknown[]) {
+    // werift calls send(data, port, address[, cb]).
+    sendTargets.push(typeof args[2] === 'string' ? args[2] : `?${String(args[2])}`);
+    return Reflect.apply(origSend, this, args);
+  } as typeof origSend;
+  dgram.Socket.prototype.bind = function (this: dgram.Socket, ...args: unknown[]) {
+    const [first, second] = args;
+    const address =
+      typeof first === 'object' && first !== null && 'address' in first ? first.address : second;
+    bindAddresses.push(typeof address === 'string' ? address : '<any>');
+    return Reflect.apply(origBind, this, args);
+  } as typeof origBind;
+});
+afterAll(() => {
+  dgram.Socket.prototype.send = origSend;
+  dgram.Socket.prototype.bind = origBind;
+});
+
+async function waitFor(cond: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Voiced test frame: 523 Hz at amplitude 6000, phase-continuous across frames. */
+function voicedFrame(k: number): Buffer {
+  const out = Buffer.alloc(160);
+  for (let i = 0; i < 160; i++) out[i] = linearToMulaw(6000 * Math.sin((2 * Math.PI * 523 * (k * 160 + i)) / 8000));
+  return out;
+}
+/** Silent but unique frame: mu-law 0xFF (+0) and 0x7F (-0) both decode to 0 (G.711), so k is encoded for free. */
+function silentFrame(k: number): Buffer {
+  const out = Buffer.alloc(160);
+  for (let i = 0; i < 160; i++) out[i] = (k >> i % 16) & 1 ? 0x7f : 0xff;
+  return out;
+}
+const resources = (kind: string): number => process.getActiveResourcesInfo().filter((r) => r === kind).length;
+
+describe('g711', () => {
+  it('encodes and decodes mu-law per G.711', () => {
+    expect(linearToMulaw(0)).toBe(0xff);
+    expect(mulawToLinear(0xff)).toBe(0);
+    expect(mulawToLinear(0x00)).toBe(-32124);
+    expect(mulawToLinear(0x80)).toBe(32124);
+    expect(linearToMulaw(40000)).toBe(0x80); // clipped
+    for (const v of [-30000, -8000, -100, 0, 100, 8000, 30000]) {
+      expect(Math.abs(mulawToLinear(linearToMulaw(v)) - v)).toBeLessThanOrEqual(Math.abs(v) / 16 + 8);
+    }
+    expect(mulawRms(silentFrame(12345))).toBe(0);
+    expect(mulawRms(voicedFrame(3))).toBeGreaterThan(3000);
+  });
+});
+
+describe('media peer', () => {
+  it('keeps only loopback UDP candidates from an answer', () => {
+    const sdp = [
+      'v=0',
+      'a=candidate:1 1 udp 2122260223 198.51.100.7 50000 typ host',
+      'a=candidate:2 1 udp 2122260223 0b1c2d3e.local 50001 typ host',
+      'a=candidate:3 1 tcp 1518280447 127.0.0.1 9 typ host tcptype active',
+      'a=candidate:4 1 udp 2122194687 127.0.0.1 50002 typ host',
+      '',
+    ].join('\r\n');
+    expect(loopbackOnlySdp(sdp)).toBe("v=0\r\na=candidate:4 1 udp 2122194687 127.0.0.1 50002 typ host\r\n");
+  });
+
+  it('rejects connected when closed before connecting', async () => {
+    const peer = createMediaPeer();
+    await peer.createOffer();
+    await peer.close();
+    await expect(peer.connected).rejects.toThrow(/closed/);
+    await peer.close(); // idempotent
+    expect(peer.phase).toBe('closed');
+  }, 60_000);
+
+  it("plays a tone, then echoes the browser's PCMU, counting it all", async () => {
+    const timersBefore = resources('Timeout');
+    let fakeNow = 1_700_000_000_000;
+    const peer = createMediaPeer({ toneMs: TONE_MS, now: () => (fakeNow += 1) });
+    const offer = await peer.createOffer();
+    expect(offer).toMatch(/^m=audio 9 UDP\/TLS\/RTP\/SAVPF 0 101\r?$/m);
+    expect(offer).toMatch(/^a=rtpmap:0 PCMU\/8000\r?$/m);
+    expect(offer).toMatch(/^a=rtpmap:101 telephone-event\/8000\r?$/m);
+    expect(offer).toMatch(/^a=fmtp:101 0-16\r?$/m);
+    expect(offer).toMatch(/^a=sendrecv\r?$/m);
+    const candidates = offer.split(/\r?\n/).filter((l) => l.startsWith('a=candidate:'));
+    expect(candidates.length).toBeGreaterThan(0);
+    for (const c of candidates) expect(c.split(' ')[4]).toBe('127.0.0.1');
+
+    // The 'browser': a plain werift peer, equally confined to loopback.
+    const browser = new RTCPeerConnection(loopbackPeerConfig());
+    const received: RtpPacket[] = [];
+    // Subscribe first: werift fires onTrack inside setRemoteDescription.
+    browser.onTrack.subscribe((track) => track.onReceiveRtp.subscribe((rtp) => received.push(rtp.clone())));
+    await browser.setRemoteDescription({ type: 'offer', sdp: offer });
+    disableStun(browser); // transports exist now; gathering starts in setLocalDescription
+    const transceiver = browser.getTransceivers()[0];
+    if (!transceiver) throw new Error('no transceiver from the offer');
+    transceiver.setDirection('sendrecv');
+    await browser.setLocalDescription(await browser.createAnswer());
+    const answer = browser.localDescription?.sdp ?? '';
+    // Pretend Chromium also listed a LAN address and an mDNS name: neither may be used.
+    const noisyAnswer = answer.replace(
+      /^(a=candidate:.*)$/m,
+      "a=candidate:9 1 udp 2122260223 198.51.100.7 50000 typ host\r\na=candidate:8 1 udp 2122260223 0b1c2d3e.local 50001 typ host\r\n$1",
+    );
+    await peer.acceptAnswer(noisyAnswer);
+
+    await peer.connected;
+    await waitFor(() => browser.connectionState === 'connected', 'browser connected');
+    expect(peer.phase).toBe('tone');
+
+    // Browser sends: 20 voiced frames, silence until 10 echoes came back, then 5 voiced frames.
+    const sent: Buffer[] = [];
+    let voicedSent = 0;
+    let seq = 1000;
+    let ts = 5000;
+    const sendFrame = (payload: Buffer): void => {
+      const header = new RtpHeader({ payloadType: 0, sequenceNumber: seq++, timestamp: ts });
+      ts += 160;
+      sent.push(payload);
+      void transceiver.sender.sendRtp(new RtpPacket(header, payload));
+    };
+    // DTMF bypasses sender.sendRtp, which would rewrite pt 101 to PCMU's 0.
+    const sendDtmfEnd = (): void => {
+      const header = new RtpHeader({ payloadType: 101, sequenceNumber: seq++, timestamp: ts, ssrc: transceiver.sender.ssrc });
+      // RFC 4733 section 2.3: event 5, E bit + volume 10, duration 160.
+      void transceiver.dtlsTransport.sendRtp(Buffer.from([5, 0x80 | 10, 0x00, 0xa0]), header);
+    };
+    const echoesSeen = (): number => Math.max(0, received.length - TONE_FRAMES);
+    await new Promise<void>((resolve) => {
+      let k = 0;
+      let trailing = 0;
+      const timer = setInterval(() => {
+        if (k < 20) {
+          sendFrame(voicedFrame(k));
+          voicedSent++;
+        } else if (echoesSeen() < 10 && k < 1000) {
+          sendFrame(silentFrame(k));
+          if (k === 25) for (let i = 0; i < 3; i++) sendDtmfEnd(); // RFC 4733 2.5.1.4: end sent 3 times
+        } else if (trailing < 5) {
+          sendFrame(voicedFrame(k));
+          voicedSent++;
+          trailing++;
+        } else {
+          clearInterval(timer);
+          resolve();
+        }
+        k++;
+      }, 20);
+    });
+
+    await waitFor(() => peer.counts().packetsFromBrowser === sent.length, 'all frames at the peer');
+    await waitFor(() => received.length === peer.counts().packetsToBrowser, 'all echoes at the browser');
+
+    const counts = peer.counts();
+    expect(counts.packetsFromBrowser).toBe(sent.length);
+    expect(counts.bytesFromBrowser).toBe(sent.length * 160);
+    expect(counts.voicedPacketsFromBrowser).toBe(voicedSent);
+    expect(counts.dtmfPacketsFromBrowser).toBe(3);
+    expect(counts.lastPacketFromBrowserAt).toBeGreaterThan(1_700_000_000_000);
+    expect(counts.packetsToBrowser).toBeGreaterThan(TONE_FRAMES + 10);
+    expect(peer.phase).toBe('echo');
+
+    // Tone: 30 frames of 440 Hz at ~8000 peak (RMS ~5657), marker on the first.
+    const tone = received.slice(0, TONE_FRAMES);
+    for (const p of tone) expect(mulawRms(p.payload)).toBeGreaterThan(5000);
+    for (const p of tone) expect(mulawRms(p.payload)).toBeLessThan(6300);
+    const pcm = tone.flatMap((p) => [...p.payload].map(mulawToLinear));
+    let crossings = 0;
+    for (let i = 1; i < pcm.length; i++) if ((pcm[i - 1] ?? 0) < 0 !== (pcm[i] ?? 0) < 0) crossings++;
+    expect(crossings / 2 / (pcm.length / 8000)).toBeCloseTo(440, -1);
+
+    // Echo: byte-exact copies of the browser's last frames, in order (the earlier ones
+    // arrived during the tone and were not echoed).
+    const echoes = received.slice(TONE_FRAMES).map((p) => p.payload.toString('hex'));
+    expect(echoes).toEqual(sent.slice(sent.length - echoes.length).map((b) => b.toString('hex')));
+    expect(received.slice(TONE_FRAMES).filter((p) => mulawRms(p.payload) > VOICE_RMS_THRESHOLD)).toHaveLength(5);
+
+    // RFC 3550: one SSRC of our own, consecutive sequence numbers, PCMU pt; RFC 3551 marker per talkspurt.
+    const ssrc = received[0]?.header.ssrc;
+    expect(ssrc).not.toBe(transceiver.sender.ssrc);
+    received.forEach((p, i) => {
+      expect(p.header.ssrc).toBe(ssrc);
+      expect(p.header.payloadType).toBe(0);
+      expect(p.header.marker).toBe(i === 0 || i === TONE_FRAMES);
+      if (i > 0) expect(p.header.sequenceNumber).toBe(((received[i - 1]?.header.sequenceNumber ?? 0) + 1) & 0xffff);
+      if (i > 0 && i !== TONE_FRAMES) {
+        expect((p.header.timestamp - (received[i - 1]?.header.timestamp ?? 0)) >>> 0).toBe(160);
+      }
+    });
+
+    await peer.close();
+    await peer.close();
+    expect(peer.phase).toBe('closed');
+    const after = peer.counts().packetsToBrowser;
+    await browser.close();
+    // Node finishes closing a dgram handle one loop turn after werift's close() resolves.
+    await waitFor(() => resources('UDPWrap') === 0, 'UDP sockets released', 5_000);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(peer.counts().packetsToBrowser).toBe(after);
+    expect(resources('Timeout')).toBeLessThanOrEqual(timersBefore);
+
+    // Loopback only: every socket bound to and every datagram sent to 127.0.0.1 (no STUN, no mDNS).
+    expect(bindAddresses.length).toBeGreaterThan(0);
+    expect(new Set(bindAddresses)).toEqual(new Set(['127.0.0.1']));
+    expect(new Set(sendTargets)).toEqual(new Set(['127.0.0.1']));
+  }, 120_000);
+});
