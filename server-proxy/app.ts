@@ -1,0 +1,33 @@
+import { serveStatic } from '@hono/node-server/serve-static';
+import { Hono } from 'hono';
+import { createDemoAuth } from './demo-auth.js';
+import { createVoiceProxy, type VoiceProxy } from './proxy.js';
+
+/**
+ * The demo server: the voice proxy at `/voice`, the demo login at `/auth`, the built demo page at `/`
+ * and the built library at `/lib/`.
+ */
+
+export interface DemoAppOptions {
+  voice: { baseUrl: string; apiKey: string };
+  sessionSecret: string;
+  /** Folder of the built demo (vite's outDir) and of the built library. */
+  demoRoot: string;
+  libRoot: string;
+  fetch?: typeof fetch;
+}
+
+export function createDemoApp(options: DemoAppOptions): Hono {
+  let proxy: VoiceProxy | undefined;
+  const auth = createDemoAuth({ secret: options.sessionSecret, proxy: () => proxy as VoiceProxy });
+  proxy = createVoiceProxy({ ...options.voice, authenticate: auth.authenticate, fetch: options.fetch });
+  const voice = proxy;
+
+  const app = new Hono();
+  app.route('/', auth.app);
+  app.all('/voice/*', (c) => voice(c.req.raw));
+  app.use('/lib/*', serveStatic({ root: options.libRoot, rewriteRequestPath: (path) => path.replace(/^\/lib/, '') }));
+  app.use('*', serveStatic({ root: options.demoRoot }));
+  app.get('*', serveStatic({ root: options.demoRoot, path: 'index.html' }));
+  return app;
+}

@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+
+/**
+ * Start-up configuration from the environment (DESIGN.md, "Environment"), parsed once with zod.
+ * A bad value stops start-up with one line naming the variable.
+ */
+
+/** The simulator's well-known development key: its fixed prefix plus 32 alphanumeric characters (spec 5.2). */
+export const DEFAULT_SIM_API_KEY = 'vsk_SimulatorDefaultKey0000000000000';
+export const SIM_KEY_FORMAT = /^vsk_[A-Za-z0-9]{32}$/;
+
+const port = (fallback: number) =>
+  z.coerce.number({ error: 'must be a port number 0-65535' }).int().min(0, 'must be a port number 0-65535').max(65535, 'must be a port number 0-65535').default(fallback);
+
+const schema = z
+  .object({
+    PORT: port(8080),
+    SIM_PORT: port(8090),
+    SIM_API_KEY: z.string().regex(SIM_KEY_FORMAT, 'must be "vsk_" followed by 32 letters or digits').default(DEFAULT_SIM_API_KEY),
+    VOICE_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://voice.example.com/api' }).optional(),
+    VOICE_API_KEY: z.string().regex(/^\S{8,}$/, 'must be the API key (at least 8 characters, no spaces)').optional(),
+    SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  })
+  .superRefine((env, ctx) => {
+    if (env.VOICE_BASE_URL && !env.VOICE_API_KEY) ctx.addIssue({ code: 'custom', path: ['VOICE_API_KEY'], message: 'is required when VOICE_BASE_URL is set' });
+    if (env.VOICE_BASE_URL && !env.SESSION_SECRET) ctx.addIssue({ code: 'custom', path: ['SESSION_SECRET'], message: 'is required when VOICE_BASE_URL is set' });
+  });
+
+export interface Config {
+  port: number;
+  simPort: number;
+  simApiKey: string;
+  /** Unset: run the embedded simulator. */
+  voice: { baseUrl: string; apiKey: string } | undefined;
+  sessionSecret: string;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Parses the environment; throws a ConfigError whose message is the one line to print. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const blankless = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const result = schema.safeParse(blankless);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new ConfigError(`configuration: ${String(issue?.path[0] ?? 'environment')} ${issue?.message ?? 'is invalid'}`);
+  }
+  const e = result.data;
+  return {
+    port: e.PORT,
+    simPort: e.SIM_PORT,
+    simApiKey: e.SIM_API_KEY,
+    voice: e.VOICE_BASE_URL && e.VOICE_API_KEY ? { baseUrl: e.VOICE_BASE_URL, apiKey: e.VOICE_API_KEY } : undefined,
+    // With the embedded simulator a per-process secret is enough: logins last as long as the process.
+    sessionSecret: e.SESSION_SECRET ?? randomBytes(32).toString('base64url'),
+  };
+}
