@@ -1,0 +1,69 @@
+import { VoiceBrowserError } from './errors.js';
+import type { VoiceBackend } from './types.js';
+
+/**
+ * The default backend: the six callbacks over `fetch` to the proxy's same-origin routes (DESIGN.md).
+ * The only file of the library that touches `fetch`.
+ */
+
+export interface FetchBackendOptions {
+  /** Prefix of the proxy's routes; default `''` (same origin, `/voice/...`). */
+  baseUrl?: string;
+  /** Injected fetch; default the page's. */
+  fetch?: typeof fetch;
+}
+
+/** Seconds or an HTTP date (RFC 9110 section 10.2.3) as milliseconds to wait. */
+function retryAfterMs(value: string | null): number | undefined {
+  if (value === null) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/**
+ * Creates the backend the helper uses with our proxy.
+ *
+ * @example
+ * ```ts
+ * const voice = createVoiceBrowser({ backend: createFetchBackend(), remoteAudio: audioElement });
+ * ```
+ */
+export function createFetchBackend(options: FetchBackendOptions = {}): VoiceBackend {
+  const base = `${options.baseUrl ?? ''}/voice`;
+
+  async function request<T>(method: string, path: string, signal: AbortSignal, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+    const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    let response: Response;
+    try {
+      response = await doFetch(base + path, {
+        method,
+        signal,
+        credentials: 'same-origin',
+        headers: body === undefined ? headers : { 'Content-Type': 'application/json', ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (cause) {
+      // No answer: for a mutation the outcome is unknown, and the caller decides what that means.
+      throw new VoiceBrowserError('network_error', `${method} ${path} got no answer`, { cause, status: 0 });
+    }
+    const parsed: unknown = await response.json().catch(() => undefined);
+    if (response.ok && parsed !== undefined) return parsed as T;
+    const envelope = (parsed ?? {}) as { code?: unknown; error?: unknown; message?: unknown };
+    const code = typeof envelope.code === 'string' ? envelope.code : response.ok ? 'invalid_response' : `http_${response.status}`;
+    const text = typeof envelope.error === 'string' ? envelope.error : `${method} ${path} answered ${response.status}`;
+    throw new VoiceBrowserError(code, text, { status: response.status, retryAfterMs: retryAfterMs(response.headers.get('retry-after')) });
+  }
+
+  const id = encodeURIComponent;
+  return {
+    createSession: ({ signal }) => request('POST', '/browser-sessions', signal, {}),
+    getCurrentSession: ({ signal }) => request('GET', '/browser-sessions', signal),
+    createCall: (input, { idempotencyKey, signal }) =>
+      request('POST', '/browser-calls', signal, input, { 'Idempotency-Key': idempotencyKey }),
+    getCall: (callId, { signal }) => request('GET', `/browser-calls/${id(callId)}`, signal),
+    hangupCall: (callId, { signal }) => request('POST', `/browser-calls/${id(callId)}/hangup`, signal, {}),
+    endSession: (sessionId, { signal }) => request('DELETE', `/browser-sessions/${id(sessionId)}`, signal, {}),
+  };
+}

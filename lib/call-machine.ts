@@ -1,0 +1,77 @@
+import type { BrowserCall, CallAttempt, CallInput, StatusError } from './types.js';
+
+/**
+ * The call part of the helper as a pure function: `transition(state, event) -> [state, effects]`.
+ * It reads no clock and does no I/O; voice-browser.ts commits the state, notifies, then runs the effects.
+ *
+ * @remarks
+ * ```
+ *            startCall()                 202 {call}                terminal read
+ *  (none) ──attempt_started──▶ creating ──attempt_admitted──▶ admitted ──call_read──▶ (none), busy false
+ *                                 │   ╲
+ *                 4xx (nothing    │    ╲ answer lost (network, 5xx, timeout)
+ *                 was created)    ▼     ▼
+ *                 (none)      outcome_unknown ──retry with the same key──▶ creating
+ * ```
+ * spec 3.2: `busy` turns false only on a terminal read, or when the service said no call was created.
+ */
+
+export interface CallSlice {
+  attempt: CallAttempt | null;
+  call: BrowserCall | null;
+  busy: boolean;
+  error: StatusError | null;
+}
+
+export type CallEvent =
+  | { type: 'attempt_started'; idempotencyKey: string; input: CallInput }
+  | { type: 'attempt_admitted'; call: BrowserCall }
+  | { type: 'attempt_rejected'; error: StatusError }
+  | { type: 'attempt_unknown'; error: StatusError }
+  | { type: 'call_read'; call: BrowserCall };
+
+export type CallEffect = { type: 'start_polling'; callId: string } | { type: 'stop_polling' } | { type: 'call_ended'; call: BrowserCall };
+
+export const idleCall: CallSlice = { attempt: null, call: null, busy: false, error: null };
+
+const TERMINAL = new Set(['ended', 'failed']);
+
+/** A read proves both legs stopped: the service says `busy: false`, or (without `busy`) a terminal state. */
+export function isTerminal(call: BrowserCall): boolean {
+  return call.busy === false || (call.busy === undefined && TERMINAL.has(call.state));
+}
+
+/** An older read of the same call must not overwrite a newer one (a slow poll racing a fast one). */
+function isStale(current: BrowserCall | null, next: BrowserCall): boolean {
+  const a = current?.revision;
+  const b = next.revision;
+  return current?.id === next.id && typeof a === 'number' && typeof b === 'number' && b < a;
+}
+
+function settle(state: CallSlice, call: BrowserCall, effects: CallEffect[]): [CallSlice, CallEffect[]] {
+  if (isTerminal(call)) {
+    return [{ ...state, attempt: null, call, busy: false }, [...effects, { type: 'stop_polling' }, { type: 'call_ended', call }]];
+  }
+  return [{ ...state, call, busy: true }, effects];
+}
+
+export function transition(state: CallSlice, event: CallEvent): [CallSlice, CallEffect[]] {
+  switch (event.type) {
+    case 'attempt_started':
+      return [{ attempt: { idempotencyKey: event.idempotencyKey, input: event.input, phase: 'creating' }, call: null, busy: true, error: null }, []];
+    case 'attempt_admitted': {
+      if (!state.attempt) return [state, []];
+      const admitted = { ...state, attempt: { ...state.attempt, phase: 'admitted' as const }, error: null };
+      return settle(admitted, event.call, [{ type: 'start_polling', callId: event.call.id }]);
+    }
+    case 'attempt_rejected':
+      return [{ ...state, attempt: null, busy: state.call !== null && !isTerminal(state.call), error: event.error }, []];
+    case 'attempt_unknown':
+      if (!state.attempt) return [state, []];
+      return [{ ...state, attempt: { ...state.attempt, phase: 'outcome_unknown' }, busy: true, error: event.error }, []];
+    case 'call_read':
+      if (!state.call || state.call.id !== event.call.id || isStale(state.call, event.call)) return [state, []];
+      if (isTerminal(state.call)) return [state, []];
+      return settle(state, event.call, []);
+  }
+}

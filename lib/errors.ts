@@ -1,0 +1,58 @@
+/**
+ * The helper's one error type, with the stable codes of spec 7 (voice client errors) and the service's.
+ */
+
+/** Voice client error codes (spec 7), plus the few the helper adds for misuse and microphone failures. */
+export type VoiceErrorCode =
+  | 'browser_voice_unavailable'
+  | 'browser_agent_busy'
+  | 'browser_session_unavailable'
+  | 'connection_failed'
+  | 'call_outcome_unknown'
+  | 'cleanup_unknown'
+  | 'audio_playback_blocked'
+  | 'invalid_argument'
+  | 'network_error'
+  | (string & {});
+
+/**
+ * An error with a stable `code`: switch on it, show `message`, keep `cause` for logs.
+ *
+ * @remarks
+ * `status` is the HTTP status when a backend call was answered (0 when no answer arrived), and
+ * `retryAfterMs` the wait the service asked for on `429`.
+ */
+export class VoiceBrowserError extends Error {
+  override readonly name = 'VoiceBrowserError';
+  readonly code: VoiceErrorCode;
+  readonly status: number | undefined;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(code: VoiceErrorCode, message: string, options: { cause?: unknown; status?: number; retryAfterMs?: number } = {}) {
+    super(message, { cause: options.cause });
+    this.code = code;
+    this.status = options.status;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+
+  /** The `{code, message}` shown in `status().error`. */
+  toStatus(): { code: string; message: string } {
+    return { code: this.code, message: this.message };
+  }
+}
+
+/** True for a VoiceBrowserError from any realm (iframe, another copy of the library): checks shape, not class. */
+export function isVoiceBrowserError(value: unknown): value is VoiceBrowserError {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { name?: unknown }).name === 'VoiceBrowserError' &&
+    typeof (value as { code?: unknown }).code === 'string'
+  );
+}
+
+/** Any thrown value as a VoiceBrowserError, keeping its code when it has one. */
+export function toVoiceError(value: unknown, fallbackCode: VoiceErrorCode, message: string): VoiceBrowserError {
+  if (isVoiceBrowserError(value)) return value;
+  return new VoiceBrowserError(fallbackCode, message, { cause: value });
+}

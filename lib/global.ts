@@ -1,0 +1,17 @@
+import { createFetchBackend } from './backend.js';
+import { isVoiceBrowserError, VoiceBrowserError } from './errors.js';
+import { createVoiceBrowser } from './voice-browser.js';
+
+/**
+ * Entry of the script-tag build: one self-contained file that sets `window.VoiceBrowser` (DESIGN.md).
+ * Loading a script is the side effect a script tag asks for; the ES module entry has none.
+ */
+const api = Object.freeze({ createVoiceBrowser, createFetchBackend, VoiceBrowserError, isVoiceBrowserError });
+
+declare global {
+  interface Window {
+    VoiceBrowser: typeof api;
+  }
+}
+
+window.VoiceBrowser = api;

@@ -1,0 +1,136 @@
+/**
+ * Shapes the helper reads from the service (spec 2.6, 4.7) and the options and status it exposes (spec 4.9).
+ *
+ * @remarks
+ * Records from the service are kept whole: fields the helper does not know are preserved, never dropped.
+ */
+
+/** Browser call states (spec 3.2). Others the service may add are carried as strings. */
+export type BrowserCallState =
+  | 'waiting_agent'
+  | 'dialing_recipient'
+  | 'connected'
+  | 'ending'
+  | 'ended'
+  | 'failed'
+  | 'outcome_unknown'
+  | (string & {});
+
+/** A browser call as the service last returned it; unknown fields are kept. */
+export interface BrowserCall {
+  id: string;
+  state: BrowserCallState;
+  busy?: boolean;
+  sessionId?: string;
+  from?: string;
+  to?: string;
+  endReason?: string | null;
+  error?: { code: string; message?: string } | null;
+  [field: string]: unknown;
+}
+
+/** A browser session's metadata (spec 2.6); unknown fields are kept. */
+export interface BrowserSession {
+  id: string;
+  status?: string;
+  expiresAt: string;
+  externalSubject?: string;
+  [field: string]: unknown;
+}
+
+/** Temporary SIP registration and ICE configuration of a session (never the persistent key). */
+export interface SessionTransport {
+  websocketUrl: string;
+  sipUri: string;
+  authorizationUsername: string;
+  authorizationPassword: string;
+  registrationExpiresSeconds?: number;
+  iceServers: RTCIceServer[];
+  expiresAt?: string;
+  [field: string]: unknown;
+}
+
+export interface CallInput {
+  from: string;
+  to: string;
+  maxDurationSeconds?: number;
+  record?: boolean;
+  customData?: Record<string, string>;
+}
+
+/** Options every backend callback receives: abort it when the helper no longer needs the answer. */
+export interface CallbackOptions {
+  signal: AbortSignal;
+}
+
+/**
+ * The six calls the helper makes to the integrator's server (spec 4.9). Each resolves the parsed envelope
+ * and rejects with an error carrying the safe `code`.
+ */
+export interface VoiceBackend {
+  createSession(options: CallbackOptions): Promise<{ session: BrowserSession; transport: SessionTransport }>;
+  getCurrentSession(options: CallbackOptions): Promise<{ session: BrowserSession | null; call: BrowserCall | null }>;
+  createCall(input: CallInput & { sessionId: string }, options: CallbackOptions & { idempotencyKey: string }): Promise<{ call: BrowserCall }>;
+  getCall(id: string, options: CallbackOptions): Promise<{ call: BrowserCall }>;
+  hangupCall(id: string, options: CallbackOptions): Promise<{ call: BrowserCall }>;
+  endSession(id: string, options: CallbackOptions): Promise<{ session: BrowserSession }>;
+}
+
+/**
+ * Connection of the helper to the service:
+ *
+ * ```
+ *  disconnected ──connect()──▶ connecting ──registered──▶ ready ──disconnect()──▶ disconnecting ──▶ disconnected
+ *       ▲                         │ (failure: error set)                                              │
+ *       └─────────────────────────┴───────────────────────────────────────────────────────────────────┘
+ * ```
+ * `recovery_required` (spec 4.9) arrives with recover(), in a later change.
+ */
+export type Connection = 'disconnected' | 'connecting' | 'ready' | 'disconnecting' | 'recovery_required';
+
+/** The attempt behind the current call: kept until a terminal read, so a retry reuses its key (spec 7). */
+export interface CallAttempt {
+  idempotencyKey: string;
+  input: CallInput;
+  /** `creating`: createCall in flight; `admitted`: the service returned the call; `outcome_unknown`: the answer was lost. */
+  phase: 'creating' | 'admitted' | 'outcome_unknown';
+}
+
+export interface StatusError {
+  code: string;
+  message: string;
+}
+
+/** Everything the page needs to render, as one immutable snapshot. */
+export interface VoiceBrowserStatus {
+  connection: Connection;
+  session: { id: string; expiresAt: string } | null;
+  /** The call as last read from the service (every field it returned). */
+  call: BrowserCall | null;
+  attempt: CallAttempt | null;
+  /** True from startCall() until a terminal read proves both legs stopped (spec 3.2). */
+  busy: boolean;
+  /** The page's audio: `none` before a call, `connecting`, `playing`, `blocked` (autoplay policy), `ended`. */
+  audio: 'none' | 'connecting' | 'playing' | 'blocked' | 'ended';
+  error: StatusError | null;
+}
+
+/** A milestone of connect or of a call, with the time since the operation started (spec 4.9 `onTiming`). */
+export interface TimingEvent {
+  name: 'session_created' | 'registered' | 'call_admitted' | 'invite_received' | 'media_connected' | 'connected' | 'ended';
+  /** Call id, for call milestones. */
+  callId?: string;
+  at: number;
+  /** Milliseconds since connect() or startCall() began. */
+  sinceStartMs: number;
+}
+
+export interface VoiceBrowserOptions {
+  backend: VoiceBackend;
+  /** Where the remote party's audio plays. */
+  remoteAudio?: HTMLAudioElement;
+  /** Fixed for the helper's life (spec 4.9). */
+  audioDevices?: { microphoneId?: string; speakerId?: string };
+  onStatus?(status: VoiceBrowserStatus): void;
+  onTiming?(event: TimingEvent): void;
+}

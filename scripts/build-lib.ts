@@ -1,0 +1,32 @@
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { build } from 'esbuild';
+
+/**
+ * Builds the library (DESIGN.md): the ES module with its SIP.js part split into a chunk that `connect()`
+ * loads on demand, the type declarations, and one minified script that sets `window.VoiceBrowser`.
+ */
+
+const outdir = 'dist/lib';
+rmSync(outdir, { recursive: true, force: true });
+
+const common = { bundle: true, minify: true, target: 'es2020', legalComments: 'none', logLevel: 'warning' } as const;
+
+await build({
+  ...common,
+  entryPoints: { index: 'lib/index.ts' },
+  outdir: `${outdir}/esm`,
+  format: 'esm',
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+});
+
+await build({
+  ...common,
+  entryPoints: ['lib/global.ts'],
+  outfile: `${outdir}/voice-browser.min.js`,
+  format: 'iife',
+});
+
+execFileSync('npx', ['tsc', '-p', 'tsconfig.lib.json'], { stdio: 'inherit' });
+console.log(`library built in ${outdir}`);
