@@ -1,0 +1,26 @@
+/** The demo's login calls (DESIGN.md: `/auth/login`, `/auth/logout`, `/auth/me`). */
+
+export interface DemoUser {
+  name: string;
+}
+
+async function post(path: string, body: unknown): Promise<Response> {
+  return fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin' });
+}
+
+export async function currentUser(): Promise<DemoUser | null> {
+  const response = await fetch('/auth/me', { credentials: 'same-origin' });
+  if (!response.ok) return null;
+  return ((await response.json()) as { user: DemoUser }).user;
+}
+
+export async function login(username: string): Promise<DemoUser> {
+  const response = await post('/auth/login', { username });
+  const body = (await response.json()) as { user?: DemoUser; error?: string };
+  if (!response.ok || !body.user) throw new Error(body.error ?? `login failed (${response.status})`);
+  return body.user;
+}
+
+export async function logout(): Promise<void> {
+  await post('/auth/logout', {});
+}

@@ -1,0 +1,28 @@
+import { useState } from 'preact/hooks';
+
+export interface LoginFormProps {
+  onLogin(username: string): void;
+  error: string | null;
+}
+
+/** The demo user's login (any name: the demo's stand-in for a real app's login). */
+export function LoginForm({ onLogin, error }: LoginFormProps) {
+  const [username, setUsername] = useState('agent1');
+  return (
+    <section aria-label="Log in">
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          onLogin(username.trim());
+        }}
+      >
+        <label>
+          Username
+          <input value={username} onInput={(event) => setUsername(event.currentTarget.value)} autoComplete="username" required />
+        </label>
+        <button type="submit">Log in</button>
+        {error && <p class="error" role="alert">{error}</p>}
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,36 @@
+import type { VoiceBrowserStatus } from '../lib/index.js';
+
+/**
+ * Words for what the page shows, as pure functions (tested directly).
+ */
+
+export function connectionLabel(connection: VoiceBrowserStatus['connection']): string {
+  switch (connection) {
+    case 'disconnected':
+      return 'Not connected';
+    case 'connecting':
+      return 'Connecting…';
+    case 'ready':
+      return 'Ready';
+    case 'disconnecting':
+      return 'Disconnecting…';
+    case 'recovery_required':
+      return 'Recovery required';
+  }
+}
+
+/** The call line: the service's state, or what the attempt is waiting for. */
+export function callLabel(status: VoiceBrowserStatus): string {
+  if (status.call) return status.call.state;
+  if (status.attempt?.phase === 'creating') return 'requesting…';
+  if (status.attempt?.phase === 'outcome_unknown') return 'outcome unknown';
+  return 'no call';
+}
+
+export function canCall(status: VoiceBrowserStatus): boolean {
+  return status.connection === 'ready' && !status.busy;
+}
+
+export function canHangUp(status: VoiceBrowserStatus): boolean {
+  return status.busy && status.call !== null && status.call.state !== 'ending';
+}
