@@ -1,0 +1,43 @@
+import { expect, pageAudioStats, test } from './fixtures.js';
+
+/**
+ * The walking skeleton, end to end: log in, connect, call the answer-at-once number, hear and be heard,
+ * hang up, and see the call end with busy false.
+ */
+test('a browser call to +12025550100 connects with audio both ways and ends cleanly', async ({ page, simulator }) => {
+  await page.goto('/');
+  await page.getByLabel('Username').fill('e2e-call');
+  await page.getByRole('button', { name: 'Log in' }).click();
+
+  await page.getByRole('button', { name: 'Connect', exact: true }).click();
+  await expect(page.getByTestId('connection')).toHaveText('ready');
+
+  await page.getByLabel('Number to call').fill('+12025550100');
+  await page.getByRole('button', { name: 'Call', exact: true }).click();
+  await expect(page.getByTestId('busy')).toHaveText('true');
+  await expect(page.getByTestId('call-state')).toHaveText('connected');
+  const callId = (await page.getByTestId('call-id').textContent()) ?? '';
+  expect(callId).toMatch(/^bc_/);
+
+  // Audio flows both ways: the simulator counts RTP from the browser, the browser counts RTP from it.
+  await expect.poll(async () => (await simulator.call(callId)).media?.packetsFromBrowser ?? 0).toBeGreaterThan(25);
+  await expect.poll(async () => (await pageAudioStats(page)).received).toBeGreaterThan(25);
+  const before = await simulator.call(callId);
+  const pageBefore = await pageAudioStats(page);
+  await page.waitForTimeout(1000);
+  const after = await simulator.call(callId);
+  const pageAfter = await pageAudioStats(page);
+  // Still flowing, at roughly 50 packets a second each way (20 ms PCMU frames); wide bounds, not a timing test.
+  expect((after.media?.packetsFromBrowser ?? 0) - (before.media?.packetsFromBrowser ?? 0)).toBeGreaterThan(20);
+  expect(pageAfter.received - pageBefore.received).toBeGreaterThan(20);
+  expect(pageAfter.connectionState).toBe('connected');
+  expect(after.facts.mediaConnectedAt).not.toBeNull();
+
+  await page.getByRole('button', { name: 'Hang up' }).click();
+  await expect(page.getByTestId('busy')).toHaveText('false');
+  await expect(page.getByTestId('call-state')).toHaveText('ended');
+  const ended = await simulator.call(callId);
+  expect(ended.call).toMatchObject({ state: 'ended', busy: false, endReason: 'api_hangup' });
+  // The browser's peer connection is closed: no microphone or socket left behind by the call.
+  await expect.poll(async () => (await pageAudioStats(page)).connectionState).toBe('closed');
+});
