@@ -143,6 +143,7 @@ export class SipConnection {
         return;
       }
       const nonce = createNonce();
+      this.pruneNonces(now);
       this.nonces.set(nonce, now);
       request.reject({ statusCode: 401, extraHeaders: [`WWW-Authenticate: ${challengeHeader(this.options.realm, nonce)}`] });
       return;
@@ -239,7 +240,7 @@ export class SipConnection {
     };
   }
 
-  /** Remembered nonces are per connection; the oldest are forgotten so a chatty page cannot grow them. */
+  /** Nonces are per connection and forgotten after 5 minutes, so a chatty page cannot grow them. */
   pruneNonces(now: number): void {
     for (const [nonce, at] of this.nonces) if (now - at > 5 * 60_000) this.nonces.delete(nonce);
   }

@@ -173,7 +173,20 @@ export class VoiceService {
     });
     this.runners.set(call.id, runner);
     // The INVITE goes out before this request answers: the page must cope with it arriving first (DESIGN.md).
-    if (!(await runner.start())) {
+    let started = false;
+    try {
+      started = await runner.start();
+    } catch (error) {
+      // A call that cannot start must not stay busy: it fails, and says why.
+      await runner.dispose();
+      return this.updateCall(call.id, {
+        state: 'failed',
+        endReason: 'media_failed',
+        error: { code: 'provider_error', message: `the simulator could not start the call's media: ${String(error)}` },
+        endedAt: this.iso(),
+      });
+    }
+    if (!started) {
       return this.updateCall(call.id, {
         state: 'failed',
         endReason: 'agent_unreachable',
