@@ -21,6 +21,7 @@ async function main(): Promise<void> {
     simulator = await startSimulator({ apiKey: config.simApiKey, port: config.simPort });
     voice = { baseUrl: simulator.baseUrl, apiKey: config.simApiKey };
     console.log(`simulator on ${simulator.url} (REST ${simulator.baseUrl}/v1/voice, SIP ${simulator.url.replace(/^http/, 'ws')}/sip)`);
+    console.log(`simulator API key: ${config.simApiKey}${process.env.SIM_API_KEY ? '' : ' (the default; set SIM_API_KEY to change it)'}`);
   }
   const app = createDemoApp({ voice, sessionSecret: config.sessionSecret, demoRoot: `${root}dist/demo`, libRoot: `${root}dist/lib` });
   const server = createServer(getRequestListener(app.fetch));
