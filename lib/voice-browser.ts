@@ -229,6 +229,9 @@ export function createVoiceBrowser(options: VoiceBrowserOptions & VoiceBrowserIn
     } catch (cause) {
       const error = toVoiceError(cause, 'call_outcome_unknown', 'the call request got no answer');
       if (isDefiniteRejection(error)) {
+        // Nothing was created, so an INVITE held for this attempt is not ours (DESIGN.md: reject any other).
+        heldInvite?.reject();
+        heldInvite = undefined;
         dispatch({ type: 'attempt_rejected', error: error.toStatus() });
         throw error;
       }
