@@ -60,7 +60,11 @@ const voiceUnavailable = (response: UpstreamResponse): HttpError => {
 function relay(c: Context, response: UpstreamResponse): Response {
   if (keyRefused(response)) return errorResponse(voiceUnavailable(response));
   const headers = Object.fromEntries(response.headers);
-  return c.body(JSON.stringify(response.body ?? {}), response.status as 200, { ...headers, 'Cache-Control': 'no-store' });
+  return c.body(JSON.stringify(response.body ?? {}), response.status as 200, {
+    ...headers,
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-store',
+  });
 }
 
 /** Passes a 2xx through; anything else becomes the error the page sees. */
@@ -107,7 +111,12 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
     if (response.status === 404) throw notYours('browser call');
     ensureOk(response);
     const call = (response.body as { call?: { externalSubject?: string; sessionId?: string } }).call;
-    const owned = call?.externalSubject !== undefined ? call.externalSubject === subject : call?.sessionId !== undefined && (await ownSession(subject, call.sessionId).then(() => true, () => false));
+    // Only "not yours" means not owned; a fault of the session read (429, 503) must reach the page as itself.
+    const notOwned = (error: unknown) => {
+      if (error instanceof HttpError && error.status === 404) return false;
+      throw error;
+    };
+    const owned = call?.externalSubject !== undefined ? call.externalSubject === subject : call?.sessionId !== undefined && (await ownSession(subject, call.sessionId).then(() => true, notOwned));
     if (!owned) throw notYours('browser call');
     return response;
   };
@@ -136,7 +145,10 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
     parseInput(emptyInput, await jsonBody(c));
     await ensureAgent(c.get('user'), c.get('subject'));
     // A session is cheap and supersedes an idle older one, so each press gets a fresh key.
-    return relay(c, await upstream({ method: 'POST', path: '/browser-sessions', body: { externalSubject: c.get('subject') }, idempotencyKey: randomUUID() }));
+    const response = await upstream({ method: 'POST', path: '/browser-sessions', body: { externalSubject: c.get('subject') }, idempotencyKey: randomUUID() });
+    // The cached agent may be gone (service reset, agent removed): the next press looks it up again.
+    if (response.status >= 400) agents.delete(c.get('subject'));
+    return relay(c, response);
   });
   app.get('/browser-sessions', async (c) =>
     relay(c, await upstream({ method: 'GET', path: '/browser-sessions', query: { externalSubject: c.get('subject') } })),
