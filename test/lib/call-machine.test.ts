@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { idleCall, isTerminal, transition, type CallEvent, type CallSlice } from '../../lib/call-machine.js';
+import type { BrowserCall, CallInput } from '../../lib/types.js';
+
+const input: CallInput = { from: '+12025550199', to: '+12025550100' };
+const KEY = 'key-1';
+
+function call(patch: Partial<BrowserCall> = {}): BrowserCall {
+  return { id: 'call-1', state: 'waiting_agent', busy: true, revision: 1, ...patch };
+}
+
+/** Runs events from idle and returns the last state with every effect seen on the way. */
+function run(...events: CallEvent[]) {
+  let state: CallSlice = idleCall;
+  const effects = [];
+  for (const event of events) {
+    const [next, produced] = transition(state, event);
+    state = next;
+    effects.push(...produced);
+  }
+  return { state, effects };
+}
+
+const started: CallEvent = { type: 'attempt_started', idempotencyKey: KEY, input };
+const admitted = (c: BrowserCall = call()): CallEvent => ({ type: 'attempt_admitted', call: c });
+const read = (c: BrowserCall): CallEvent => ({ type: 'call_read', call: c });
+
+describe('transition', () => {
+  it('turns busy true with a creating attempt on attempt_started', () => {
+    const [state, effects] = transition(idleCall, started);
+    expect(state).toEqual({ attempt: { idempotencyKey: KEY, input, phase: 'creating' }, call: null, busy: true, error: null });
+    expect(effects).toEqual([]);
+  });
+
+  it('starts polling the admitted call when the 202 is not terminal', () => {
+    const { state, effects } = run(started, admitted());
+    expect(state.busy).toBe(true);
+    expect(state.call?.id).toBe('call-1');
+    expect(state.attempt).toMatchObject({ idempotencyKey: KEY, phase: 'admitted' });
+    expect(effects).toEqual([{ type: 'start_polling', callId: 'call-1' }]);
+  });
+
+  it('turns busy false when the admitted call is already terminal', () => {
+    const ended = call({ state: 'failed', busy: false, error: { code: 'provider_error' } });
+    const { state, effects } = run(started, admitted(ended));
+    expect(state.busy).toBe(false);
+    expect(state.attempt).toBeNull();
+    expect(state.call).toEqual(ended);
+    expect(effects).toContainEqual({ type: 'call_ended', call: ended });
+    // Whatever polling it asked for, it ends with polling stopped.
+    expect(effects.filter((e) => e.type !== 'call_ended').at(-1)).toEqual({ type: 'stop_polling' });
+  });
+
+  it('turns busy false, keeps the error and clears the attempt when the service rejects the call', () => {
+    const error = { code: 'compliance_dnc', message: 'the number is on a do-not-call list' };
+    const { state, effects } = run(started, { type: 'attempt_rejected', error });
+    expect(state).toEqual({ attempt: null, call: null, busy: false, error });
+    expect(effects).toEqual([]);
+  });
+
+  it('keeps busy true and the attempt with its key when the outcome is unknown', () => {
+    const error = { code: 'call_outcome_unknown', message: 'retry with the same key' };
+    const { state, effects } = run(started, { type: 'attempt_unknown', error });
+    expect(state.busy).toBe(true);
+    expect(state.attempt).toEqual({ idempotencyKey: KEY, input, phase: 'outcome_unknown' });
+    expect(state.error).toEqual(error);
+    expect(effects).toEqual([]);
+  });
+
+  it('ends the call on a terminal read: busy false, polling stopped, call_ended', () => {
+    const ended = call({ state: 'ended', busy: false, revision: 5, endReason: 'hangup' });
+    const { state, effects } = run(started, admitted(), read(ended));
+    expect(state).toMatchObject({ busy: false, attempt: null, call: ended });
+    expect(effects.slice(1)).toEqual([{ type: 'stop_polling' }, { type: 'call_ended', call: ended }]);
+  });
+
+  it('keeps busy true on a non-terminal read and shows the state the service read', () => {
+    const { state, effects } = run(started, admitted(), read(call({ state: 'connected', revision: 3 })));
+    expect(state.busy).toBe(true);
+    expect(state.call?.state).toBe('connected');
+    expect(effects).toHaveLength(1);
+  });
+
+  it('ignores a stale read with a lower revision', () => {
+    const newer = call({ state: 'connected', revision: 4 });
+    const { state, effects } = run(started, admitted(), read(newer), read(call({ state: 'dialing_recipient', revision: 3 })));
+    expect(state.call).toBe(newer);
+    expect(effects).toHaveLength(1);
+  });
+
+  it('ignores a stale terminal read too: an old `ended` cannot end a newer record', () => {
+    const newer = call({ state: 'connected', revision: 4 });
+    const { state } = run(started, admitted(), read(newer), read(call({ state: 'ended', busy: false, revision: 2 })));
+    expect(state.busy).toBe(true);
+    expect(state.call).toBe(newer);
+  });
+
+  it('ignores a read of another call id', () => {
+    const { state, effects } = run(started, admitted(), read(call({ id: 'call-2', state: 'ended', busy: false, revision: 9 })));
+    expect(state.call?.id).toBe('call-1');
+    expect(state.busy).toBe(true);
+    expect(effects).toHaveLength(1);
+  });
+
+  it('ignores reads once the call is terminal: an ended call is not brought back', () => {
+    const ended = call({ state: 'ended', busy: false, revision: 5 });
+    const { state, effects } = run(started, admitted(), read(ended), read(call({ state: 'connected', busy: true, revision: 6 })));
+    expect(state.busy).toBe(false);
+    expect(state.call).toBe(ended);
+    expect(effects.filter((e) => e.type === 'call_ended')).toHaveLength(1);
+  });
+
+  it("does not treat state 'ended' with busy true as terminal: busy is authoritative when present", () => {
+    const endingLegs = call({ state: 'ended', busy: true, revision: 2 });
+    expect(isTerminal(endingLegs)).toBe(false);
+    const { state, effects } = run(started, admitted(), read(endingLegs));
+    expect(state.busy).toBe(true);
+    expect(effects.map((e) => e.type)).toEqual(['start_polling']);
+  });
+
+  it('treats busy false as terminal whatever the state, and a terminal state as terminal when busy is absent', () => {
+    expect(isTerminal(call({ state: 'connected', busy: false }))).toBe(true);
+    expect(isTerminal({ id: 'c', state: 'failed' })).toBe(true);
+    expect(isTerminal({ id: 'c', state: 'ended' })).toBe(true);
+    expect(isTerminal({ id: 'c', state: 'outcome_unknown' })).toBe(false);
+    expect(isTerminal({ id: 'c', state: 'ending' })).toBe(false);
+  });
+
+  it('preserves fields of the call record it does not know', () => {
+    const withExtras = call({ state: 'connected', revision: 2, leg: { provider: 'x' }, recordingId: 'rec-1' });
+    const { state } = run(started, admitted(), read(withExtras));
+    expect(state.call).toEqual(withExtras);
+    expect(state.call?.['leg']).toEqual({ provider: 'x' });
+    expect(state.call?.['recordingId']).toBe('rec-1');
+  });
+
+  it('ignores an admission or an unknown outcome when no attempt is pending', () => {
+    expect(transition(idleCall, admitted())).toEqual([idleCall, []]);
+    expect(transition(idleCall, { type: 'attempt_unknown', error: { code: 'x', message: 'y' } })).toEqual([idleCall, []]);
+  });
+
+  it('restarts the attempt on a retry after an unknown outcome, keeping the same key', () => {
+    const error = { code: 'call_outcome_unknown', message: 'retry' };
+    const { state } = run(started, { type: 'attempt_unknown', error }, started);
+    expect(state).toEqual({ attempt: { idempotencyKey: KEY, input, phase: 'creating' }, call: null, busy: true, error: null });
+  });
+
+  it('does not change the state it was given', () => {
+    const before = run(started, admitted()).state;
+    const copy = structuredClone(before);
+    transition(before, read(call({ state: 'ended', busy: false, revision: 2 })));
+    expect(before).toEqual(copy);
+  });
+});

@@ -1,0 +1,196 @@
+import { VoiceBrowserError } from '../../lib/errors.js';
+import type { BrowserCall, BrowserSession, CallbackOptions, CallInput, SessionTransport, VoiceBackend } from '../../lib/types.js';
+
+/**
+ * A fake of the integrator's server that behaves like a tiny voice service: it keeps sessions and calls,
+ * replays a call for a reused idempotency key, bumps `revision` on every change and derives `busy` from the
+ * state as the simulator does. Tests script faults per operation and move calls through their states.
+ *
+ * @remarks
+ * Scripts run in order, one per request of that operation:
+ * - `fail(error)`: answers with the error; nothing is done.
+ * - `drop(error)`: does the work, then loses the answer (a `drop-response` fault).
+ * - `hold()`: does the work, then waits for the returned gate before answering, so a test can act while the
+ *   request is in flight. With `{commit: false}` it waits first and does the work only once released (a
+ *   gate failed then leaves nothing done, as a refusal does).
+ */
+
+export type Operation = keyof VoiceBackend;
+
+/** A request parked by `hold()`: the work is done, the answer waits for the test. */
+export interface Gate {
+  /** Sends the answer. */
+  release(): void;
+  /** Answers with this error instead. */
+  fail(error: unknown): void;
+}
+
+type Script = { kind: 'fail'; error: unknown } | { kind: 'drop'; error: unknown } | { kind: 'hold'; gate: Promise<void>; commit: boolean };
+
+export interface Request {
+  op: Operation;
+  /** The call or session id, for operations on one. */
+  id?: string;
+  input?: CallInput & { sessionId: string };
+  idempotencyKey?: string;
+  signal: AbortSignal;
+}
+
+/** An error as our fetch backend reports an HTTP answer with an error body. */
+export function httpError(status: number, code: string, retryAfterMs?: number): VoiceBrowserError {
+  return new VoiceBrowserError(code, `the service answered ${status} ${code}`, { status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+}
+
+/** An error as our fetch backend reports a request that got no answer. */
+export function networkError(): VoiceBrowserError {
+  return new VoiceBrowserError('network_error', 'got no answer', { status: 0 });
+}
+
+const TERMINAL_STATES = new Set(['ended', 'failed']);
+
+export class FakeBackend implements VoiceBackend {
+  /** Every request, in the order it arrived. */
+  readonly requests: Request[] = [];
+  readonly sessions = new Map<string, BrowserSession & { ended?: boolean }>();
+  readonly calls = new Map<string, BrowserCall>();
+  readonly #byKey = new Map<string, string>();
+  readonly #scripts = new Map<Operation, Script[]>();
+  #nextSession = 1;
+  #nextCall = 1;
+
+  constructor(private readonly journal: string[] = []) {}
+
+  fail(op: Operation, error: unknown): void {
+    this.#script(op, { kind: 'fail', error });
+  }
+
+  drop(op: Operation, error: unknown = networkError()): void {
+    this.#script(op, { kind: 'drop', error });
+  }
+
+  hold(op: Operation, options: { commit?: boolean } = {}): Gate {
+    let gate!: Gate;
+    const promise = new Promise<void>((resolve, reject) => (gate = { release: resolve, fail: reject }));
+    // The gate may be failed before the request arrives; the request sees the rejection then.
+    promise.catch(() => undefined);
+    this.#script(op, { kind: 'hold', gate: promise, commit: options.commit ?? true });
+    return gate;
+  }
+
+  /** The service moves a call on (as its call runner would); `busy` follows the state unless given. */
+  setCall(id: string, patch: Partial<BrowserCall>): BrowserCall {
+    const call = this.calls.get(id);
+    if (!call) throw new Error(`no call ${id}`);
+    const state = patch.state ?? call.state;
+    const next: BrowserCall = { ...call, busy: !TERMINAL_STATES.has(state), ...patch, state, revision: Number(call.revision) + 1 };
+    this.calls.set(id, next);
+    return next;
+  }
+
+  requestsOf(op: Operation): Request[] {
+    return this.requests.filter((request) => request.op === op);
+  }
+
+  createSession({ signal }: CallbackOptions): Promise<{ session: BrowserSession; transport: SessionTransport }> {
+    return this.#answer({ op: 'createSession', signal }, () => {
+      const id = `session-${this.#nextSession++}`;
+      const session: BrowserSession = { id, status: 'active', expiresAt: '2030-01-01T00:00:00.000Z', externalSubject: 'user-1' };
+      this.sessions.set(id, session);
+      const transport: SessionTransport = {
+        websocketUrl: 'ws://127.0.0.1:8090/sip',
+        sipUri: `sip:${id}@127.0.0.1`,
+        authorizationUsername: id,
+        authorizationPassword: 'temporary',
+        iceServers: [],
+      };
+      return { session: { ...session }, transport };
+    });
+  }
+
+  getCurrentSession({ signal }: CallbackOptions): Promise<{ session: BrowserSession | null; call: BrowserCall | null }> {
+    return this.#answer({ op: 'getCurrentSession', signal }, () => {
+      const session = [...this.sessions.values()].find((s) => !s.ended) ?? null;
+      const call = [...this.calls.values()].find((c) => c.busy !== false) ?? null;
+      return { session, call };
+    });
+  }
+
+  createCall(input: CallInput & { sessionId: string }, { idempotencyKey, signal }: CallbackOptions & { idempotencyKey: string }): Promise<{ call: BrowserCall }> {
+    return this.#answer({ op: 'createCall', input, idempotencyKey, signal }, () => {
+      // spec 4.7: a reused key returns the original call.
+      const existing = this.#byKey.get(idempotencyKey);
+      if (existing) return { call: this.#read(existing) };
+      const id = `call-${this.#nextCall++}`;
+      const call: BrowserCall = {
+        id,
+        state: 'waiting_agent',
+        busy: true,
+        revision: 1,
+        sessionId: input.sessionId,
+        from: input.from,
+        to: input.to,
+        endReason: null,
+        // A field the helper does not know: it must survive every read.
+        leg: { provider: 'fake', region: 'test-1' },
+      };
+      this.calls.set(id, call);
+      this.#byKey.set(idempotencyKey, id);
+      return { call: { ...call } };
+    });
+  }
+
+  getCall(id: string, { signal }: CallbackOptions): Promise<{ call: BrowserCall }> {
+    return this.#answer({ op: 'getCall', id, signal }, () => ({ call: this.#read(id) }));
+  }
+
+  hangupCall(id: string, { signal }: CallbackOptions): Promise<{ call: BrowserCall }> {
+    return this.#answer({ op: 'hangupCall', id, signal }, () => {
+      const call = this.#read(id);
+      // spec 3.2: hangup 202 is not proof the legs stopped; the record says `ending` and stays busy.
+      return { call: TERMINAL_STATES.has(call.state) ? call : { ...this.setCall(id, { state: 'ending' }) } };
+    });
+  }
+
+  endSession(id: string, { signal }: CallbackOptions): Promise<{ session: BrowserSession }> {
+    return this.#answer({ op: 'endSession', id, signal }, () => {
+      const session = this.sessions.get(id);
+      if (!session) throw httpError(404, 'not_found');
+      session.ended = true;
+      return { session: { ...session, status: 'ended' } };
+    });
+  }
+
+  #read(id: string): BrowserCall {
+    const call = this.calls.get(id);
+    if (!call) throw httpError(404, 'not_found');
+    return { ...call };
+  }
+
+  #script(op: Operation, script: Script): void {
+    const list = this.#scripts.get(op) ?? [];
+    list.push(script);
+    this.#scripts.set(op, list);
+  }
+
+  async #answer<T>(request: Request, work: () => T): Promise<T> {
+    this.requests.push(request);
+    this.journal.push(request.id ? `backend ${request.op} ${request.id}` : `backend ${request.op}`);
+    const script = this.#scripts.get(request.op)?.shift();
+    // Answers arrive asynchronously, as over a network.
+    await Promise.resolve();
+    if (script?.kind === 'fail') throw script.error;
+    if (script?.kind === 'hold' && !script.commit) await this.#wait(script.gate, request.signal);
+    const result = work();
+    if (script?.kind === 'drop') throw script.error;
+    if (script?.kind === 'hold' && script.commit) await this.#wait(script.gate, request.signal);
+    return result;
+  }
+
+  /** Waits for a gate; an aborted request gets no answer, as with fetch. */
+  #wait(gate: Promise<void>, signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      signal.addEventListener('abort', () => reject(networkError()), { once: true });
+      gate.then(resolve, reject);
+    });
+  }
+}

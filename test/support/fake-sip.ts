@@ -1,0 +1,97 @@
+import type { IncomingInvite, SipEvents, SipLink, SipLinkOptions } from '../../lib/sip-adapter.js';
+
+/**
+ * A fake SIP peer behind the `openSipLink` seam of createVoiceBrowser: it registers at once (or fails when
+ * told to), records what the helper does to it, and lets a test deliver INVITEs and SIP events.
+ */
+
+/** An INVITE from the fake service; `outcome` says what the helper did with it. */
+export class FakeInvite implements IncomingInvite {
+  outcome: 'pending' | 'accepted' | 'rejected' = 'pending';
+
+  constructor(
+    readonly callId: string | undefined,
+    private readonly journal: string[],
+  ) {}
+
+  accept(): Promise<void> {
+    this.outcome = 'accepted';
+    this.journal.push(`sip accept ${this.callId}`);
+    return Promise.resolve();
+  }
+
+  reject(): void {
+    this.outcome = 'rejected';
+    this.journal.push(`sip reject ${this.callId}`);
+  }
+}
+
+export class FakeSipLink implements SipLink {
+  closed = false;
+  endedSessions = 0;
+
+  constructor(
+    readonly options: SipLinkOptions,
+    private readonly journal: string[],
+  ) {}
+
+  endSession(): void {
+    this.endedSessions++;
+    this.journal.push('sip endSession');
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    this.journal.push('sip close');
+    return Promise.resolve();
+  }
+}
+
+export class FakeSip {
+  readonly links: FakeSipLink[] = [];
+  /** When set, the next open fails with it (registration refused, WebSocket down). */
+  failOpenWith: unknown;
+  #openGate: Promise<void> | undefined;
+
+  constructor(private readonly journal: string[] = []) {}
+
+  /** The `VoiceBrowserInternals.openSipLink` seam. */
+  readonly openSipLink = async (options: SipLinkOptions): Promise<SipLink> => {
+    this.journal.push('sip open');
+    await (this.#openGate ?? Promise.resolve());
+    if (this.failOpenWith !== undefined) {
+      const error = this.failOpenWith;
+      this.failOpenWith = undefined;
+      throw error;
+    }
+    const link = new FakeSipLink(options, this.journal);
+    this.links.push(link);
+    return link;
+  };
+
+  /** Keeps the next registration pending until the returned function is called. */
+  holdOpen(): () => void {
+    let release!: () => void;
+    this.#openGate = new Promise<void>((resolve) => (release = resolve)).then(() => {
+      this.#openGate = undefined;
+    });
+    return release;
+  }
+
+  get link(): FakeSipLink {
+    const link = this.links.at(-1);
+    if (!link) throw new Error('no SIP link was opened');
+    return link;
+  }
+
+  get events(): SipEvents {
+    return this.link.options.events;
+  }
+
+  /** The service sends an INVITE carrying `X-Browser-Call-Id: callId`. */
+  invite(callId: string | undefined): FakeInvite {
+    const invite = new FakeInvite(callId, this.journal);
+    this.events.onInvite(invite);
+    return invite;
+  }
+}
