@@ -1,18 +1,24 @@
 import { Hono } from 'hono';
 import { errorResponse, HttpError } from '../http-error.js';
+import type { FaultPlan } from './faults.js';
 import type { VoiceService } from './voice-service.js';
 
 /**
  * The simulator's control API under `/__sim/` (DESIGN.md): what tests use to see inside the service and to
  * make the far end act. It needs no key: it exists only in the simulator, which listens on loopback.
  */
-export function createControlApp(service: VoiceService): Hono {
+export function createControlApp(service: VoiceService, faults: FaultPlan): Hono {
   const app = new Hono();
   app.use('*', async (c, next) => {
     await next();
     c.header('Cache-Control', 'no-store');
   });
 
+  app.get('/calls', (c) => {
+    const sessionId = c.req.query('sessionId');
+    if (!sessionId) throw new HttpError(400, 'missing_fields', 'the sessionId query parameter is required');
+    return c.json({ calls: service.callsOfSession(sessionId) });
+  });
   app.get('/calls/:id', (c) => {
     const found = service.inspectCall(c.req.param('id'));
     if (!found) throw new HttpError(404, 'not_found', 'no such browser call');
@@ -23,7 +29,19 @@ export function createControlApp(service: VoiceService): Hono {
     if (!call) throw new HttpError(404, 'not_found', 'no such browser call');
     return c.json({ call }, 202);
   });
+  app.post('/faults', async (c) => {
+    const body: unknown = await c.req.json().catch(() => {
+      throw new HttpError(400, 'invalid_input', 'the body is not valid JSON');
+    });
+    return c.json({ fault: faults.add(body), armed: faults.list() }, 201);
+  });
+  app.get('/faults', (c) => c.json({ armed: faults.list() }));
+  app.delete('/faults', (c) => {
+    faults.clear();
+    return c.json({ armed: [] });
+  });
   app.post('/reset', async (c) => {
+    faults.clear();
     await service.reset();
     return c.json({ reset: true });
   });

@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
+import { errorResponse, HttpError } from '../http-error.js';
 import { createControlApp } from './control.js';
+import { FaultPlan } from './faults.js';
 import { createRestApp, type ApiKeyRecord } from './rest.js';
 import { VoiceService } from './voice-service.js';
 
@@ -46,9 +48,32 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     toneMs: options.toneMs ?? 1000,
   });
   const keys = new Map<string, ApiKeyRecord>([[options.apiKey, { scopes: ['voice_calls.read', 'voice_calls.write'] }]]);
-  const app = new Hono()
+  const faults = new FaultPlan();
+  const app = new Hono<{ Bindings: HttpBindings }>()
+    .use('/api/*', async (c, next) => {
+      const fault = faults.take(c.req.method, c.req.path);
+      if (!fault) return next();
+      switch (fault.fault) {
+        case 'error': {
+          const headers: Record<string, string> = fault.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(fault.retryAfterSeconds) };
+          return errorResponse(new HttpError(fault.status, fault.code, fault.message ?? 'injected by POST /__sim/faults', headers));
+        }
+        case 'delay':
+          await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+          return next();
+        case 'drop-response':
+          // The work is done; the answer is lost on the way (spec 7: the caller keeps its key and retries).
+          await next();
+          c.env.incoming.socket.destroy();
+          return;
+        case 'close-sip-socket':
+          await next();
+          service.closeSipSockets(fault.sessionId);
+          return;
+      }
+    })
     .route('/api/v1/voice', createRestApp(service, keys))
-    .route('/__sim', createControlApp(service))
+    .route('/__sim', createControlApp(service, faults))
     .get('/', (c) => c.json({ service: 'voice-browser simulator', rest: `${url}/api/v1/voice`, sip: `${url.replace(/^http/, 'ws')}/sip` }));
 
   const server: Server = createServer(getRequestListener(app.fetch));

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { HttpError } from '../http-error.js';
+
+/**
+ * Scripted faults of the simulator (DESIGN.md, `POST /__sim/faults`): the next N requests that match a
+ * method and path are answered badly, so tests can prove the page survives lost answers, slow answers,
+ * errors and a dropped SIP socket.
+ */
+
+const method = z.enum(['GET', 'POST', 'DELETE', '*']);
+/** A path below the simulator's root; `:param` matches one segment and a trailing `*` any rest. */
+const path = z.string().regex(/^\/[^\s?#]*$/, 'must be a path such as /api/v1/voice/browser-calls/:id');
+const base = { method, path, count: z.number().int().min(1).max(1000).default(1) };
+
+export const faultInput = z.discriminatedUnion('fault', [
+  /** Runs the request (the work is committed), then closes the connection without an answer. */
+  z.strictObject({ ...base, fault: z.literal('drop-response') }),
+  /** Waits before running the request. */
+  z.strictObject({ ...base, fault: z.literal('delay'), delayMs: z.number().int().min(0).max(60_000) }),
+  /** Answers with this error instead of running the request. */
+  z.strictObject({
+    ...base,
+    fault: z.literal('error'),
+    status: z.number().int().min(400).max(599),
+    code: z.string().regex(/^[a-z0-9_]{1,64}$/),
+    message: z.string().max(500).optional(),
+    retryAfterSeconds: z.number().int().min(0).max(3600).optional(),
+  }),
+  /** Runs the request, then closes the SIP WebSocket of `sessionId` (or every one) from the server side. */
+  z.strictObject({ ...base, fault: z.literal('close-sip-socket'), sessionId: z.string().min(1).optional() }),
+]);
+
+export type Fault = z.infer<typeof faultInput>;
+
+interface Armed {
+  fault: Fault;
+  pattern: RegExp;
+  remaining: number;
+}
+
+function compile(path: string): RegExp {
+  const escaped = path
+    .split('/')
+    .map((segment) => (segment === '*' ? '.*' : segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${escaped}/?$`);
+}
+
+export class FaultPlan {
+  private armed: Armed[] = [];
+
+  /** Arms a fault; returns what is armed now. */
+  add(input: unknown): Fault {
+    const parsed = faultInput.safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new HttpError(400, 'invalid_input', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid fault'}`);
+    }
+    this.armed.push({ fault: parsed.data, pattern: compile(parsed.data.path), remaining: parsed.data.count });
+    return parsed.data;
+  }
+
+  /** Takes the first armed fault matching this request, counting it down. */
+  take(requestMethod: string, requestPath: string): Fault | undefined {
+    const index = this.armed.findIndex(
+      (armed) => (armed.fault.method === '*' || armed.fault.method === requestMethod) && armed.pattern.test(requestPath),
+    );
+    const armed = this.armed[index];
+    if (!armed) return undefined;
+    armed.remaining -= 1;
+    if (armed.remaining <= 0) this.armed.splice(index, 1);
+    return armed.fault;
+  }
+
+  list(): Array<Fault & { remaining: number }> {
+    return this.armed.map((armed) => ({ ...armed.fault, remaining: armed.remaining }));
+  }
+
+  clear(): void {
+    this.armed = [];
+  }
+}
