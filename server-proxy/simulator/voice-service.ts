@@ -218,12 +218,23 @@ export class VoiceService {
     return { call: call.value, facts: runner.facts, media: runner.counts() };
   }
 
+  /** Simulator control: every call of a session, oldest first (any owner). */
+  callsOfSession(sessionId: string): BrowserCall[] {
+    return [...this.calls.values()].map((owned) => owned.value).filter((call) => call.sessionId === sessionId);
+  }
+
   /** Simulator control: the recipient hangs up. */
   remoteHangup(id: string): BrowserCall | undefined {
     const call = this.calls.get(id);
     if (!call) return undefined;
     if (!TERMINAL_STATES.has(call.value.state)) this.runners.get(id)?.hangup('recipient_hangup');
     return this.calls.get(id)?.value;
+  }
+
+  /** Simulator control: closes the SIP WebSocket of one session's registration, or of every registration. */
+  closeSipSockets(sessionId?: string): void {
+    const ids = sessionId === undefined ? [...this.sessions.keys()] : [sessionId];
+    for (const id of ids) this.sip.registration(id)?.connection.socket.terminate();
   }
 
   /** Forgets everything and stops every call; registered sockets stay open but unbound. */
