@@ -27,8 +27,14 @@ export function callLabel(status: VoiceBrowserStatus): string {
   return 'no call';
 }
 
+/** Calling is allowed when idle, and after a lost answer (the same attempt is retried, spec 7). */
 export function canCall(status: VoiceBrowserStatus): boolean {
-  return status.connection === 'ready' && !status.busy;
+  return status.connection === 'ready' && (!status.busy || status.attempt?.phase === 'outcome_unknown');
+}
+
+/** The call button says when it retries the same attempt rather than starting a new one. */
+export function callButtonLabel(status: VoiceBrowserStatus): string {
+  return status.attempt?.phase === 'outcome_unknown' ? 'Retry call' : 'Call';
 }
 
 export function canHangUp(status: VoiceBrowserStatus): boolean {

@@ -6,7 +6,7 @@ import { expect, test as base, type Page } from '@playwright/test';
  */
 
 export interface SimCall {
-  call: { id: string; state: string; busy: boolean; endReason: string | null };
+  call: { id: string; sessionId: string; state: string; busy: boolean; endReason: string | null };
   facts: { inviteSentAt: string | null; mediaConnectedAt: string | null };
   media: { packetsFromBrowser: number; voicedPacketsFromBrowser: number; packetsToBrowser: number } | null;
 }

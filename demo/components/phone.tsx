@@ -1,6 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
 import type { DemoUser } from '../api.js';
-import { canCall, canHangUp } from '../labels.js';
+import { callButtonLabel, canCall, canHangUp } from '../labels.js';
 import { useVoice } from '../models/use-voice.js';
 import { StatusPanel } from './status-panel.js';
 
@@ -44,7 +44,7 @@ export function Phone({ user, onLogout }: PhoneProps) {
             <input value={to} onInput={(event) => setTo(event.currentTarget.value)} inputMode="tel" />
           </label>
           <div class="row">
-            <button type="submit" disabled={!connected || !canCall(status)}>Call</button>
+            <button type="submit" disabled={!connected || !canCall(status)}>{callButtonLabel(status)}</button>
             <button type="button" class="secondary" onClick={voice.hangup} disabled={!canHangUp(status)}>Hang up</button>
           </div>
         </form>

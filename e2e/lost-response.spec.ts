@@ -1,0 +1,37 @@
+import { expect, test } from './fixtures.js';
+
+/**
+ * spec 4.7, 7: a lost createCall answer leaves call_outcome_unknown with the attempt kept; retrying the same
+ * attempt returns the original call, and the service never sees a second one.
+ */
+test('a lost createCall answer, then a retry with the same key, makes exactly one call', async ({ page, simulator }) => {
+  await page.goto('/');
+  await page.getByLabel('Username').fill('e2e-lost-response');
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('button', { name: 'Connect', exact: true }).click();
+  await expect(page.getByTestId('connection')).toHaveText('ready');
+
+  const armed = await fetch(`${simulator.url}/__sim/faults`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ method: 'POST', path: '/api/v1/voice/browser-calls', fault: 'drop-response' }),
+  });
+  expect(armed.status).toBe(201);
+
+  await page.getByLabel('Number to call').fill('+12025550100');
+  await page.getByRole('button', { name: 'Call', exact: true }).click();
+  await expect(page.getByTestId('error-code')).toContainText('call_outcome_unknown');
+  await expect(page.getByTestId('busy')).toHaveText('true');
+  await expect(page.getByTestId('call-state')).toHaveText('outcome unknown');
+
+  await page.getByRole('button', { name: 'Retry call' }).click();
+  await expect(page.getByTestId('call-state')).toHaveText('connected');
+  const callId = (await page.getByTestId('call-id').textContent()) ?? '';
+  const { call } = await simulator.call(callId);
+  const listed = await fetch(`${simulator.url}/__sim/calls?sessionId=${encodeURIComponent(String(call.sessionId))}`);
+  const { calls } = (await listed.json()) as { calls: Array<{ id: string }> };
+  expect(calls.map((c) => c.id)).toEqual([callId]);
+
+  await page.getByRole('button', { name: 'Hang up' }).click();
+  await expect(page.getByTestId('busy')).toHaveText('false');
+});
