@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createFetchBackend } from '../../lib/backend.js';
-import { isVoiceBrowserError, VoiceBrowserError } from '../../lib/errors.js';
+import { VoiceBrowserError } from '../../lib/errors.js';
+import { rejection } from '../support/rejection.js';
 
 interface Sent {
   url: string;
@@ -37,15 +38,6 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 const signal = new AbortController().signal;
 const input = { sessionId: 'session-1', from: '+12025550199', to: '+12025550100' };
 
-/** Resolves with the rejection of `promise`, failing when it resolves. */
-async function rejection(promise: Promise<unknown>): Promise<VoiceBrowserError> {
-  const outcome = await promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  if (!isVoiceBrowserError(outcome)) throw new Error(`expected a VoiceBrowserError, got ${String(outcome)}`);
-  return outcome;
-}
 
 describe('createFetchBackend', () => {
   it('sends each callback to its method and path, with same-origin credentials and the caller signal', async () => {

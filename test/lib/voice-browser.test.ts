@@ -1,11 +1,12 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
-import { isVoiceBrowserError, VoiceBrowserError } from '../../lib/errors.js';
+import { VoiceBrowserError } from '../../lib/errors.js';
 import type { TimingEvent, VoiceBrowserStatus } from '../../lib/types.js';
 import { createVoiceBrowser } from '../../lib/voice-browser.js';
 import { FakeBackend, httpError, networkError } from '../support/fake-backend.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { FakeSip } from '../support/fake-sip.js';
+import { rejection } from '../support/rejection.js';
 
 const CALL = { from: '+12025550199', to: '+12025550100' };
 const START = 1_700_000_000_000;
@@ -43,15 +44,6 @@ async function inCall() {
   return t;
 }
 
-/** The VoiceBrowserError `promise` rejects with (fails when it resolves or rejects with something else). */
-async function rejection(promise: Promise<unknown>): Promise<VoiceBrowserError> {
-  const outcome = await promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  if (!isVoiceBrowserError(outcome)) throw new Error(`expected a VoiceBrowserError, got ${String(outcome)}`);
-  return outcome;
-}
 
 describe('connect()', () => {
   it('reaches ready with the session id and expiry, reporting session_created then registered', async () => {
