@@ -2,6 +2,7 @@ import { useRef, useState } from 'preact/hooks';
 import type { DemoUser } from '../api.js';
 import { callButtonLabel, canCall, canHangUp } from '../labels.js';
 import { useVoice } from '../models/use-voice.js';
+import { TEST_NUMBERS } from '../test-numbers.js';
 import { StatusPanel } from './status-panel.js';
 
 export interface PhoneProps {
@@ -41,8 +42,13 @@ export function Phone({ user, onLogout }: PhoneProps) {
           </label>
           <label>
             Number to call
-            <input value={to} onInput={(event) => setTo(event.currentTarget.value)} inputMode="tel" />
+            <input value={to} onInput={(event) => setTo(event.currentTarget.value)} inputMode="tel" list="test-numbers" />
           </label>
+          <datalist id="test-numbers">
+            {TEST_NUMBERS.map(({ number, behaviour }) => (
+              <option key={number} value={number} label={behaviour} />
+            ))}
+          </datalist>
           <div class="row">
             <button type="submit" disabled={!connected || !canCall(status)}>{callButtonLabel(status)}</button>
             <button type="button" class="secondary" onClick={voice.hangup} disabled={!canHangUp(status)}>Hang up</button>
