@@ -4,32 +4,64 @@ import { HttpError } from './http-error.js';
 /**
  * Input rules of browser voice (spec 2.6, 4.7, 8), checked with zod before any work is done: by the proxy
  * before it forwards anything, and by the simulator as the service would.
+ *
+ * @remarks
+ * Lengths are counted in characters (Unicode code points), as the spec states them, not in UTF-16 units:
+ * an `externalSubject` of 200 emoji is within its limit. Only `customData`'s 8,192 is a count of bytes.
  */
+
+type Issue = z.ZodError['issues'][number];
+
+/** Characters of `text`: code points, so a surrogate pair is one. */
+export function charCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+}
+
+/** A string of `min` to `max` characters; too long is `field_too_long` (spec 7). */
+const text = (min: number, max: number, tooLongCode = 'field_too_long') =>
+  z
+    .string()
+    .refine((value) => charCount(value) >= min, min === 1 ? 'must not be empty' : `is at least ${min} characters`)
+    .refine((value) => charCount(value) <= max, { message: `is at most ${max} characters`, params: { code: tooLongCode } });
 
 /** E.164: a plus sign, a country code not starting with 0, at most 15 digits in all (ITU-T E.164). */
 export const e164 = z.string().regex(/^\+[1-9]\d{1,14}$/, 'must be an E.164 number such as +12025550100');
 
-const externalSubject = z.string().min(1, 'must not be empty').max(200, 'is at most 200 characters');
+/** spec 2.6, 8: derived from the user's identity, at most 200 characters. */
+export const externalSubject = text(1, 200);
+
+const CUSTOM_DATA_MAX_PAIRS = 32;
+const CUSTOM_DATA_MAX_BYTES = 8192;
 
 /** spec 2.6: at most 32 string pairs; keys 1-128 characters, not starting with `$`, no NUL; values ≤ 1,024. */
 export const customData = z
   .record(
-    z.string().min(1).max(128).refine((key) => !key.startsWith('$') && !key.includes('\0'), 'keys must not start with $ or contain NUL'),
-    z.string().max(1024),
+    text(1, 128, 'invalid_metadata').refine((key) => !key.startsWith('$') && !key.includes('\0'), 'keys must not start with $ or contain NUL'),
+    text(0, 1024, 'invalid_metadata'),
   )
-  .refine((data) => Object.keys(data).length <= 32, 'at most 32 pairs')
-  .refine((data) => new TextEncoder().encode(JSON.stringify(data)).length <= 8192, 'compact UTF-8 JSON is at most 8,192 bytes');
+  .refine((data) => Object.keys(data).length <= CUSTOM_DATA_MAX_PAIRS, {
+    message: `at most ${CUSTOM_DATA_MAX_PAIRS} pairs`,
+    params: { code: 'metadata_too_large' },
+  })
+  .refine((data) => new TextEncoder().encode(JSON.stringify(data)).length <= CUSTOM_DATA_MAX_BYTES, {
+    message: 'compact UTF-8 JSON is at most 8,192 bytes',
+    params: { code: 'metadata_too_large' },
+  });
 
+/** spec 4.7: a browser agent has no `number`. */
 export const agentInput = z.strictObject({
-  name: z.string().min(1).max(200),
+  name: text(1, 200),
   type: z.literal('webrtc'),
   externalSubject,
 });
 
 export const sessionInput = z.strictObject({ externalSubject });
 
+/** spec 2.6 "Browser call input". */
 export const callInput = z.strictObject({
-  sessionId: z.string().min(1).max(200),
+  sessionId: text(1, 200),
   from: e164,
   to: e164,
   maxDurationSeconds: z.number().int().min(1).max(14_400).optional(),
@@ -39,23 +71,33 @@ export const callInput = z.strictObject({
 
 export const emptyInput = z.union([z.strictObject({}), z.undefined()]);
 
+/** Fields whose absence has a code of its own (spec 7); any other missing field is `missing_fields`. */
+const MISSING_CODES: Readonly<Record<string, string>> = { from: 'missing_from', to: 'missing_to', name: 'missing_name' };
+
+function codeOf(issue: Issue, body: unknown): string {
+  const field = issue.path[0];
+  if (typeof field !== 'string') return 'invalid_input';
+  const absent = typeof body === 'object' && body !== null && !Object.hasOwn(body, field);
+  if (absent) return MISSING_CODES[field] ?? 'missing_fields';
+  if (issue.code === 'custom' && typeof issue.params?.['code'] === 'string') return issue.params['code'];
+  if (field === 'from' || field === 'to') return 'invalid_phone';
+  if (field === 'customData') return 'invalid_metadata';
+  return 'invalid_input';
+}
+
+function messageOf(issue: Issue): string {
+  // A bad record key reports "Invalid key in record"; what was wrong with it is one level down.
+  const detail = issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+  return issue.path.length ? `${issue.path.map(String).join('.')}: ${detail}` : detail;
+}
+
 /** Parses `body` or throws the spec's 400 with a field-specific code (`missing_to`, `invalid_phone`, ...). */
 export function parseInput<T>(schema: z.ZodType<T>, body: unknown): T {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const field = String(issue?.path[0] ?? 'body');
-  const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
-  const message = `${where}${issue?.message ?? 'invalid input'}`;
-  const missing = typeof body === 'object' && body !== null && !(field in body);
-  if (missing && (field === 'from' || field === 'to' || field === 'name')) throw new HttpError(400, `missing_${field}`, message);
-  if (field === 'from' || field === 'to') throw new HttpError(400, 'invalid_phone', message);
-  if (field === 'customData') {
-    const tooLarge = issue?.message.includes('8,192') || issue?.message.includes('32 pairs');
-    throw new HttpError(400, tooLarge ? 'metadata_too_large' : 'invalid_metadata', message);
-  }
-  if (field === 'externalSubject' && issue?.code === 'too_big') throw new HttpError(400, 'field_too_long', message);
-  throw new HttpError(400, 'invalid_input', message);
+  if (!issue) throw new HttpError(400, 'invalid_input', 'invalid input');
+  throw new HttpError(400, codeOf(issue, body), messageOf(issue));
 }
 
 /** spec 4.7: `Idempotency-Key` is required, nonblank, at most 128 printable ASCII characters. */

@@ -1,33 +1,59 @@
-import { Hono, type Context } from 'hono';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { errorResponse, HttpError } from '../http-error.js';
-import { IdempotencyStore } from './idempotency.js';
 import { agentInput, callInput, emptyInput, parseIdempotencyKey, parseInput, sessionInput } from '../voice-input.js';
+import { assertAccountAllowsVoice, assertScope, KeyRegistry, readCredential, type Principal, type Quota, type Scope } from './accounts.js';
+import { CallCeiling } from './concurrency.js';
+import { IdempotencyStore } from './idempotency.js';
+import { DEFAULT_QUOTA, RateLimiter, rateLimitHeaders, type RateDecision } from './rate-limit.js';
 import type { VoiceService } from './voice-service.js';
 
 /**
- * The simulated service's REST surface under `/api/v1/voice` (spec 4.7), with the credential rules of spec 5.
+ * The simulated service's REST surface under `/api/v1/voice` (spec 4.7), with the credential rules of
+ * spec 5 and the limits of spec 8.
+ *
+ * @remarks
+ * Every request, in this order: quota (per key, or per address for a caller without a valid key), then
+ * credentials (401), then the account (403), then the 5 MB body limit (413), then the route's scope (403)
+ * and input (400). Every answer, refusals included, carries `Cache-Control: no-store` and the three
+ * `X-RateLimit-*` headers. Resources and Idempotency-Keys belong to the issuing key: the key's value is
+ * the service's `owner`, so another key, even of the same account, sees none of them (spec 4.7).
  */
 
-export type Scope = 'voice_calls.read' | 'voice_calls.write';
+export type { Scope } from './accounts.js';
 
+/** One key of the single-account form of {@link createRestApp}. */
 export interface ApiKeyRecord {
   scopes: readonly Scope[];
 }
 
-type Env = { Variables: { owner: string; scopes: readonly Scope[] } };
+export interface RestOptions {
+  /** Clock of the quota windows and of idempotency retention; default `Date.now`. */
+  now?: () => number;
+  /**
+   * The caller's IP address, for allow-lists and for counting callers without a valid key. The default is
+   * the socket's remote address under @hono/node-server, and undefined where there is no socket
+   * (`app.request` in tests), which an allow-listed key refuses.
+   */
+  clientAddress?: (c: Context) => string | undefined;
+  /** Quota of every key that sets none of its own; default 100 a minute and 10,000 an hour (spec 8). */
+  quota?: Partial<Quota>;
+  /** The quota counters, given so that their owner can clear them (`POST /__sim/reset`); default a new one on `now`. */
+  limiter?: RateLimiter;
+  /** The Idempotency-Key records, given so that their owner can clear them; default a new one on `now`. */
+  idempotency?: IdempotencyStore;
+}
 
-/** Finds the caller's key: exactly one of `X-Api-Key` or `Authorization: Bearer` (spec 5.1). */
-function credential(c: Context): string {
-  const apiKey = c.req.header('x-api-key');
-  const authorization = c.req.header('authorization');
-  if (apiKey !== undefined && authorization) {
-    throw new HttpError(401, 'invalid_credentials', 'send only one credential header: X-Api-Key or Authorization');
-  }
-  if (apiKey !== undefined) return apiKey;
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-  if (bearer?.[1]) return bearer[1];
-  throw new HttpError(401, 'invalid_credentials', 'missing or invalid API key');
+type Env = { Variables: { principal: Principal; rateLimit: RateDecision | undefined } };
+
+const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+
+/** The remote address of the socket under @hono/node-server; undefined without one. */
+export function socketAddress(c: Context): string | undefined {
+  const env: unknown = c.env;
+  if (typeof env !== 'object' || env === null || !('incoming' in env || 'server' in env)) return undefined;
+  return getConnInfo(c).remote.address;
 }
 
 async function jsonBody(c: Context): Promise<unknown> {
@@ -40,89 +66,141 @@ async function jsonBody(c: Context): Promise<unknown> {
   }
 }
 
-function need(c: Context<Env>, scope: Scope): void {
-  if (!c.get('scopes').includes(scope)) throw new HttpError(403, 'insufficient_scope', `this operation needs the ${scope} scope`);
+/** The subject of a query, shaped so that an absent one is `missing_fields` and a long one `field_too_long`. */
+function subjectQuery(c: Context): { externalSubject: string } {
+  const externalSubject = c.req.query('externalSubject');
+  return parseInput(sessionInput, externalSubject === undefined ? {} : { externalSubject });
 }
 
-export function createRestApp(service: VoiceService, keys: ReadonlyMap<string, ApiKeyRecord>): Hono<Env> {
-  const idempotency = new IdempotencyStore();
+/** Sets what every answer carries, refusals included, once the rest of the chain has answered. */
+const answerHeaders: MiddlewareHandler<Env> = async (c, next) => {
+  await next();
+  // spec 4.7: reads are never cached and credentials are answered no-store.
+  c.header('Cache-Control', 'no-store');
+  // spec 8: the quota headers go on every response.
+  const decision = c.get('rateLimit');
+  if (decision) for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
+};
+
+/** Counts the request against its quota (429), then checks its credential (401) and account (403). */
+function guard(registry: KeyRegistry, options: RestOptions): MiddlewareHandler<Env> {
+  const limiter = options.limiter ?? new RateLimiter(options.now);
+  const clientAddress = options.clientAddress ?? socketAddress;
+  const defaultQuota: Quota = { ...DEFAULT_QUOTA, ...options.quota };
+  return async (c, next) => {
+    const address = clientAddress(c);
+    const credential = readCredential(c.req.header('x-api-key'), c.req.header('authorization'));
+    const identity = credential instanceof HttpError ? credential : registry.authenticate(credential, address);
+    // A caller without a valid key counts against its address, so guessing keys costs quota too.
+    const known = identity instanceof HttpError ? undefined : identity;
+    const decision = limiter.take(known ? `key:${known.key.value}` : `address:${address ?? 'unknown'}`, { ...defaultQuota, ...known?.key.quota });
+    c.set('rateLimit', decision);
+    if (!decision.allowed) {
+      throw new HttpError(429, 'rate_limited', `the request quota is used up; retry after ${decision.retryAfterSeconds ?? 1} s`, rateLimitHeaders(decision));
+    }
+    if (!known) throw identity;
+    // spec 5.4: a suspended account is refused at request time, whatever the key.
+    assertAccountAllowsVoice(known.account);
+    c.set('principal', known);
+    await next();
+  };
+}
+
+/**
+ * The REST app of the simulated service.
+ *
+ * @param keys - a {@link KeyRegistry} of accounts and keys, or a map of key values to scopes: one account
+ *   with default settings holding every key of the map, in whatever format its values have.
+ *
+ * @example
+ * ```ts
+ * const registry = new KeyRegistry();
+ * registry.addAccount({ id: 'acct_1', maxActiveCalls: 2 });
+ * const { value } = registry.addKey({ accountId: 'acct_1' });
+ * const app = new Hono().route('/api/v1/voice', createRestApp(service, registry, { quota: { perMinute: 600 } }));
+ * ```
+ */
+export function createRestApp(service: VoiceService, keys: ReadonlyMap<string, ApiKeyRecord> | KeyRegistry, options: RestOptions = {}): Hono<Env> {
+  const registry = keys instanceof KeyRegistry ? keys : KeyRegistry.fromScopes(keys);
+  const idempotency = options.idempotency ?? new IdempotencyStore(options.now);
+  const ceiling = new CallCeiling((id) => service.inspectCall(id)?.call.busy === true);
   const app = new Hono<Env>();
 
-  app.use('*', async (c, next) => {
-    await next();
-    // spec 4.7: reads are never cached and credentials are answered no-store.
-    c.header('Cache-Control', 'no-store');
-  });
-  app.use('*', bodyLimit({ maxSize: 5 * 1024 * 1024, onError: () => errorResponse(new HttpError(413, 'payload_too_large', 'the body is over 5 MB')) }));
-  app.use('*', async (c, next) => {
-    const key = credential(c);
-    const record = keys.get(key);
-    if (!record) throw new HttpError(401, 'invalid_credentials', 'missing or invalid API key');
-    c.set('owner', key);
-    c.set('scopes', record.scopes);
-    await next();
-  });
+  app.use('*', answerHeaders, guard(registry, options));
+  app.use('*', bodyLimit({ maxSize: BODY_LIMIT_BYTES, onError: () => errorResponse(new HttpError(413, 'payload_too_large', 'the body is over 5 MB')) }));
+
+  const need = (c: Context<Env>, scope: Scope): string => {
+    assertScope(c.get('principal'), scope);
+    return c.get('principal').key.value;
+  };
 
   /** Runs a creating operation under its Idempotency-Key, namespaced by API key and operation (spec 3.4). */
-  const idempotent = async (c: Context<Env>, operation: string, input: unknown, work: () => Promise<{ status: number; body: unknown }>) => {
-    const key = parseIdempotencyKey(c.req.header('idempotency-key'));
-    const response = await idempotency.run(`${c.get('owner')}\n${operation}`, key, input, work);
-    return c.json(response.body as object, response.status as 201);
+  const idempotent = async (c: Context<Env>, key: string, operation: string, input: unknown, work: () => Promise<{ status: 201 | 202; body: object }>) => {
+    const response = await idempotency.run(`${c.get('principal').key.value}\n${operation}`, key, input, async () => {
+      const { status, body } = await work();
+      return { status, body: JSON.stringify(body) };
+    });
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    if (response.replayed) headers['Idempotent-Replayed'] = 'true';
+    return new Response(response.body, { status: response.status, headers });
   };
 
   app.post('/agents', async (c) => {
-    need(c, 'voice_calls.write');
+    const owner = need(c, 'voice_calls.write');
     const input = parseInput(agentInput, await jsonBody(c));
-    return c.json(service.createAgent(c.get('owner'), input), 201);
+    return c.json(service.createAgent(owner, input), 201);
   });
   app.get('/agents', (c) => {
-    need(c, 'voice_calls.read');
-    return c.json({ agents: service.listAgents(c.get('owner'), c.req.query('externalSubject')) });
+    const owner = need(c, 'voice_calls.read');
+    const subject = c.req.query('externalSubject') === undefined ? undefined : subjectQuery(c).externalSubject;
+    return c.json({ agents: service.listAgents(owner, subject) });
   });
 
   app.post('/browser-sessions', async (c) => {
-    need(c, 'voice_calls.write');
+    const owner = need(c, 'voice_calls.write');
+    const key = parseIdempotencyKey(c.req.header('idempotency-key'));
     const input = parseInput(sessionInput, await jsonBody(c));
-    return idempotent(c, 'POST /browser-sessions', input, async () => ({
-      status: 201,
-      body: service.createSession(c.get('owner'), input.externalSubject),
-    }));
+    return idempotent(c, key, 'POST /browser-sessions', input, async () => ({ status: 201, body: service.createSession(owner, input.externalSubject) }));
   });
   app.get('/browser-sessions', (c) => {
-    need(c, 'voice_calls.read');
-    const subject = c.req.query('externalSubject');
-    if (!subject) throw new HttpError(400, 'missing_fields', 'the externalSubject query parameter is required');
-    return c.json(service.currentSession(c.get('owner'), subject));
+    const owner = need(c, 'voice_calls.read');
+    return c.json(service.currentSession(owner, subjectQuery(c).externalSubject));
   });
   app.get('/browser-sessions/:id', (c) => {
-    need(c, 'voice_calls.read');
-    return c.json({ session: service.getSession(c.get('owner'), c.req.param('id')) });
+    const owner = need(c, 'voice_calls.read');
+    return c.json({ session: service.getSession(owner, c.req.param('id')) });
   });
   app.delete('/browser-sessions/:id', async (c) => {
-    need(c, 'voice_calls.write');
+    const owner = need(c, 'voice_calls.write');
     parseInput(emptyInput, await jsonBody(c));
-    return c.json({ session: service.endSession(c.get('owner'), c.req.param('id')) });
+    return c.json({ session: service.endSession(owner, c.req.param('id')) });
   });
 
   app.post('/browser-calls', async (c) => {
-    need(c, 'voice_calls.write');
+    const owner = need(c, 'voice_calls.write');
+    const key = parseIdempotencyKey(c.req.header('idempotency-key'));
     const input = parseInput(callInput, await jsonBody(c));
-    return idempotent(c, 'POST /browser-calls', input, async () => ({
-      status: 202,
-      body: { call: await service.createCall(c.get('owner'), input) },
-    }));
+    const { account } = c.get('principal');
+    return idempotent(c, key, 'POST /browser-calls', input, async () => {
+      // spec 2.6: `record` is honoured only when the account supports recording.
+      const accepted = { ...input, record: input.record === true && account.recordingSupported };
+      return { status: 202, body: { call: await ceiling.admit(account, () => service.createCall(owner, accepted)) } };
+    });
   });
   app.get('/browser-calls/:id', (c) => {
-    need(c, 'voice_calls.read');
-    return c.json({ call: service.getCall(c.get('owner'), c.req.param('id')) });
+    const owner = need(c, 'voice_calls.read');
+    return c.json({ call: service.getCall(owner, c.req.param('id')) });
   });
   app.post('/browser-calls/:id/hangup', async (c) => {
-    need(c, 'voice_calls.write');
+    const owner = need(c, 'voice_calls.write');
     parseInput(emptyInput, await jsonBody(c));
-    return c.json({ call: service.hangupCall(c.get('owner'), c.req.param('id')) }, 202);
+    return c.json({ call: service.hangupCall(owner, c.req.param('id')) }, 202);
   });
 
-  app.notFound(() => errorResponse(new HttpError(404, 'not_found', 'no such route')));
+  // Not `notFound`: a sub-app's notFound is not used once it is mounted with `route`; this route is.
+  app.all('*', () => {
+    throw new HttpError(404, 'not_found', 'no such route');
+  });
   app.onError((error) => {
     if (error instanceof HttpError) return errorResponse(error);
     console.error('simulator: unexpected error', error);
