@@ -7,7 +7,8 @@ import { createInterface } from 'node:readline';
  */
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server-proxy/main.ts'], {
-    env: { ...process.env, PORT: '0', SIM_PORT: '0' },
+    // One key serves every spec's user: the suite gets a quota above spec 8's default (tested in test/simulator).
+    env: { ...process.env, PORT: '0', SIM_PORT: '0', SIM_QUOTA_PER_MINUTE: '100000', SIM_QUOTA_PER_HOUR: '1000000' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const urls = await new Promise<{ demo: string; sim: string }>((resolve, reject) => {

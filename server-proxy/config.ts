@@ -21,6 +21,8 @@ const schema = z
     VOICE_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://voice.example.com/api' }).optional(),
     VOICE_API_KEY: z.string().regex(/^\S{8,}$/, 'must be the API key (at least 8 characters, no spaces)').optional(),
     SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    SIM_QUOTA_PER_MINUTE: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').default(100),
+    SIM_QUOTA_PER_HOUR: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').default(10_000),
   })
   .superRefine((env, ctx) => {
     if (env.VOICE_BASE_URL && !env.VOICE_API_KEY) ctx.addIssue({ code: 'custom', path: ['VOICE_API_KEY'], message: 'is required when VOICE_BASE_URL is set' });
@@ -31,6 +33,8 @@ export interface Config {
   port: number;
   simPort: number;
   simApiKey: string;
+  /** The simulator's per-key quota (spec 8 defaults: 100 a minute, 10,000 an hour). */
+  simQuota: { perMinute: number; perHour: number };
   /** Unset: run the embedded simulator. */
   voice: { baseUrl: string; apiKey: string } | undefined;
   sessionSecret: string;
@@ -53,6 +57,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     port: e.PORT,
     simPort: e.SIM_PORT,
     simApiKey: e.SIM_API_KEY,
+    simQuota: { perMinute: e.SIM_QUOTA_PER_MINUTE, perHour: e.SIM_QUOTA_PER_HOUR },
     voice: e.VOICE_BASE_URL && e.VOICE_API_KEY ? { baseUrl: e.VOICE_BASE_URL, apiKey: e.VOICE_API_KEY } : undefined,
     // With the embedded simulator a per-process secret is enough: logins last as long as the process.
     sessionSecret: e.SESSION_SECRET ?? randomBytes(32).toString('base64url'),

@@ -7,7 +7,8 @@ import type { VoiceService } from './voice-service.js';
  * The simulator's control API under `/__sim/` (DESIGN.md): what tests use to see inside the service and to
  * make the far end act. It needs no key: it exists only in the simulator, which listens on loopback.
  */
-export function createControlApp(service: VoiceService, faults: FaultPlan): Hono {
+/** `forget` clears what lives beside the service: armed faults, quota counters, idempotency records. */
+export function createControlApp(service: VoiceService, forget: () => void, faults: FaultPlan): Hono {
   const app = new Hono();
   app.use('*', async (c, next) => {
     await next();
@@ -41,7 +42,7 @@ export function createControlApp(service: VoiceService, faults: FaultPlan): Hono
     return c.json({ armed: [] });
   });
   app.post('/reset', async (c) => {
-    faults.clear();
+    forget();
     await service.reset();
     return c.json({ reset: true });
   });

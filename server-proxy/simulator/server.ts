@@ -3,9 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import { errorResponse, HttpError } from '../http-error.js';
+import { KeyRegistry, VOICE_SCOPES, type Quota } from './accounts.js';
 import { createControlApp } from './control.js';
 import { FaultPlan } from './faults.js';
-import { createRestApp, type ApiKeyRecord } from './rest.js';
+import { IdempotencyStore } from './idempotency.js';
+import { RateLimiter } from './rate-limit.js';
+import { createRestApp } from './rest.js';
 import { VoiceService } from './voice-service.js';
 
 /**
@@ -23,6 +26,10 @@ export interface SimulatorOptions {
   noAnswerMs?: number;
   agentAnswerTimeoutMs?: number;
   toneMs?: number;
+  /** Per-key quota (spec 8); default 100 requests a minute and 10,000 an hour. */
+  quota?: Partial<Quota>;
+  /** Accounts and keys; default one account with `apiKey` holding both voice scopes. */
+  registry?: KeyRegistry;
 }
 
 export interface RunningSimulator {
@@ -47,7 +54,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     agentAnswerTimeoutMs: options.agentAnswerTimeoutMs ?? 30_000,
     toneMs: options.toneMs ?? 1000,
   });
-  const keys = new Map<string, ApiKeyRecord>([[options.apiKey, { scopes: ['voice_calls.read', 'voice_calls.write'] }]]);
+  const registry = options.registry ?? KeyRegistry.fromScopes(new Map([[options.apiKey, { scopes: VOICE_SCOPES }]]));
+  const limiter = new RateLimiter();
+  const idempotency = new IdempotencyStore();
   const faults = new FaultPlan();
   const app = new Hono<{ Bindings: HttpBindings }>()
     .use('/api/*', async (c, next) => {
@@ -72,8 +81,15 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
           return;
       }
     })
-    .route('/api/v1/voice', createRestApp(service, keys))
-    .route('/__sim', createControlApp(service, faults))
+    .route('/api/v1/voice', createRestApp(service, registry, { quota: options.quota, limiter, idempotency }))
+    .route(
+      '/__sim',
+      createControlApp(service, () => {
+        faults.clear();
+        limiter.clear();
+        idempotency.clear();
+      }, faults),
+    )
     .get('/', (c) => c.json({ service: 'voice-browser simulator', rest: `${url}/api/v1/voice`, sip: `${url.replace(/^http/, 'ws')}/sip` }));
 
   const server: Server = createServer(getRequestListener(app.fetch));

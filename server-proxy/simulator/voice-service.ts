@@ -155,8 +155,8 @@ export class VoiceService {
       endReason: null,
       error: null,
       maxDurationSeconds: input.maxDurationSeconds ?? null,
-      // spec 2.6: honoured only when the account supports recording; the simulated account does not.
-      record: false,
+      // spec 2.6: honoured only when the account supports recording; rest.ts passes false otherwise.
+      record: input.record ?? false,
       customData: input.customData ?? {},
       createdAt: this.iso(),
       answeredAt: null,
@@ -167,7 +167,8 @@ export class VoiceService {
     const runner = new CallRunner(call, {
       sip: this.sip,
       createMedia: () => createMediaPeer({ toneMs: this.options.toneMs, now: this.now }),
-      update: (callId, patch) => this.updateCall(callId, patch),
+      // A runner still finishing after reset() updates a call the service has forgotten: let it be.
+      update: (callId, patch) => (this.calls.has(callId) ? this.updateCall(callId, patch) : { ...call, ...patch }),
       timings: this.options,
       now: this.now,
     });
