@@ -3,7 +3,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { errorResponse, HttpError } from './http-error.js';
 import { createUpstream, type Upstream, type UpstreamResponse } from './upstream.js';
-import { callInput, emptyInput, parseIdempotencyKey, parseInput } from './voice-input.js';
+import { callInput, emptyInput, parseIdempotencyKey, parseInput, readJsonBody } from './voice-input.js';
 
 /**
  * `createVoiceProxy`: the server piece that holds the persistent key and forwards the page's six browser
@@ -121,15 +121,6 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
     return response;
   };
 
-  const jsonBody = async (c: Context): Promise<unknown> => {
-    const text = await c.req.text();
-    if (text.trim() === '') return undefined;
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      throw new HttpError(400, 'invalid_input', 'the body is not valid JSON');
-    }
-  };
 
   app.use('*', bodyLimit({ maxSize: 64 * 1024, onError: () => errorResponse(new HttpError(413, 'payload_too_large', 'the body is over 64 KB')) }));
   app.use('*', async (c, next) => {
@@ -142,7 +133,7 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   });
 
   app.post('/browser-sessions', async (c) => {
-    parseInput(emptyInput, await jsonBody(c));
+    parseInput(emptyInput, await readJsonBody(c.req.raw));
     await ensureAgent(c.get('user'), c.get('subject'));
     // A session is cheap and supersedes an idle older one, so each press gets a fresh key.
     const response = await upstream({ method: 'POST', path: '/browser-sessions', body: { externalSubject: c.get('subject') }, idempotencyKey: randomUUID() });
@@ -155,14 +146,14 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   );
   app.get('/browser-sessions/:id', async (c) => relay(c, await ownSession(c.get('subject'), c.req.param('id'))));
   app.delete('/browser-sessions/:id', async (c) => {
-    parseInput(emptyInput, await jsonBody(c));
+    parseInput(emptyInput, await readJsonBody(c.req.raw));
     await ownSession(c.get('subject'), c.req.param('id'));
     return relay(c, await upstream({ method: 'DELETE', path: `/browser-sessions/${encodeURIComponent(c.req.param('id'))}`, body: {} }));
   });
 
   app.post('/browser-calls', async (c) => {
     const key = parseIdempotencyKey(c.req.header('idempotency-key'));
-    const input = parseInput(callInput, await jsonBody(c));
+    const input = parseInput(callInput, await readJsonBody(c.req.raw));
     await ownSession(c.get('subject'), input.sessionId);
     // One key serves every user, so two users' keys must not meet: the upstream key is derived from both.
     const upstreamKey = createHash('sha256').update(`${c.get('subject')}\n${key}`).digest('base64url');
@@ -170,7 +161,7 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   });
   app.get('/browser-calls/:id', async (c) => relay(c, await ownCall(c.get('subject'), c.req.param('id'))));
   app.post('/browser-calls/:id/hangup', async (c) => {
-    parseInput(emptyInput, await jsonBody(c));
+    parseInput(emptyInput, await readJsonBody(c.req.raw));
     await ownCall(c.get('subject'), c.req.param('id'));
     return relay(c, await upstream({ method: 'POST', path: `/browser-calls/${encodeURIComponent(c.req.param('id'))}/hangup`, body: {} }));
   });

@@ -109,3 +109,14 @@ export function parseIdempotencyKey(value: string | undefined | null): string {
   if (!/^[\x20-\x7e]+$/.test(value)) throw new HttpError(400, 'idempotency_key_invalid', 'Idempotency-Key must be printable ASCII');
   return value;
 }
+
+/** The request's JSON body; undefined when it is empty, `400 invalid_input` when it is not JSON. */
+export async function readJsonBody(request: Request): Promise<unknown> {
+  const text = await request.text();
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new HttpError(400, 'invalid_input', 'the body is not valid JSON');
+  }
+}

@@ -2,7 +2,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { errorResponse, HttpError } from '../http-error.js';
-import { agentInput, callInput, emptyInput, parseIdempotencyKey, parseInput, sessionInput } from '../voice-input.js';
+import { agentInput, callInput, emptyInput, parseIdempotencyKey, parseInput, readJsonBody, sessionInput } from '../voice-input.js';
 import { assertAccountAllowsVoice, assertScope, KeyRegistry, readCredential, type Principal, type Quota, type Scope } from './accounts.js';
 import { CallCeiling } from './concurrency.js';
 import { IdempotencyStore } from './idempotency.js';
@@ -54,16 +54,6 @@ export function socketAddress(c: Context): string | undefined {
   const env: unknown = c.env;
   if (typeof env !== 'object' || env === null || !('incoming' in env || 'server' in env)) return undefined;
   return getConnInfo(c).remote.address;
-}
-
-async function jsonBody(c: Context): Promise<unknown> {
-  const text = await c.req.text();
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new HttpError(400, 'invalid_input', 'the body is not valid JSON');
-  }
 }
 
 /** The subject of a query, shaped so that an absent one is `missing_fields` and a long one `field_too_long`. */
@@ -147,7 +137,7 @@ export function createRestApp(service: VoiceService, keys: ReadonlyMap<string, A
 
   app.post('/agents', async (c) => {
     const owner = need(c, 'voice_calls.write');
-    const input = parseInput(agentInput, await jsonBody(c));
+    const input = parseInput(agentInput, await readJsonBody(c.req.raw));
     return c.json(service.createAgent(owner, input), 201);
   });
   app.get('/agents', (c) => {
@@ -159,7 +149,7 @@ export function createRestApp(service: VoiceService, keys: ReadonlyMap<string, A
   app.post('/browser-sessions', async (c) => {
     const owner = need(c, 'voice_calls.write');
     const key = parseIdempotencyKey(c.req.header('idempotency-key'));
-    const input = parseInput(sessionInput, await jsonBody(c));
+    const input = parseInput(sessionInput, await readJsonBody(c.req.raw));
     return idempotent(c, key, 'POST /browser-sessions', input, async () => ({ status: 201, body: service.createSession(owner, input.externalSubject) }));
   });
   app.get('/browser-sessions', (c) => {
@@ -172,14 +162,14 @@ export function createRestApp(service: VoiceService, keys: ReadonlyMap<string, A
   });
   app.delete('/browser-sessions/:id', async (c) => {
     const owner = need(c, 'voice_calls.write');
-    parseInput(emptyInput, await jsonBody(c));
+    parseInput(emptyInput, await readJsonBody(c.req.raw));
     return c.json({ session: service.endSession(owner, c.req.param('id')) });
   });
 
   app.post('/browser-calls', async (c) => {
     const owner = need(c, 'voice_calls.write');
     const key = parseIdempotencyKey(c.req.header('idempotency-key'));
-    const input = parseInput(callInput, await jsonBody(c));
+    const input = parseInput(callInput, await readJsonBody(c.req.raw));
     const { account } = c.get('principal');
     return idempotent(c, key, 'POST /browser-calls', input, async () => {
       // spec 2.6: `record` is honoured only when the account supports recording.
@@ -193,7 +183,7 @@ export function createRestApp(service: VoiceService, keys: ReadonlyMap<string, A
   });
   app.post('/browser-calls/:id/hangup', async (c) => {
     const owner = need(c, 'voice_calls.write');
-    parseInput(emptyInput, await jsonBody(c));
+    parseInput(emptyInput, await readJsonBody(c.req.raw));
     return c.json({ call: service.hangupCall(owner, c.req.param('id')) }, 202);
   });
 
