@@ -64,6 +64,7 @@ export class CallRunner {
   async start(): Promise<boolean> {
     const media = this.deps.createMedia();
     this.media = media;
+    media.onDtmf((digit) => this.facts.dtmf.push({ digit, method: 'rfc4733', at: this.stamp() }));
     const offerSdp = await media.createOffer();
     const leg = this.deps.sip.invite(this.call.sessionId, {
       callId: this.call.id,

@@ -61,8 +61,39 @@ export interface MediaPeer {
   readonly phase: MediaPhase;
   /** Snapshot of the counters. */
   counts(): MediaCounts;
+  /**
+   * Calls `listener` once per RFC 4733 DTMF event received (`'0'`-`'9'`, `'*'`, `'#'`, `'A'`-`'D'`), when its
+   * first end packet arrives; the repeated end packets and retransmissions are not reported again.
+   */
+  onDtmf(listener: (digit: string) => void): void;
   /** Idempotent: stops the tone timer and closes the peer connection (sockets, timers). */
   close(): Promise<void>;
+}
+
+/** One RFC 4733 telephone-event payload (section 2.3). */
+export interface TelephoneEvent {
+  event: number;
+  /** E bit: this packet ends the event. */
+  end: boolean;
+  /** Power level in -dBm0, 0-63. */
+  volume: number;
+  /** In RTP timestamp units since the event's start. */
+  duration: number;
+}
+
+/**
+ * Parses an RFC 4733 section 2.3 payload: event (8 bits), E, R, volume (6 bits), duration (16 bits).
+ * Undefined when shorter than 4 bytes; of a packet carrying several event blocks, only the first is read.
+ */
+export function parseTelephoneEvent(payload: Uint8Array): TelephoneEvent | undefined {
+  if (payload.length < 4) return undefined;
+  const [event = 0, flags = 0, high = 0, low = 0] = payload;
+  return { event, end: (flags & 0x80) !== 0, volume: flags & 0x3f, duration: (high << 8) | low };
+}
+
+/** RFC 4733 section 3 (IANA telephone-event registry): events 0-15 are DTMF digits; others (flash, tones) are not. */
+export function dtmfDigit(event: number): string | undefined {
+  return event >= 0 && event <= 15 ? '0123456789*#ABCD'[event] : undefined;
 }
 
 /** The only address this module binds to, gathers on, or sends to. */
@@ -182,6 +213,10 @@ export function createMediaPeer(options: MediaPeerOptions = {}): MediaPeer {
   let startTs = 0;
   let toneSample = 0;
   let newTalkspurt = true;
+  const dtmfListeners: Array<(digit: string) => void> = [];
+  // RFC 4733 section 2.5.1.4: an event's end packet is sent three times, all with the event's timestamp;
+  // remembering the last few reported timestamps also absorbs a late retransmission.
+  const reportedEvents: number[] = [];
 
   const send = (payload: Buffer): void => {
     let marker = false;
@@ -226,11 +261,22 @@ export function createMediaPeer(options: MediaPeerOptions = {}): MediaPeer {
     }, FRAME_MS);
   };
 
+  const onTelephoneEvent = (rtp: RtpPacket): void => {
+    const event = parseTelephoneEvent(rtp.payload);
+    const digit = event?.end ? dtmfDigit(event.event) : undefined;
+    // RFC 4733: every packet of one event carries the event's start as its RTP timestamp, which tells events apart.
+    if (!digit || reportedEvents.includes(rtp.header.timestamp)) return;
+    reportedEvents.push(rtp.header.timestamp);
+    if (reportedEvents.length > 8) reportedEvents.shift();
+    for (const listener of dtmfListeners) listener(digit);
+  };
+
   const onRtp = (rtp: RtpPacket): void => {
     if (phase === 'closed') return;
     const pt = rtp.header.payloadType;
     if (pt === TELEPHONE_EVENT_PAYLOAD_TYPE) {
       stats.dtmfPacketsFromBrowser++; // RFC 4733 events are signalling, not audio: never echoed
+      onTelephoneEvent(rtp);
       return;
     }
     if (pt !== PCMU_PAYLOAD_TYPE) return;
@@ -293,6 +339,9 @@ export function createMediaPeer(options: MediaPeerOptions = {}): MediaPeer {
     },
     counts() {
       return { ...stats };
+    },
+    onDtmf(listener) {
+      dtmfListeners.push(listener);
     },
     close() {
       closing ??= (async () => {

@@ -10,6 +10,8 @@ import { linearToMulaw, mulawRms, mulawToLinear } from '../../server-proxy/simul
 import {
   createMediaPeer,
   disableStun,
+  dtmfDigit,
+  parseTelephoneEvent,
   loopbackOnlySdp,
   loopbackPeerConfig,
   VOICE_RMS_THRESHOLD,
@@ -79,6 +81,20 @@ describe('g711', () => {
   });
 });
 
+describe('RFC 4733 telephone-event', () => {
+  it('section 2.3: reads event, E bit, volume and duration', () => {
+    expect(parseTelephoneEvent(Buffer.from([11, 0x80 | 10, 0x03, 0xc0]))).toEqual({ event: 11, end: true, volume: 10, duration: 960 });
+    expect(parseTelephoneEvent(Buffer.from([5, 0x40 | 7, 0x00, 0xa0]))).toEqual({ event: 5, end: false, volume: 7, duration: 160 });
+    expect(parseTelephoneEvent(Buffer.from([5, 0x80, 0x00]))).toBeUndefined();
+  });
+
+  it('section 3: events 0-15 are the DTMF digits, the rest are not', () => {
+    expect(Array.from({ length: 16 }, (_, event) => dtmfDigit(event)).join('')).toBe('0123456789*#ABCD');
+    expect(dtmfDigit(16)).toBeUndefined(); // flash
+    expect(dtmfDigit(32)).toBeUndefined(); // a fax tone (RFC 4734)
+  });
+});
+
 describe('media peer', () => {
   it('keeps only loopback UDP candidates from an answer', () => {
     const sdp = [
@@ -105,6 +121,8 @@ describe('media peer', () => {
     const timersBefore = resources('Timeout');
     let fakeNow = 1_700_000_000_000;
     const peer = createMediaPeer({ toneMs: TONE_MS, now: () => (fakeNow += 1) });
+    const digits: string[] = [];
+    peer.onDtmf((digit) => digits.push(digit));
     const offer = await peer.createOffer();
     expect(offer).toMatch(/^m=audio 9 UDP\/TLS\/RTP\/SAVPF 0 101\r?$/m);
     expect(offer).toMatch(/^a=rtpmap:0 PCMU\/8000\r?$/m);
@@ -150,22 +168,30 @@ describe('media peer', () => {
       void transceiver.sender.sendRtp(new RtpPacket(header, payload));
     };
     // DTMF bypasses sender.sendRtp, which would rewrite pt 101 to PCMU's 0.
-    const sendDtmfEnd = (): void => {
-      const header = new RtpHeader({ payloadType: 101, sequenceNumber: seq++, timestamp: ts, ssrc: transceiver.sender.ssrc });
-      // RFC 4733 section 2.3: event 5, E bit + volume 10, duration 160.
-      void transceiver.dtlsTransport.sendRtp(Buffer.from([5, 0x80 | 10, 0x00, 0xa0]), header);
+    let dtmfPackets = 0;
+    const sendDtmf = (event: number, end: boolean, eventTs: number): void => {
+      const header = new RtpHeader({ payloadType: 101, sequenceNumber: seq++, timestamp: eventTs, ssrc: transceiver.sender.ssrc });
+      // RFC 4733 section 2.3: event, E bit + volume 10, duration 160.
+      void transceiver.dtlsTransport.sendRtp(Buffer.from([event, (end ? 0x80 : 0) | 10, 0x00, 0xa0]), header);
+      dtmfPackets++;
     };
+    let hashTs = 0;
     const echoesSeen = (): number => Math.max(0, received.length - TONE_FRAMES);
     await new Promise<void>((resolve) => {
       let k = 0;
       let trailing = 0;
       const timer = setInterval(() => {
+        // Alongside the first voiced frames, which are always sent: RFC 4733 2.5.1.4 sends an event's end
+        // packet 3 times, all with the event's timestamp.
+        if (k === 5) for (let i = 0; i < 3; i++) sendDtmf(5, true, ts);
+        if (k === 7) sendDtmf(11, false, (hashTs = ts)); // '#' starts...
+        if (k === 8) for (let i = 0; i < 3; i++) sendDtmf(11, true, hashTs); // ...and ends one frame later
+        if (k === 9) sendDtmf(11, true, hashTs); // a late retransmission: still one '#'
         if (k < 20) {
           sendFrame(voicedFrame(k));
           voicedSent++;
         } else if (echoesSeen() < 10 && k < 1000) {
           sendFrame(silentFrame(k));
-          if (k === 25) for (let i = 0; i < 3; i++) sendDtmfEnd(); // RFC 4733 2.5.1.4: end sent 3 times
         } else if (trailing < 5) {
           sendFrame(voicedFrame(k));
           voicedSent++;
@@ -185,7 +211,9 @@ describe('media peer', () => {
     expect(counts.packetsFromBrowser).toBe(sent.length);
     expect(counts.bytesFromBrowser).toBe(sent.length * 160);
     expect(counts.voicedPacketsFromBrowser).toBe(voicedSent);
-    expect(counts.dtmfPacketsFromBrowser).toBe(3);
+    expect(counts.dtmfPacketsFromBrowser).toBe(dtmfPackets);
+    expect(dtmfPackets).toBe(8);
+    expect(digits).toEqual(['5', '#']);
     expect(counts.lastPacketFromBrowserAt).toBeGreaterThan(1_700_000_000_000);
     expect(counts.packetsToBrowser).toBeGreaterThan(TONE_FRAMES + 10);
     expect(peer.phase).toBe('echo');
