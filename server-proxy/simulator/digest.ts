@@ -14,9 +14,9 @@ export function createNonce(): string {
   return randomBytes(16).toString('hex');
 }
 
-/** The `WWW-Authenticate` value of a 401 challenge. */
-export function challengeHeader(realm: string, nonce: string): string {
-  return `Digest realm="${realm}", nonce="${nonce}", algorithm=MD5, qop="auth"`;
+/** The `WWW-Authenticate` value of a 401 challenge; `stale` says only the nonce was out of date (RFC 2617 section 3.2.1). */
+export function challengeHeader(realm: string, nonce: string, stale = false): string {
+  return `Digest realm="${realm}", nonce="${nonce}", algorithm=MD5, qop="auth"${stale ? ', stale=true' : ''}`;
 }
 
 /** Parses the parameters of an `Authorization: Digest ...` header value; undefined when it is not Digest. */

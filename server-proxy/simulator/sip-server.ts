@@ -79,6 +79,8 @@ export interface InviteOptions {
 export class SipConnection {
   readonly core: UserAgentCore;
   private readonly nonces = new Map<string, number>();
+  /** Legs waiting for the page to answer their BYE or CANCEL; a closed socket will not, so they settle then. */
+  private readonly endings = new Set<() => void>();
 
   constructor(
     readonly socket: WebSocket,
@@ -119,8 +121,11 @@ export class SipConnection {
   }
 
   private receive(text: string): void {
-    // RFC 7118 section 6: a CRLF keep-alive is not a SIP message.
-    if (text.trim() === '') return;
+    if (text.trim() === '') {
+      // RFC 5626 section 3.5.1: a double-CRLF ping is answered with a single CRLF pong; it is not a SIP message.
+      if (/^(\r\n\r\n)+$/.test(text) && this.socket.readyState === this.socket.OPEN) this.socket.send('\r\n');
+      return;
+    }
     const logger = this.core.loggerFactory.getLogger('sim.parser');
     const message = Parser.parseMessage(text, logger);
     if (message instanceof IncomingRequestMessage) this.core.receiveIncomingRequestFromTransport(message);
@@ -132,20 +137,25 @@ export class SipConnection {
     const now = this.options.now?.() ?? Date.now();
     const params = parseDigest(message.getHeader('authorization') ?? '');
     const account = params?.username ? this.options.lookupAccount(params.username) : undefined;
-    const issuedAt = params?.nonce ? this.nonces.get(params.nonce) : undefined;
-    const fresh = issuedAt !== undefined && now - issuedAt < 5 * 60_000;
-    if (!params || !account || !fresh || !verifyDigest({
-      method: 'REGISTER', params, password: account.password, realm: this.options.realm, nonce: params.nonce ?? '',
-    })) {
-      if (params && account === undefined && params.username) {
-        // Revoked or expired credentials: a new challenge would only loop (RFC 3261 section 22.1).
-        request.reject({ statusCode: 403, reasonPhrase: 'Forbidden' });
-        return;
-      }
-      const nonce = createNonce();
-      this.pruneNonces(now);
-      this.nonces.set(nonce, now);
-      request.reject({ statusCode: 401, extraHeaders: [`WWW-Authenticate: ${challengeHeader(this.options.realm, nonce)}`] });
+    if (params?.username && !account) {
+      // Revoked or expired credentials: a new challenge would only loop (RFC 3261 section 22.1).
+      request.reject({ statusCode: 403, reasonPhrase: 'Forbidden' });
+      return;
+    }
+    if (!params || !account) return this.challenge(request, now, false);
+    const nonce = params.nonce ?? '';
+    if (!verifyDigest({ method: 'REGISTER', params, password: account.password, realm: this.options.realm, nonce })) {
+      return this.challenge(request, now, false);
+    }
+    const issuedAt = this.nonces.get(nonce);
+    if (issuedAt === undefined || now - issuedAt >= 5 * 60_000) {
+      // RFC 2617 section 3.2.1: the right password over a nonce that is not (or no longer) ours is stale, so
+      // the client retries with the new nonce instead of giving up (SIP.js reuses its last Authorization).
+      return this.challenge(request, now, true);
+    }
+    // RFC 3261 section 10.3 step 3: credentials may only change the bindings of their own address-of-record.
+    if (message.to.uri.user !== params.username) {
+      request.reject({ statusCode: 403, reasonPhrase: 'Forbidden' });
       return;
     }
     const username = params.username ?? '';
@@ -168,6 +178,14 @@ export class SipConnection {
     });
     const echoed = contactHeader.replace(/;\s*expires=\d+/i, '') + `;expires=${expires}`;
     request.accept({ statusCode: 200, extraHeaders: [`Contact: ${echoed}`, `Expires: ${expires}`] });
+  }
+
+  /** A 401 with a fresh nonce (RFC 3261 section 22.1). */
+  private challenge(request: IncomingRegisterRequest, now: number, stale: boolean): void {
+    const nonce = createNonce();
+    this.pruneNonces(now);
+    this.nonces.set(nonce, now);
+    request.reject({ statusCode: 401, extraHeaders: [`WWW-Authenticate: ${challengeHeader(this.options.realm, nonce, stale)}`] });
   }
 
   /** Sends the INVITE that rings the agent, carrying `X-Browser-Call-Id` (DESIGN.md). */
@@ -224,11 +242,13 @@ export class SipConnection {
         return new Promise<void>((resolve) => {
           const done = () => {
             clearTimeout(timer);
+            this.endings.delete(done);
             resolve();
           };
           // RFC 3261 timer F: a non-INVITE transaction gives up after 32 s; a page gone quiet must not
           // hold the call in `ending` that long.
           const timer = setTimeout(done, 4000);
+          this.endings.add(done);
           if (this.socket.readyState !== this.socket.OPEN) return done();
           if (session) session.bye({ onAccept: done, onReject: done });
           else {
@@ -238,6 +258,16 @@ export class SipConnection {
         });
       },
     };
+  }
+
+  /**
+   * Drops every transaction and dialog of this socket once it closed: their timers (RFC 6026 timer M keeps an
+   * answered INVITE's transaction 32 s) would otherwise outlive the connection and the simulator. Legs still
+   * ending settle at once instead of waiting out their own timer.
+   */
+  dispose(): void {
+    for (const settle of [...this.endings]) settle();
+    this.core.dispose();
   }
 
   /** Nonces are per connection and forgotten after 5 minutes, so a chatty page cannot grow them. */
@@ -265,6 +295,7 @@ export class SipServer {
       this.connections.add(connection);
       ws.on('close', () => {
         this.connections.delete(connection);
+        connection.dispose();
         for (const registration of [...this.registrations.values()]) {
           if (registration.connection === connection) this.removeRegistration(registration.sessionId, connection);
         }
@@ -305,7 +336,10 @@ export class SipServer {
 
   /** Closes every socket. */
   close(): void {
-    for (const connection of this.connections) connection.socket.terminate();
+    for (const connection of this.connections) {
+      connection.socket.terminate();
+      connection.dispose();
+    }
     this.registrations.clear();
     this.wss.close();
   }
