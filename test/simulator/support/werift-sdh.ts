@@ -1,0 +1,69 @@
+import { randomInt } from 'node:crypto';
+import type { BodyAndContentType, SessionDescriptionHandler, SessionDescriptionHandlerFactory } from 'sip.js';
+import { RTCPeerConnection, RtpHeader, type RTCRtpTransceiver } from 'werift';
+import { disableStun, loopbackPeerConfig, TELEPHONE_EVENT_PAYLOAD_TYPE } from '../../../server-proxy/simulator/media.js';
+
+/**
+ * A SessionDescriptionHandler backed by werift, for SIP.js in Node: a real WebRTC answerer (ICE, DTLS, SRTP)
+ * confined to 127.0.0.1 like the simulator's own peer, that sends DTMF as RFC 4733 telephone-events.
+ */
+export class WeriftSessionDescriptionHandler implements SessionDescriptionHandler {
+  readonly pc = new RTCPeerConnection(loopbackPeerConfig());
+  private transceiver: RTCRtpTransceiver | undefined;
+  // RFC 3550 section 5.1: random initial sequence number and timestamp.
+  private sequence = randomInt(0x10000);
+  private timestamp = randomInt(0x100000000);
+
+  close(): void {
+    void this.pc.close();
+  }
+
+  async getDescription(): Promise<BodyAndContentType> {
+    // Non-trickle: werift's setLocalDescription waits for gathering, so the answer carries its candidates.
+    await this.pc.setLocalDescription(await this.pc.createAnswer());
+    const sdp = this.pc.localDescription?.sdp;
+    if (!sdp) throw new Error('werift produced no answer');
+    return { body: sdp, contentType: 'application/sdp' };
+  }
+
+  hasDescription(contentType: string): boolean {
+    return contentType === 'application/sdp';
+  }
+
+  async setDescription(sdp: string): Promise<void> {
+    await this.pc.setRemoteDescription({ type: 'offer', sdp });
+    disableStun(this.pc); // the transports exist now; gathering starts with setLocalDescription
+    this.transceiver = this.pc.getTransceivers()[0];
+    this.transceiver?.setDirection('sendrecv');
+  }
+
+  /**
+   * Sends each tone as one RFC 4733 event: a start packet, then the end packet three times (section 2.5.1.4),
+   * all with the event's own timestamp. False when media is not connected yet.
+   */
+  sendDtmf(tones: string): boolean {
+    const transceiver = this.transceiver;
+    if (!transceiver || this.pc.connectionState !== 'connected') return false;
+    for (const tone of tones) {
+      const event = '0123456789*#ABCD'.indexOf(tone.toUpperCase());
+      if (event < 0) return false;
+      const eventTimestamp = this.timestamp;
+      this.timestamp = (this.timestamp + 1600) >>> 0;
+      for (const [end, duration] of [[false, 160], [true, 800], [true, 800], [true, 800]] as const) {
+        const header = new RtpHeader({
+          payloadType: TELEPHONE_EVENT_PAYLOAD_TYPE,
+          sequenceNumber: this.sequence,
+          timestamp: eventTimestamp,
+          ssrc: transceiver.sender.ssrc,
+          marker: !end, // RFC 4733: the first packet of an event carries the marker
+        });
+        this.sequence = (this.sequence + 1) & 0xffff;
+        // Straight to DTLS: werift's sender.sendRtp would rewrite the payload type to PCMU's.
+        void transceiver.dtlsTransport.sendRtp(Buffer.from([event, (end ? 0x80 : 0) | 10, duration >> 8, duration & 0xff]), header);
+      }
+    }
+    return true;
+  }
+}
+
+export const weriftSdhFactory: SessionDescriptionHandlerFactory = () => new WeriftSessionDescriptionHandler();
