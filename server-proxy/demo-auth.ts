@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { deleteCookie, setSignedCookie } from 'hono/cookie';
 import { parseSigned } from 'hono/utils/cookie';
-import { errorResponse, HttpError } from './http-error.js';
+import { HttpError, noStore, onHttpError } from './http-error.js';
 import type { ProxyUser, VoiceProxy } from './proxy.js';
 
 /**
@@ -27,10 +27,7 @@ export function createDemoAuth(options: { secret: string; proxy: () => VoiceProx
   };
 
   const app = new Hono().basePath('/auth');
-  app.use('*', async (c, next) => {
-    await next();
-    c.header('Cache-Control', 'no-store');
-  });
+  app.use('*', noStore);
   app.post('/login', async (c) => {
     const body = (await c.req.json().catch(() => null)) as { username?: unknown } | null;
     const username = body?.username;
@@ -52,10 +49,6 @@ export function createDemoAuth(options: { secret: string; proxy: () => VoiceProx
     if (!user) throw new HttpError(401, 'unauthenticated', 'log in first');
     return c.json({ user: { name: user.name } });
   });
-  app.onError((error) => {
-    if (error instanceof HttpError) return errorResponse(error);
-    console.error('demo auth: unexpected error', error);
-    return Response.json({ error: 'internal error', code: 'internal_error' }, { status: 500 });
-  });
+  app.onError(onHttpError('demo auth'));
   return { app, authenticate };
 }

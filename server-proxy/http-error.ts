@@ -1,3 +1,5 @@
+import type { Env, Hono, MiddlewareHandler } from 'hono';
+
 /**
  * One error type for every HTTP rejection of the proxy and the simulator (Hono's `HTTPException` is the model).
  *
@@ -24,4 +26,34 @@ export function errorResponse(error: HttpError): Response {
     { error: error.message, code: error.code },
     { status: error.status, headers: { 'Cache-Control': 'no-store', ...error.headers } },
   );
+}
+
+/** Marks every answer of an app `Cache-Control: no-store` (spec 4.7: reads never cached, credentials no-store). */
+export const noStore: MiddlewareHandler = async (c, next) => {
+  await next();
+  c.header('Cache-Control', 'no-store');
+};
+
+/** The one error handler: an HttpError becomes its body; anything else is logged under `label` and a plain 500. */
+export function onHttpError(label: string): (error: Error) => Response {
+  return (error) => {
+    if (error instanceof HttpError) return errorResponse(error);
+    console.error(`${label}: unexpected error`, error);
+    return Response.json({ error: 'internal error', code: 'internal_error' }, { status: 500, headers: { 'Cache-Control': 'no-store' } });
+  };
+}
+
+/**
+ * Ends an app the same way everywhere: an unknown route is `404 not_found` with a code, errors go through
+ * {@link onHttpError}.
+ *
+ * @remarks
+ * A catch-all route rather than `notFound`: Hono ignores a sub-app's `notFound` once it is mounted with
+ * `route`, while a route keeps working mounted or not.
+ */
+export function finishApp<E extends Env>(app: Hono<E>, label: string, notFoundMessage = 'no such route'): void {
+  app.all('*', () => {
+    throw new HttpError(404, 'not_found', notFoundMessage);
+  });
+  app.onError(onHttpError(label));
 }

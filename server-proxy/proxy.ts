@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { errorResponse, HttpError } from './http-error.js';
+import { errorResponse, finishApp, HttpError } from './http-error.js';
 import { createUpstream, type Upstream, type UpstreamResponse } from './upstream.js';
 import { callInput, emptyInput, parseIdempotencyKey, parseInput, readJsonBody } from './voice-input.js';
 
@@ -166,12 +166,7 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
     return relay(c, await upstream({ method: 'POST', path: `/browser-calls/${encodeURIComponent(c.req.param('id'))}/hangup`, body: {} }));
   });
 
-  app.notFound(() => errorResponse(new HttpError(404, 'not_found', 'no such route')));
-  app.onError((error) => {
-    if (error instanceof HttpError) return errorResponse(error);
-    console.error('voice proxy: unexpected error', error);
-    return Response.json({ error: 'internal error', code: 'internal_error' }, { status: 500, headers: { 'Cache-Control': 'no-store' } });
-  });
+  finishApp(app, 'voice proxy');
 
   const handler = (request: Request) => Promise.resolve(app.fetch(request));
   return Object.assign(handler, {

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { errorResponse, HttpError } from '../http-error.js';
+import { finishApp, HttpError, noStore } from '../http-error.js';
 import type { FaultPlan } from './faults.js';
 import type { VoiceService } from './voice-service.js';
 
@@ -10,10 +10,7 @@ import type { VoiceService } from './voice-service.js';
 /** `forget` clears what lives beside the service: armed faults, quota counters, idempotency records. */
 export function createControlApp(service: VoiceService, forget: () => void, faults: FaultPlan): Hono {
   const app = new Hono();
-  app.use('*', async (c, next) => {
-    await next();
-    c.header('Cache-Control', 'no-store');
-  });
+  app.use('*', noStore);
 
   app.get('/calls', (c) => {
     const sessionId = c.req.query('sessionId');
@@ -47,11 +44,6 @@ export function createControlApp(service: VoiceService, forget: () => void, faul
     return c.json({ reset: true });
   });
 
-  app.notFound(() => errorResponse(new HttpError(404, 'not_found', 'no such control route')));
-  app.onError((error) => {
-    if (error instanceof HttpError) return errorResponse(error);
-    console.error('simulator control: unexpected error', error);
-    return Response.json({ error: 'internal error', code: 'internal_error' }, { status: 500 });
-  });
+  finishApp(app, 'simulator control', 'no such control route');
   return app;
 }

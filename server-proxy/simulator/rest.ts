@@ -1,7 +1,7 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { errorResponse, HttpError } from '../http-error.js';
+import { errorResponse, finishApp, HttpError } from '../http-error.js';
 import { agentInput, callInput, emptyInput, parseIdempotencyKey, parseInput, readJsonBody, sessionInput } from '../voice-input.js';
 import { assertAccountAllowsVoice, assertScope, KeyRegistry, readCredential, type Principal, type Quota, type Scope } from './accounts.js';
 import { CallCeiling } from './concurrency.js';
@@ -187,14 +187,6 @@ export function createRestApp(service: VoiceService, keys: ReadonlyMap<string, A
     return c.json({ call: service.hangupCall(owner, c.req.param('id')) }, 202);
   });
 
-  // Not `notFound`: a sub-app's notFound is not used once it is mounted with `route`; this route is.
-  app.all('*', () => {
-    throw new HttpError(404, 'not_found', 'no such route');
-  });
-  app.onError((error) => {
-    if (error instanceof HttpError) return errorResponse(error);
-    console.error('simulator: unexpected error', error);
-    return Response.json({ error: 'internal error', code: 'internal_error' }, { status: 500, headers: { 'Cache-Control': 'no-store' } });
-  });
+  finishApp(app, 'simulator');
   return app;
 }

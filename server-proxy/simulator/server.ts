@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
-import { errorResponse, HttpError } from '../http-error.js';
+import { errorResponse, finishApp, HttpError } from '../http-error.js';
 import { KeyRegistry, VOICE_SCOPES, type Quota } from './accounts.js';
 import { createControlApp } from './control.js';
 import { FaultPlan } from './faults.js';
@@ -91,6 +91,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       }, faults),
     )
     .get('/', (c) => c.json({ service: 'voice-browser simulator', rest: `${url}/api/v1/voice`, sip: `${url.replace(/^http/, 'ws')}/sip` }));
+  finishApp(app, 'simulator');
 
   const server: Server = createServer(getRequestListener(app.fetch));
   server.on('upgrade', (request, socket, head) => {

@@ -1,0 +1,50 @@
+import { Hono } from 'hono';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createControlApp } from '../../server-proxy/simulator/control.js';
+import { FaultPlan } from '../../server-proxy/simulator/faults.js';
+import { VoiceService } from '../../server-proxy/simulator/voice-service.js';
+
+/** The control API mounted as server.ts mounts it (`route('/__sim', ...)`): every answer coded and no-store. */
+describe('/__sim control API (DESIGN.md)', () => {
+  const service = new VoiceService({
+    publicUrl: () => 'http://sim.test',
+    host: '127.0.0.1',
+    sessionTtlSeconds: 60,
+    registrationMaxSeconds: 60,
+    noAnswerMs: 1000,
+    agentAnswerTimeoutMs: 1000,
+    toneMs: 100,
+  });
+  let forgotten = 0;
+  const faults = new FaultPlan();
+  const app = new Hono().route('/__sim', createControlApp(service, () => (forgotten += 1), faults));
+  afterEach(() => service.reset());
+
+  it('answers an unknown control route 404 not_found as JSON, even mounted under /__sim', async () => {
+    const response = await app.request('/__sim/nope');
+    expect(response.status).toBe(404);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(await response.json()).toEqual({ error: 'no such control route', code: 'not_found' });
+  });
+
+  it('answers an unknown call 404 not_found', async () => {
+    const response = await app.request('/__sim/calls/bc_nope');
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ code: 'not_found' });
+  });
+
+  it('arms, lists and clears faults; reset forgets them with the rest', async () => {
+    const armed = await app.request('/__sim/faults', { method: 'POST', body: JSON.stringify({ method: 'GET', path: '/api/v1/voice/agents', fault: 'delay', delayMs: 5 }) });
+    expect(armed.status).toBe(201);
+    expect(((await (await app.request('/__sim/faults')).json()) as { armed: unknown[] }).armed).toHaveLength(1);
+    const reset = await app.request('/__sim/reset', { method: 'POST' });
+    expect(reset.status).toBe(200);
+    expect(forgotten).toBe(1);
+  });
+
+  it('refuses a fault body that is not JSON with 400 invalid_input', async () => {
+    const response = await app.request('/__sim/faults', { method: 'POST', body: '{' });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ code: 'invalid_input' });
+  });
+});
