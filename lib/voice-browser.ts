@@ -154,6 +154,15 @@ export function createVoiceBrowser(options: VoiceBrowserOptions & VoiceBrowserIn
     );
   }
 
+  /** The INVITE held while the call had no id: answered if it is this call's, rejected otherwise (DESIGN.md). */
+  function settleHeldInvite(callId: string | undefined): void {
+    const invite = heldInvite;
+    heldInvite = undefined;
+    if (!invite) return;
+    if (callId !== undefined && invite.callId === callId) answer(invite);
+    else invite.reject();
+  }
+
   const sipEvents: SipEvents = {
     onInvite(invite) {
       const attempt = slice.attempt;
@@ -219,19 +228,14 @@ export function createVoiceBrowser(options: VoiceBrowserOptions & VoiceBrowserIn
       const { call } = await backend.createCall({ ...input, sessionId }, { idempotencyKey: key, signal: lifetime.signal });
       dispatch({ type: 'attempt_admitted', call });
       callTiming('call_admitted', call.id);
-      if (heldInvite) {
-        if (heldInvite.callId === call.id) answer(heldInvite);
-        else heldInvite.reject();
-        heldInvite = undefined;
-      }
+      settleHeldInvite(call.id);
       if (hangupWanted) void hangup().catch(() => undefined);
       return call;
     } catch (cause) {
       const error = toVoiceError(cause, 'call_outcome_unknown', 'the call request got no answer');
       if (isDefiniteRejection(error)) {
-        // Nothing was created, so an INVITE held for this attempt is not ours (DESIGN.md: reject any other).
-        heldInvite?.reject();
-        heldInvite = undefined;
+        // Nothing was created, so an INVITE held for this attempt is not ours.
+        settleHeldInvite(undefined);
         dispatch({ type: 'attempt_rejected', error: error.toStatus() });
         throw error;
       }
