@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { errorResponse, finishApp, HttpError } from './http-error.js';
+import { errorResponse, finishApp, HttpError, noStore } from './http-error.js';
 import { createUpstream, type Upstream, type UpstreamResponse } from './upstream.js';
 import { callInput, emptyInput, parseIdempotencyKey, parseInput, readJsonBody } from './voice-input.js';
 
@@ -79,7 +79,8 @@ const notYours = (what: string) => new HttpError(404, 'not_found', `no such ${wh
 
 export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   const upstream: Upstream = createUpstream(options);
-  const agents = new Map<string, string>();
+  /** Subjects whose agent is known to exist at the service. */
+  const agents = new Set<string>();
   const app = new Hono<Env>().basePath('/voice');
 
   /** The user's webrtc agent, created once (spec 4.7: `409 agent_exists` means list agents to find it). */
@@ -94,7 +95,7 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
       ensureOk(created);
     }
     if (!id) throw new HttpError(502, 'upstream_invalid_response', 'the voice service did not return the agent');
-    agents.set(subject, id);
+    agents.add(subject);
   };
 
   /** Reads a session and proves it is the caller's; another user's id answers exactly as an unknown one. */
@@ -121,15 +122,13 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
     return response;
   };
 
-
   app.use('*', bodyLimit({ maxSize: 64 * 1024, onError: () => errorResponse(new HttpError(413, 'payload_too_large', 'the body is over 64 KB')) }));
-  app.use('*', async (c, next) => {
+  app.use('*', noStore, async (c, next) => {
     const user = await options.authenticate(c.req.raw);
     if (!user) throw new HttpError(401, 'unauthenticated', 'log in first');
     c.set('user', user);
     c.set('subject', subjectOf(user));
     await next();
-    c.header('Cache-Control', 'no-store');
   });
 
   app.post('/browser-sessions', async (c) => {
