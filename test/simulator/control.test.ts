@@ -1,24 +1,16 @@
 import { Hono } from 'hono';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createControlApp } from '../../server-proxy/simulator/control.js';
 import { FaultPlan } from '../../server-proxy/simulator/faults.js';
-import { VoiceService } from '../../server-proxy/simulator/voice-service.js';
+import { RestWorld } from './rest-support.js';
 
 /** The control API mounted as server.ts mounts it (`route('/__sim', ...)`): every answer coded and no-store. */
 describe('/__sim control API (DESIGN.md)', () => {
-  const service = new VoiceService({
-    publicUrl: () => 'http://sim.test',
-    host: '127.0.0.1',
-    sessionTtlSeconds: 60,
-    registrationMaxSeconds: 60,
-    noAnswerMs: 1000,
-    agentAnswerTimeoutMs: 1000,
-    toneMs: 100,
-  });
+  const world = new RestWorld();
   let forgotten = 0;
   const faults = new FaultPlan();
-  const app = new Hono().route('/__sim', createControlApp(service, () => (forgotten += 1), faults));
-  afterEach(() => service.reset());
+  const app = new Hono().route('/__sim', createControlApp(world.service, () => (forgotten += 1), faults));
+  afterAll(() => world.close());
 
   it('answers an unknown control route 404 not_found as JSON, even mounted under /__sim', async () => {
     const response = await app.request('/__sim/nope');
