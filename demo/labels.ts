@@ -12,6 +12,14 @@ export function connectionLabel(connection: VoiceBrowserStatus['connection']): s
       return 'Connecting…';
     case 'ready':
       return 'Ready';
+    case 'reconnecting':
+      return 'Reconnecting…';
+    case 'offline':
+      return 'Connection lost';
+    case 'expired':
+      return 'Session expired';
+    case 'renewing':
+      return 'Renewing…';
     case 'disconnecting':
       return 'Disconnecting…';
     case 'recovery_required':

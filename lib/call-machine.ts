@@ -8,12 +8,16 @@ import type { BrowserCall, CallAttempt, CallInput, StatusError } from './types.j
  * ```
  *            startCall()                 202 {call}                terminal read
  *  (none) ──attempt_started──▶ creating ──attempt_admitted──▶ admitted ──call_read──▶ (none), busy false
- *                                 │   ╲
- *                 4xx (nothing    │    ╲ answer lost (network, 5xx, timeout)
- *                 was created)    ▼     ▼
- *                 (none)      outcome_unknown ──retry with the same key──▶ creating
+ *                                 │   ╲                          ▲
+ *                 4xx (nothing    │    ╲ answer lost             │ a read of the current session
+ *                 was created)    ▼     ▼ (network, 5xx)         │ names the call (attempt_reconciled)
+ *                 (none)      outcome_unknown ───────────────────┘
+ *                                   └──retry with the same key──▶ creating
+ *
+ *  recover(): (none) ──call_recovered──▶ a call without attempt, polled until its terminal read
  * ```
  * spec 3.2: `busy` turns false only on a terminal read, or when the service said no call was created.
+ * spec 7: an unknown outcome is reconciled by reads (the reconciling effect), never by a new dial.
  */
 
 export interface CallSlice {
@@ -28,9 +32,21 @@ export type CallEvent =
   | { type: 'attempt_admitted'; call: BrowserCall }
   | { type: 'attempt_rejected'; error: StatusError }
   | { type: 'attempt_unknown'; error: StatusError }
+  | { type: 'attempt_reconciled'; call: BrowserCall }
+  /**
+   * disconnect() ended the session while no read had found the attempt's call: nothing more can be
+   * learnt or done for it, so it is given up, with the error saying so.
+   */
+  | { type: 'attempt_abandoned'; error: StatusError }
+  | { type: 'call_recovered'; call: BrowserCall }
   | { type: 'call_read'; call: BrowserCall };
 
-export type CallEffect = { type: 'start_polling'; callId: string } | { type: 'stop_polling' } | { type: 'call_ended'; call: BrowserCall };
+export type CallEffect =
+  | { type: 'start_polling'; callId: string }
+  /** Read the current session until it names the attempt's call (spec 7: reconcile without redialing). */
+  | { type: 'start_reconciling' }
+  | { type: 'stop_polling' }
+  | { type: 'call_ended'; call: BrowserCall };
 
 export const idleCall: CallSlice = { attempt: null, call: null, busy: false, error: null };
 
@@ -58,7 +74,14 @@ function settle(state: CallSlice, call: BrowserCall, effects: CallEffect[]): [Ca
 export function transition(state: CallSlice, event: CallEvent): [CallSlice, CallEffect[]] {
   switch (event.type) {
     case 'attempt_started':
-      return [{ attempt: { idempotencyKey: event.idempotencyKey, input: event.input, phase: 'creating' }, call: null, busy: true, error: null }, []];
+      return [
+        { attempt: { idempotencyKey: event.idempotencyKey, input: event.input, phase: 'creating' }, call: null, busy: true, error: null },
+        // A retry ends the reconciling reads of the lost attempt: its answer will name the call.
+        state.attempt?.phase === 'outcome_unknown' ? [{ type: 'stop_polling' }] : [],
+      ];
+    case 'attempt_reconciled':
+      if (state.attempt?.phase !== 'outcome_unknown') return [state, []];
+    // falls through: a found call is admitted exactly as a 202 would have admitted it
     case 'attempt_admitted': {
       if (!state.attempt) return [state, []];
       const admitted = { ...state, attempt: { ...state.attempt, phase: 'admitted' as const }, error: null };
@@ -68,7 +91,13 @@ export function transition(state: CallSlice, event: CallEvent): [CallSlice, Call
       return [{ ...state, attempt: null, busy: state.call !== null && !isTerminal(state.call), error: event.error }, []];
     case 'attempt_unknown':
       if (!state.attempt) return [state, []];
-      return [{ ...state, attempt: { ...state.attempt, phase: 'outcome_unknown' }, busy: true, error: event.error }, []];
+      return [{ ...state, attempt: { ...state.attempt, phase: 'outcome_unknown' }, busy: true, error: event.error }, [{ type: 'start_reconciling' }]];
+    case 'attempt_abandoned':
+      if (state.attempt?.phase !== 'outcome_unknown') return [state, []];
+      return [{ ...state, attempt: null, busy: false, error: event.error }, [{ type: 'stop_polling' }]];
+    case 'call_recovered':
+      if (state.attempt || state.busy) return [state, []];
+      return settle({ ...state, call: null }, event.call, isTerminal(event.call) ? [] : [{ type: 'start_polling', callId: event.call.id }]);
     case 'call_read':
       if (!state.call || state.call.id !== event.call.id || isStale(state.call, event.call)) return [state, []];
       if (isTerminal(state.call)) return [state, []];

@@ -1,20 +1,20 @@
 import type { Clock } from './clock.js';
 import { isVoiceBrowserError } from './errors.js';
-import type { BrowserCall } from './types.js';
 
 /**
  * The one poller of an active call (spec 4.9: about once a second; callers add no second poller).
  *
  * @remarks
  * Never two reads in flight: `pollNow()` during a read asks for one more read right after it. It stops by
- * itself once `isTerminal` says so, and on `429` waits the `Retry-After` the service asked for.
+ * itself once `isTerminal` says so, and on `429` waits the `Retry-After` the service asked for; a `pollNow()`
+ * during that wait does not cut it short.
  */
 
-export interface PollerOptions {
+export interface PollerOptions<T> {
   clock: Clock;
-  read(signal: AbortSignal): Promise<BrowserCall>;
-  isTerminal(call: BrowserCall): boolean;
-  onRead(call: BrowserCall): void;
+  read(signal: AbortSignal): Promise<T>;
+  isTerminal(value: T): boolean;
+  onRead(value: T): void;
   onError(error: unknown): void;
   intervalMs?: number;
 }
@@ -27,12 +27,14 @@ export interface Poller {
   readonly stopped: boolean;
 }
 
-export function createPoller(options: PollerOptions): Poller {
+export function createPoller<T>(options: PollerOptions<T>): Poller {
   const interval = options.intervalMs ?? 1000;
   let timer: unknown;
   let inFlight: AbortController | undefined;
   let again = false;
   let stopped = false;
+  /** Until when the service asked us to wait (429 Retry-After). */
+  let backoffUntil = 0;
 
   const schedule = (ms: number) => {
     if (stopped) return;
@@ -51,16 +53,19 @@ export function createPoller(options: PollerOptions): Poller {
     inFlight = controller;
     let wait = interval;
     try {
-      const call = await options.read(controller.signal);
+      const value = await options.read(controller.signal);
       if (stopped) return;
-      options.onRead(call);
-      if (options.isTerminal(call)) {
+      options.onRead(value);
+      if (options.isTerminal(value)) {
         stop();
         return;
       }
     } catch (error) {
       if (stopped) return;
-      if (isVoiceBrowserError(error) && error.status === 429) wait = Math.max(interval, error.retryAfterMs ?? interval);
+      if (isVoiceBrowserError(error) && error.status === 429) {
+        wait = Math.max(interval, error.retryAfterMs ?? interval);
+        backoffUntil = options.clock.now() + wait;
+      }
       options.onError(error);
     } finally {
       if (inFlight === controller) inFlight = undefined;
@@ -86,7 +91,7 @@ export function createPoller(options: PollerOptions): Poller {
   schedule(interval);
   return {
     pollNow: () => {
-      if (stopped) return;
+      if (stopped || options.clock.now() < backoffUntil) return;
       if (inFlight) again = true;
       else {
         options.clock.clearTimeout(timer);

@@ -5,12 +5,14 @@ import type { Session } from 'sip.js/lib/api/session.js';
 import { SessionState } from 'sip.js/lib/api/session-state.js';
 import { UserAgent } from 'sip.js/lib/api/user-agent.js';
 import type { SessionDescriptionHandler } from 'sip.js/lib/platform/web/session-description-handler/session-description-handler.js';
+import type { Clock } from './clock.js';
 import { VoiceBrowserError } from './errors.js';
+import { createMediaControls, type DtmfMethod, type MediaControls } from './media-controls.js';
 import type { SessionTransport } from './types.js';
 
 /**
  * The only file that imports SIP.js: a registered user agent over WebSocket that reports INVITEs, session
- * ends and media, and plays the remote audio. It decides nothing; voice-browser.ts does.
+ * ends, media and registration, and plays the remote audio. It decides nothing; voice-browser.ts does.
  *
  * @remarks
  * Loaded with a dynamic `import()` from `connect()`, so a page that only recovers or cleans up never
@@ -34,7 +36,11 @@ export interface SipEvents {
   /** ICE and DTLS are up: audio can flow. */
   onMediaConnected(callId: string | undefined): void;
   onAudio(state: 'playing' | 'blocked'): void;
-  /** The WebSocket dropped or the registration was lost. */
+  /** The WebSocket dropped; the link is trying to reconnect and register again. */
+  onReconnecting(): void;
+  /** Reconnected and registered again after a drop. */
+  onReconnected(): void;
+  /** The WebSocket or the registration is gone for good (reconnection failed, refresh refused, expired). */
   onDisconnected(error: VoiceBrowserError): void;
 }
 
@@ -43,14 +49,24 @@ export interface SipLinkOptions {
   remoteAudio?: HTMLAudioElement;
   audioDevices?: { microphoneId?: string; speakerId?: string };
   events: SipEvents;
+  clock: Clock;
 }
 
 export interface SipLink {
-  /** Sends BYE for an accepted call (or CANCEL-equivalent reject if still ringing). */
+  /** Sends BYE for an accepted call. */
   endSession(): void;
+  /** Mutes or unmutes the outgoing audio of the current call and of calls answered later. */
+  setMuted(muted: boolean): void;
+  /** Sends one digit on the established call: RFC 4733 when negotiated, else SIP INFO. */
+  sendDtmf(digit: string): Promise<DtmfMethod>;
+  /** Plays the remote audio again after the autoplay policy blocked it (call from a user gesture). */
+  resumeAudio(): Promise<void>;
   /** Unregisters and closes the WebSocket; the microphone is released with the session. */
   close(): Promise<void>;
 }
+
+/** Reconnection after a dropped WebSocket: attempts and the wait before each (ms). */
+const RECONNECT_DELAYS_MS = [250, 1000, 3000];
 
 /** getUserMedia failures, told apart (spec 4.9 asks that permission failures be distinguishable). */
 function microphoneError(cause: unknown): VoiceBrowserError {
@@ -64,46 +80,56 @@ function microphoneError(cause: unknown): VoiceBrowserError {
   return new VoiceBrowserError('connection_failed', 'the call could not be answered in the browser', { cause });
 }
 
-async function playRemote(session: Session, options: SipLinkOptions): Promise<void> {
-  const audio = options.remoteAudio;
-  const sdh = session.sessionDescriptionHandler as SessionDescriptionHandler | undefined;
-  if (!audio || !sdh) return;
-  audio.srcObject = sdh.remoteMediaStream;
-  const speakerId = options.audioDevices?.speakerId;
-  const sinkable = audio as HTMLAudioElement & { setSinkId?: (id: string) => Promise<void> };
-  if (speakerId && sinkable.setSinkId) await sinkable.setSinkId(speakerId).catch(() => undefined);
-  try {
-    await audio.play();
-    options.events.onAudio('playing');
-  } catch {
-    // Autoplay policy: playback needs a user gesture (the page resumes it with a click).
-    options.events.onAudio('blocked');
-  }
-}
-
-function watchSession(session: Session, callId: string | undefined, options: SipLinkOptions): void {
-  session.stateChange.addListener((state) => {
-    if (state === SessionState.Established) {
-      const pc = (session.sessionDescriptionHandler as SessionDescriptionHandler | undefined)?.peerConnection;
-      const report = () => {
-        if (pc?.connectionState === 'connected') options.events.onMediaConnected(callId);
-      };
-      pc?.addEventListener('connectionstatechange', report);
-      report();
-      void playRemote(session, options);
-    }
-    if (state === SessionState.Terminated) options.events.onSessionEnded(callId);
-  });
+function handlerOf(session: Session | undefined): SessionDescriptionHandler | undefined {
+  return session?.sessionDescriptionHandler as SessionDescriptionHandler | undefined;
 }
 
 /** Registers the session's temporary credentials over WebSocket; resolves once registered. */
 export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
-  const { transport, events } = options;
+  const { transport, events, clock } = options;
   const uri = UserAgent.makeURI(transport.sipUri);
   if (!uri) throw new VoiceBrowserError('connection_failed', `the session's SIP URI is not valid: ${transport.sipUri}`);
   const microphone = options.audioDevices?.microphoneId;
   let current: Session | undefined;
   let closing = false;
+  let reconnecting = false;
+  const media: MediaControls = createMediaControls({
+    peerConnection: () => handlerOf(current)?.peerConnection,
+    sendInfo: async (contentType, content) => {
+      const session = current;
+      if (session?.state !== SessionState.Established) throw new VoiceBrowserError('no_active_call', 'the call is not established');
+      await new Promise<void>((resolve, reject) => {
+        void session
+          .info({
+            requestDelegate: { onAccept: () => resolve(), onReject: (response) => reject(new Error(`INFO answered ${response.message.statusCode}`)) },
+            requestOptions: { body: { contentDisposition: 'render', contentType, content } },
+          })
+          .catch(reject);
+      });
+    },
+    remoteAudio: options.remoteAudio,
+    speakerId: options.audioDevices?.speakerId,
+    onAudio: events.onAudio,
+  });
+
+  const watch = (session: Session, callId: string | undefined) => {
+    session.stateChange.addListener((state) => {
+      if (state === SessionState.Established) {
+        const pc = handlerOf(session)?.peerConnection;
+        const report = () => {
+          if (pc?.connectionState === 'connected') events.onMediaConnected(callId);
+        };
+        pc?.addEventListener('connectionstatechange', report);
+        report();
+        media.applyMute();
+        void media.play(handlerOf(session)?.remoteMediaStream);
+      }
+      if (state === SessionState.Terminated) {
+        if (current === session) current = undefined;
+        events.onSessionEnded(callId);
+      }
+    });
+  };
 
   const ua = new UserAgent({
     uri,
@@ -120,7 +146,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
           callId,
           accept: async () => {
             current = invitation;
-            watchSession(invitation, callId, options);
+            watch(invitation, callId);
             try {
               await invitation.accept({
                 sessionDescriptionHandlerOptions: { constraints: { audio: microphone ? { deviceId: { exact: microphone } } : true, video: false } },
@@ -133,9 +159,51 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
         });
       },
       onDisconnect: (error?: Error) => {
-        if (!closing) events.onDisconnected(new VoiceBrowserError('connection_failed', 'the SIP connection to the voice service dropped', { cause: error }));
+        if (!closing && !reconnecting) void reconnect(error);
       },
     },
+  });
+
+  const registerer = new Registerer(ua, { expires: transport.registrationExpiresSeconds ?? 600 });
+  const register = () =>
+    new Promise<void>((resolve, reject) => {
+      const fail = (why: string) => reject(new VoiceBrowserError('connection_failed', `SIP registration failed: ${why}`));
+      registerer
+        .register({
+          requestDelegate: {
+            onAccept: () => resolve(),
+            onReject: (response) => fail(`${response.message.statusCode} ${response.message.reasonPhrase}`),
+          },
+        })
+        .catch((error: unknown) => fail(String(error)));
+    });
+
+  /** A dropped WebSocket: reconnect and register again a few times; the call's media does not need it. */
+  async function reconnect(cause: Error | undefined): Promise<void> {
+    reconnecting = true;
+    events.onReconnecting();
+    for (const delay of RECONNECT_DELAYS_MS) {
+      await new Promise<void>((resolve) => clock.setTimeout(resolve, delay));
+      if (closing) return;
+      try {
+        await ua.reconnect();
+        await register();
+        reconnecting = false;
+        events.onReconnected();
+        return;
+      } catch {
+        // The next attempt waits longer; after the last one the link is gone.
+      }
+    }
+    reconnecting = false;
+    if (!closing) events.onDisconnected(new VoiceBrowserError('connection_failed', 'the SIP connection to the voice service dropped and could not be restored', { cause }));
+  }
+
+  registerer.stateChange.addListener((state) => {
+    // The registrar refused a refresh, or the registration ran out (never past the session): no new calls.
+    if (state === RegistererState.Unregistered && !closing && !reconnecting) {
+      events.onDisconnected(new VoiceBrowserError('browser_session_unavailable', 'the SIP registration ended; renew() the session to take calls again'));
+    }
   });
 
   try {
@@ -143,16 +211,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   } catch (cause) {
     throw new VoiceBrowserError('connection_failed', 'could not open the SIP WebSocket to the voice service', { cause });
   }
-  const registerer = new Registerer(ua, { expires: transport.registrationExpiresSeconds ?? 600 });
-  await new Promise<void>((resolve, reject) => {
-    const fail = (why: string) => reject(new VoiceBrowserError('connection_failed', `SIP registration failed: ${why}`));
-    registerer.stateChange.addListener((state) => {
-      if (state === RegistererState.Registered) resolve();
-    });
-    registerer
-      .register({ requestDelegate: { onReject: (response) => fail(`${response.message.statusCode} ${response.message.reasonPhrase}`) } })
-      .catch((error: unknown) => fail(String(error)));
-  }).catch(async (error: unknown) => {
+  await register().catch(async (error: unknown) => {
     closing = true;
     await ua.stop().catch(() => undefined);
     throw error;
@@ -160,10 +219,11 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
 
   return {
     endSession: () => {
-      const session = current;
-      if (!session) return;
-      if (session.state === SessionState.Established) void session.bye().catch(() => undefined);
+      if (current?.state === SessionState.Established) void current.bye().catch(() => undefined);
     },
+    setMuted: media.setMuted,
+    sendDtmf: media.sendDtmf,
+    resumeAudio: media.resumeAudio,
     close: async () => {
       closing = true;
       if (current?.state === SessionState.Established) await current.bye().catch(() => undefined);

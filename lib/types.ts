@@ -77,22 +77,39 @@ export interface VoiceBackend {
 }
 
 /**
- * Connection of the helper to the service:
+ * Connection of the helper to the service (spec 3.2, 4.9):
  *
  * ```
- *  disconnected ──connect()──▶ connecting ──registered──▶ ready ──disconnect()──▶ disconnecting ──▶ disconnected
- *       ▲                         │ (failure: error set)                                              │
- *       └─────────────────────────┴───────────────────────────────────────────────────────────────────┘
+ *                 connect()               registered
+ *  disconnected ────────────▶ connecting ────────────▶ ready ◀──────────────┐
+ *    ▲    │ recover() finds       │ failure                │ │ │             │ registered again
+ *    │    ▼ a session             ▼                        │ │ └─socket drop─▶ reconnecting ──gives up──▶ offline
+ *    │  recovery_required    disconnected (error set)      │ └─session or registration expiry──────────▶ expired
+ *    │    │                                                │                   renew() while idle:
+ *    │    └──disconnect()──┐                                │   ready / expired / offline ──▶ renewing ──▶ ready
+ *    └──── disconnecting ◀─┴──────────disconnect()──────────┘   (from any state that holds a session)
  * ```
- * `recovery_required` (spec 4.9) arrives with recover(), in a later change.
+ * Only `ready` takes new calls. `expired` and `offline` keep an accepted call running to its own end.
  */
-export type Connection = 'disconnected' | 'connecting' | 'ready' | 'disconnecting' | 'recovery_required';
+export type Connection =
+  | 'disconnected'
+  | 'connecting'
+  | 'ready'
+  | 'reconnecting'
+  | 'offline'
+  | 'expired'
+  | 'renewing'
+  | 'disconnecting'
+  | 'recovery_required';
 
 /** The attempt behind the current call: kept until a terminal read, so a retry reuses its key (spec 7). */
 export interface CallAttempt {
   idempotencyKey: string;
   input: CallInput;
-  /** `creating`: createCall in flight; `admitted`: the service returned the call; `outcome_unknown`: the answer was lost. */
+  /**
+   * `creating`: createCall in flight; `admitted`: the service named the call (its 202, or a read of the current
+   * session found it); `outcome_unknown`: the answer was lost and no read has found the call yet.
+   */
   phase: 'creating' | 'admitted' | 'outcome_unknown';
 }
 
@@ -112,6 +129,8 @@ export interface VoiceBrowserStatus {
   busy: boolean;
   /** The page's audio: `none` before a call, `connecting`, `playing`, `blocked` (autoplay policy), `ended`. */
   audio: 'none' | 'connecting' | 'playing' | 'blocked' | 'ended';
+  /** Outgoing audio muted (spec 4.9: mute affects outgoing audio only); kept across calls until changed. */
+  muted: boolean;
   error: StatusError | null;
 }
 
@@ -121,7 +140,7 @@ export interface TimingEvent {
   /** Call id, for call milestones. */
   callId?: string;
   at: number;
-  /** Milliseconds since connect() or startCall() began. */
+  /** Milliseconds since connect(), renew() or startCall() began. */
   sinceStartMs: number;
 }
 

@@ -1,28 +1,43 @@
-import { idleCall, isTerminal, transition, type CallEffect, type CallEvent, type CallSlice } from './call-machine.js';
+import { createCallControl } from './call-control.js';
 import { systemClock, type Clock } from './clock.js';
 import { toVoiceError, VoiceBrowserError } from './errors.js';
-import { createPoller, type Poller } from './poller.js';
-import type { IncomingInvite, SipEvents, SipLink, SipLinkOptions } from './sip-adapter.js';
-import type { BrowserCall, CallInput, SessionTransport, TimingEvent, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
+import type { SipEvents, SipLink, SipLinkOptions } from './sip-adapter.js';
+import { createStatusStore } from './status-store.js';
+import type { BrowserCall, BrowserSession, CallInput, Connection, SessionTransport, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
 
 /**
  * `createVoiceBrowser` (spec 4.9): the helper a page uses to take browser calls placed by its server.
+ * This file owns the connection (session, SIP link, expiry, renewal, recovery); call-control.ts owns calls.
  */
 
 /** The helper's methods. Each failure rejects with a {@link VoiceBrowserError} and is also shown in `status().error`. */
 export interface VoiceBrowser {
+  /**
+   * On a fresh helper (after a reload), reads the user's current session and call. A session found sets
+   * `connection` to `recovery_required`: its call is shown and polled, and `hangup()` and `disconnect()` clean
+   * up; audio and credentials are not restored, and `connect()` is refused until `disconnect()` (spec 4.9).
+   */
+  recover(): Promise<VoiceBrowserStatus>;
   /** Creates a browser session, loads SIP.js and registers; resolves when `connection` is `ready`. */
   connect(): Promise<void>;
+  /** Hangs up, waits for a terminal read, ends the session, unregisters and releases the microphone. */
+  disconnect(): Promise<void>;
   /**
    * Asks the server to place a call; resolves with the admitted call (`202`: not yet an answer, spec 3.2).
-   * Retrying after `call_outcome_unknown` with the same `idempotencyKey` returns the original call.
+   * Retrying after `call_outcome_unknown` with the same `idempotencyKey` and input returns the original call.
    */
   startCall(input: CallInput, options: { idempotencyKey: string }): Promise<BrowserCall>;
   /** Asks the service to end the call; `busy` stays true until a terminal read (spec 3.2). */
   hangup(): Promise<void>;
-  /** Hangs up, waits for the call to end, ends the session and unregisters. */
-  disconnect(): Promise<void>;
-  /** The current status snapshot. */
+  /** Mutes (true) or unmutes the outgoing audio; the far end keeps sending, and you keep hearing it. */
+  mute(muted: boolean): void;
+  /** Sends one DTMF digit (`0-9 * # A-D`) on the answered call: RFC 4733 when negotiated, else SIP INFO. */
+  sendDtmf(digit: string): Promise<void>;
+  /** Replaces the session with a new one (fresh credentials and expiry); only while idle (spec 4.9). */
+  renew(): Promise<void>;
+  /** Plays the call's audio after the browser blocked it (`audio_playback_blocked`); call it from a click. */
+  resumeAudio(): Promise<void>;
+  /** The current status snapshot (deeply frozen). */
   status(): VoiceBrowserStatus;
 }
 
@@ -32,24 +47,26 @@ export interface VoiceBrowserInternals {
   openSipLink?: (options: SipLinkOptions) => Promise<SipLink>;
 }
 
-const E164 = /^\+[1-9]\d{1,14}$/;
-const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,128}$/;
+/** How long disconnect() waits for a terminal read, and for reads to find the call of a lost request. */
 const END_WAIT_MS = 15_000;
+const UNKNOWN_WAIT_MS = 3_000;
+/** The longest delay a browser timer takes (2^31 - 1 ms). */
+const MAX_TIMER_MS = 2_147_483_647;
 
-const initialStatus: VoiceBrowserStatus = Object.freeze({
-  connection: 'disconnected',
-  session: null,
-  call: null,
-  attempt: null,
-  busy: false,
-  audio: 'none',
-  error: null,
-});
+const RENEWABLE: ReadonlySet<Connection> = new Set(['ready', 'expired', 'offline']);
+const HOLDS_LINK: ReadonlySet<Connection> = new Set(['ready', 'reconnecting']);
 
-/** An answer came back and said no: nothing was created (spec 7). Anything else leaves the outcome unknown. */
-function isDefiniteRejection(error: VoiceBrowserError): boolean {
-  const status = error.status ?? 0;
-  return status >= 400 && status < 500 && status !== 408 && error.code !== 'idempotency_in_progress';
+const sessionView = (session: BrowserSession) => ({ id: session.id, expiresAt: session.expiresAt });
+
+/** Why no call can start in this connection state, as the error startCall() gives. */
+function noCallsNow(connection: Connection): VoiceBrowserError {
+  const why: Partial<Record<Connection, string>> = {
+    expired: 'the session or its registration expired; renew() it to take calls again',
+    offline: 'the SIP connection was lost; renew() to reconnect',
+    reconnecting: 'the SIP connection is being restored; try again in a moment',
+    recovery_required: 'a session from before the reload must be cleaned up with disconnect() first',
+  };
+  return new VoiceBrowserError('browser_session_unavailable', why[connection] ?? `startCall() while ${connection}; connect() and wait for "ready"`);
 }
 
 /**
@@ -72,269 +89,237 @@ function isDefiniteRejection(error: VoiceBrowserError): boolean {
 export function createVoiceBrowser(options: VoiceBrowserOptions & VoiceBrowserInternals): VoiceBrowser {
   const { backend } = options;
   const clock = options.clock ?? systemClock;
-  let status = initialStatus;
-  let slice: CallSlice = idleCall;
+  const store = createStatusStore(options, clock);
   let link: SipLink | undefined;
-  let poller: Poller | undefined;
-  let heldInvite: IncomingInvite | undefined;
-  let hangupWanted = false;
-  let connecting: Promise<void> | undefined;
-  let starting: { key: string; promise: Promise<BrowserCall> } | undefined;
+  /** The link whose events count; events of an older link (before a renewal) are ignored. */
+  let linkToken: object | undefined;
   let lifetime = new AbortController();
-  let connectStartedAt = 0;
-  let callStartedAt = 0;
-  const callEndWaiters = new Set<() => void>();
-  const reported = new Set<string>();
+  let expiryTimer: unknown;
+  let connecting: Promise<void> | undefined;
+  let renewing: Promise<void> | undefined;
+  let disconnecting: Promise<void> | undefined;
 
-  /** The one place status changes: commit, then notify (STYLE: SIP.js `stateTransition`). */
-  function commit(patch: Partial<VoiceBrowserStatus>): void {
-    status = Object.freeze({ ...status, ...patch });
-    options.onStatus?.(status);
-  }
-
-  function timing(name: TimingEvent['name'], startedAt: number, callId?: string): void {
-    const at = clock.now();
-    options.onTiming?.({ name, at, sinceStartMs: at - startedAt, ...(callId ? { callId } : {}) });
-  }
-
-  /** Once per call and milestone: reads and SIP events may both report the same moment. */
-  function callTiming(name: TimingEvent['name'], callId: string | undefined): void {
-    if (!callId || reported.has(`${callId}:${name}`)) return;
-    reported.add(`${callId}:${name}`);
-    timing(name, callStartedAt, callId);
-  }
-
-  function dispatch(event: CallEvent): void {
-    const [next, effects] = transition(slice, event);
-    slice = next;
-    commit({ attempt: next.attempt, call: next.call, busy: next.busy, error: next.error });
-    if (next.call?.state === 'connected') callTiming('connected', next.call.id);
-    for (const effect of effects) run(effect);
-  }
-
-  function run(effect: CallEffect): void {
-    switch (effect.type) {
-      case 'start_polling':
-        poller?.stop();
-        poller = createPoller({
-          clock,
-          read: (signal) => backend.getCall(effect.callId, { signal }).then((r) => r.call),
-          isTerminal,
-          onRead: (call) => dispatch({ type: 'call_read', call }),
-          // A failed read changes nothing: the next tick reads again (reads are safe to repeat).
-          onError: () => undefined,
-        });
-        return;
-      case 'stop_polling':
-        poller?.stop();
-        poller = undefined;
-        return;
-      case 'call_ended':
-        callTiming('ended', effect.call.id);
-        // The service says both legs are down; make sure our half of the dialog is too.
-        link?.endSession();
-        if (status.audio !== 'none') commit({ audio: 'ended' });
-        for (const wake of callEndWaiters) wake();
-        callEndWaiters.clear();
-        return;
-    }
-  }
-
-  function answer(invite: IncomingInvite): void {
-    heldInvite = undefined;
-    callTiming('invite_received', invite.callId);
-    commit({ audio: 'connecting' });
-    invite.accept().then(
-      () => poller?.pollNow(),
-      (error: unknown) => {
-        // SIP.js has already declined the INVITE; the service will end the call and a read will show it.
-        commit({ error: toVoiceError(error, 'connection_failed', 'the call could not be answered').toStatus() });
-        poller?.pollNow();
-      },
-    );
-  }
-
-  /** The INVITE held while the call had no id: answered if it is this call's, rejected otherwise (DESIGN.md). */
-  function settleHeldInvite(callId: string | undefined): void {
-    const invite = heldInvite;
-    heldInvite = undefined;
-    if (!invite) return;
-    if (callId !== undefined && invite.callId === callId) answer(invite);
-    else invite.reject();
-  }
-
-  const sipEvents: SipEvents = {
-    onInvite(invite) {
-      const attempt = slice.attempt;
-      // Only our own call's INVITE is answered (DESIGN.md); it may come before the 202 does.
-      if (attempt && invite.callId && slice.call?.id === invite.callId) return answer(invite);
-      if (attempt && invite.callId && (attempt.phase === 'creating' || attempt.phase === 'outcome_unknown')) {
-        heldInvite?.reject();
-        heldInvite = invite;
-        return;
-      }
-      invite.reject();
-    },
-    onSessionEnded: () => poller?.pollNow(),
-    onMediaConnected: (callId) => callTiming('media_connected', callId),
-    onAudio: (audio) =>
-      commit(
-        audio === 'blocked'
-          ? { audio, error: { code: 'audio_playback_blocked', message: 'the browser blocked audio playback; click to resume it' } }
-          : { audio },
-      ),
-    onDisconnected: (error) => {
-      link = undefined;
-      commit({ connection: 'disconnected', session: null, error: error.toStatus() });
-    },
+  const connection = () => store.get().connection;
+  const fail = (error: VoiceBrowserError): Promise<never> => {
+    store.commit({ error: error.toStatus() });
+    return Promise.reject(error);
   };
+  const detached = () => new AbortController().signal;
+
+  const calls = createCallControl({
+    backend,
+    clock,
+    store,
+    link: () => link,
+    sessionForCall: () => {
+      const { session } = store.get();
+      return connection() === 'ready' && session ? session.id : noCallsNow(connection());
+    },
+    signal: () => lifetime.signal,
+  });
+
+  function eventsFor(token: object): SipEvents {
+    const live = () => token === linkToken;
+    return {
+      onInvite: (invite) => (live() ? calls.sipEvents.onInvite(invite) : invite.reject()),
+      onSessionEnded: (callId) => live() && calls.sipEvents.onSessionEnded(callId),
+      onMediaConnected: (callId) => live() && calls.sipEvents.onMediaConnected(callId),
+      onAudio: (audio) => {
+        if (!live()) return;
+        if (audio === 'blocked') {
+          store.commit({ audio, error: { code: 'audio_playback_blocked', message: 'the browser blocked the call audio; click to resume it' } });
+        } else {
+          store.commit({ audio, ...(store.get().error?.code === 'audio_playback_blocked' ? { error: null } : {}) });
+        }
+      },
+      onReconnecting: () => live() && connection() === 'ready' && store.commit({ connection: 'reconnecting' }),
+      onReconnected: () => live() && connection() === 'reconnecting' && store.commit({ connection: 'ready', error: null }),
+      onDisconnected: (error) => {
+        if (!live() || !HOLDS_LINK.has(connection())) return;
+        // The session lives on at the service: an accepted call runs to its end; renew() or disconnect().
+        store.commit({ connection: error.code === 'browser_session_unavailable' ? 'expired' : 'offline', error: error.toStatus() });
+      },
+    };
+  }
 
   async function openLink(transport: SessionTransport): Promise<SipLink> {
+    const token = {};
+    linkToken = token;
     const open = options.openSipLink ?? (await import('./sip-adapter.js')).openSipLink;
-    return open({ transport, remoteAudio: options.remoteAudio, audioDevices: options.audioDevices, events: sipEvents });
+    return open({ transport, remoteAudio: options.remoteAudio, audioDevices: options.audioDevices, events: eventsFor(token), clock });
+  }
+
+  /** spec 3.2: the session's expiry blocks new calls; an accepted call keeps its own limit. */
+  function watchExpiry(expiresAt: string): void {
+    clock.clearTimeout(expiryTimer);
+    const ms = Date.parse(expiresAt) - clock.now();
+    if (Number.isNaN(ms)) return;
+    expiryTimer = clock.setTimeout(() => {
+      expiryTimer = undefined;
+      // A far expiry is timed in steps of the longest delay a timer takes.
+      if (Date.parse(expiresAt) > clock.now()) return watchExpiry(expiresAt);
+      if (!RENEWABLE.has(connection()) && connection() !== 'reconnecting') return;
+      store.commit({ connection: 'expired', error: { code: 'browser_session_unavailable', message: 'the session expired; renew() it while idle to take calls again' } });
+    }, Math.min(Math.max(0, ms), MAX_TIMER_MS));
+  }
+
+  /** A new session and its registered link; a session whose registration fails is ended again. */
+  async function establish(startedAt: number, onCreated: (session: BrowserSession) => void = () => undefined) {
+    const { session, transport } = await backend.createSession({ signal: lifetime.signal });
+    store.timing('session_created', startedAt);
+    onCreated(session);
+    try {
+      const opened = await openLink(transport);
+      store.timing('registered', startedAt);
+      return { session, link: opened };
+    } catch (cause) {
+      linkToken = undefined;
+      await backend.endSession(session.id, { signal: detached() }).catch(() => undefined);
+      throw toVoiceError(cause, 'connection_failed', 'could not register with the voice service');
+    }
   }
 
   async function doConnect(): Promise<void> {
-    connectStartedAt = clock.now();
+    const startedAt = clock.now();
     lifetime = new AbortController();
-    commit({ connection: 'connecting', error: null });
-    let sessionId: string | undefined;
+    store.commit({ connection: 'connecting', error: null });
     try {
-      const { session, transport } = await backend.createSession({ signal: lifetime.signal });
-      sessionId = session.id;
-      timing('session_created', connectStartedAt);
-      commit({ session: { id: session.id, expiresAt: session.expiresAt } });
-      link = await openLink(transport);
-      timing('registered', connectStartedAt);
-      commit({ connection: 'ready' });
+      const made = await establish(startedAt, (session) => store.commit({ session: sessionView(session) }));
+      link = made.link;
+      store.commit({ connection: 'ready', session: sessionView(made.session) });
+      watchExpiry(made.session.expiresAt);
     } catch (cause) {
       const error = toVoiceError(cause, 'connection_failed', 'could not connect to the voice service');
-      // Leave nothing half-made: a session we created but could not register is ended again.
-      if (sessionId) await backend.endSession(sessionId, { signal: new AbortController().signal }).catch(() => undefined);
-      commit({ connection: 'disconnected', session: null, error: error.toStatus() });
+      store.commit({ connection: 'disconnected', session: null, error: error.toStatus() });
       throw error;
     }
   }
 
-  async function doStartCall(input: CallInput, key: string): Promise<BrowserCall> {
-    const sessionId = status.session?.id;
-    if (status.connection !== 'ready' || !sessionId) {
-      throw new VoiceBrowserError('browser_session_unavailable', 'startCall() before connect() finished; wait for connection "ready"');
-    }
-    callStartedAt = clock.now();
-    hangupWanted = false;
-    dispatch({ type: 'attempt_started', idempotencyKey: key, input });
+  async function doRenew(previous: Connection): Promise<void> {
+    const startedAt = clock.now();
+    const old = { link, sessionId: store.get().session?.id };
+    store.commit({ connection: 'renewing', error: null });
+    let sessionCreated = false;
     try {
-      const { call } = await backend.createCall({ ...input, sessionId }, { idempotencyKey: key, signal: lifetime.signal });
-      dispatch({ type: 'attempt_admitted', call });
-      callTiming('call_admitted', call.id);
-      settleHeldInvite(call.id);
-      if (hangupWanted) void hangup().catch(() => undefined);
-      return call;
+      const made = await establish(startedAt, () => (sessionCreated = true));
+      link = made.link;
+      store.commit({ connection: 'ready', session: sessionView(made.session) });
+      watchExpiry(made.session.expiresAt);
     } catch (cause) {
-      const error = toVoiceError(cause, 'call_outcome_unknown', 'the call request got no answer');
-      if (isDefiniteRejection(error)) {
-        // Nothing was created, so an INVITE held for this attempt is not ours.
-        settleHeldInvite(undefined);
-        dispatch({ type: 'attempt_rejected', error: error.toStatus() });
-        throw error;
-      }
-      // spec 4.7, 7: a lost answer keeps the attempt and its key; the caller retries with the same key.
-      const unknown = new VoiceBrowserError('call_outcome_unknown', 'the call may have been placed; retry startCall() with the same idempotencyKey', { cause: error });
-      dispatch({ type: 'attempt_unknown', error: unknown.toStatus() });
-      throw unknown;
-    }
-  }
-
-  function startCall(input: CallInput, callOptions: { idempotencyKey: string }): Promise<BrowserCall> {
-    const key = callOptions?.idempotencyKey;
-    if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key) || key.trim() === '') {
-      return Promise.reject(new VoiceBrowserError('invalid_argument', 'idempotencyKey must be 1-128 printable ASCII characters, new for each new call'));
-    }
-    if (!input || !E164.test(input.from) || !E164.test(input.to)) {
-      return Promise.reject(new VoiceBrowserError('invalid_argument', 'from and to must be E.164 numbers such as +12025550100'));
-    }
-    // A double click with the same key joins the request in flight: one intent, one call.
-    if (starting?.key === key) return starting.promise;
-    const retry = slice.attempt?.idempotencyKey === key && slice.attempt.phase === 'outcome_unknown';
-    if (slice.busy && !retry) {
-      return Promise.reject(new VoiceBrowserError('browser_agent_busy', 'a call is still active; wait until busy is false or hang up'));
-    }
-    const promise = doStartCall(input, key).finally(() => {
-      if (starting?.promise === promise) starting = undefined;
-    });
-    starting = { key, promise };
-    return promise;
-  }
-
-  async function hangup(): Promise<void> {
-    const call = slice.call;
-    if (!call) {
-      // No id yet (createCall in flight): hang up as soon as the service names the call.
-      if (slice.attempt?.phase === 'creating') hangupWanted = true;
-      return;
-    }
-    if (isTerminal(call)) return;
-    try {
-      const { call: after } = await backend.hangupCall(call.id, { signal: lifetime.signal });
-      dispatch({ type: 'call_read', call: after });
-    } catch (cause) {
-      // The service did not take the hangup: end our leg by SIP BYE, which ends the call too.
-      link?.endSession();
-      const error = toVoiceError(cause, 'cleanup_unknown', 'the hangup request failed');
-      commit({ error: error.toStatus() });
+      const error = toVoiceError(cause, 'connection_failed', 'renewing the session failed');
+      // Once a new session was made the service may have retired the old one: only renew() again helps.
+      store.commit({ connection: sessionCreated ? 'offline' : previous, error: error.toStatus() });
       throw error;
-    } finally {
-      poller?.pollNow();
     }
+    // The old session is superseded: its link closes and the service is told it is over.
+    await old.link?.close();
+    if (old.sessionId) await backend.endSession(old.sessionId, { signal: detached() }).catch(() => undefined);
   }
 
-  function waitForCallEnd(): Promise<void> {
-    if (!slice.busy) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = clock.setTimeout(resolve, END_WAIT_MS);
-      callEndWaiters.add(() => {
-        clock.clearTimeout(timer);
-        resolve();
-      });
-    });
+  /** Waits for the call to end: a lost request first gets a few seconds of reads to find its call. */
+  async function settleCall(): Promise<void> {
+    if (calls.outcomeUnknown) await calls.waitForEnd(UNKNOWN_WAIT_MS);
+    if (calls.busy && !calls.outcomeUnknown) await calls.waitForEnd(END_WAIT_MS);
   }
 
-  async function disconnect(): Promise<void> {
-    if (status.connection === 'disconnected' && !status.session) return;
-    const sessionId = status.session?.id;
-    commit({ connection: 'disconnecting' });
+  async function doDisconnect(): Promise<void> {
+    await Promise.allSettled([connecting, renewing]);
+    const sessionId = store.get().session?.id;
+    store.commit({ connection: 'disconnecting' });
     let failure: VoiceBrowserError | undefined;
-    if (slice.busy) {
-      await hangup().catch((error: unknown) => (failure = toVoiceError(error, 'cleanup_unknown', 'hangup failed')));
-      await waitForCallEnd();
+    if (calls.busy) {
+      await calls.hangup().catch((error: unknown) => (failure = toVoiceError(error, 'cleanup_unknown', 'hangup failed')));
+      await settleCall();
     }
-    poller?.stop();
-    poller = undefined;
+    clock.clearTimeout(expiryTimer);
+    linkToken = undefined;
     await link?.close();
     link = undefined;
+    let sessionEnded = !sessionId;
     if (sessionId) {
-      await backend.endSession(sessionId, { signal: new AbortController().signal }).catch((error: unknown) => {
-        failure = new VoiceBrowserError('cleanup_unknown', 'ending the session failed; call disconnect() again', { cause: error });
-      });
+      await backend.endSession(sessionId, { signal: detached() }).then(
+        () => (sessionEnded = true),
+        (cause: unknown) => (failure = new VoiceBrowserError('cleanup_unknown', 'ending the session failed; call disconnect() again', { cause })),
+      );
     }
+    const abandoned = sessionEnded && calls.outcomeUnknown;
+    if (abandoned) calls.abandonUnknown();
+    // Ending the session ends its call at the service; one more read shows whether it did.
+    if (sessionEnded && calls.busy) await calls.readOnce();
+    calls.stop();
     lifetime.abort();
-    commit({ connection: 'disconnected', session: failure ? status.session : null, error: failure?.toStatus() ?? null });
+    if (calls.busy && !failure) failure = new VoiceBrowserError('cleanup_unknown', 'the call was not confirmed ended; call disconnect() again');
+    const error = failure ? failure.toStatus() : abandoned ? store.get().error : null;
+    store.commit({ connection: 'disconnected', session: sessionEnded ? null : store.get().session, error });
     if (failure) throw failure;
   }
 
+  async function doRecover(): Promise<VoiceBrowserStatus> {
+    if (lifetime.signal.aborted) lifetime = new AbortController();
+    let found: { session: BrowserSession | null; call: BrowserCall | null };
+    try {
+      found = await backend.getCurrentSession({ signal: lifetime.signal });
+    } catch (cause) {
+      return fail(toVoiceError(cause, 'browser_voice_unavailable', 'could not read the current session; try recover() again'));
+    }
+    if (!found.session) return store.get();
+    store.commit({ connection: 'recovery_required', session: sessionView(found.session), error: null });
+    if (found.call && found.call.sessionId === found.session.id) calls.adopt(found.call, found.session.id);
+    return store.get();
+  }
+
+  let recovering: Promise<VoiceBrowserStatus> | undefined;
+
   return {
+    recover() {
+      if (recovering) return recovering;
+      const { session } = store.get();
+      if (connection() !== 'disconnected' || session || calls.busy) {
+        return fail(new VoiceBrowserError('browser_session_unavailable', 'recover() is for a fresh helper, before connect(); this one already holds a session'));
+      }
+      recovering = doRecover().finally(() => (recovering = undefined));
+      return recovering;
+    },
     connect() {
-      if (status.connection === 'ready') return Promise.resolve();
-      if (status.connection !== 'disconnected') {
-        return connecting ?? Promise.reject(new VoiceBrowserError('browser_session_unavailable', `connect() while ${status.connection}`));
+      if (connection() === 'ready') return Promise.resolve();
+      if (connecting) return connecting;
+      if (connection() === 'recovery_required') {
+        return fail(new VoiceBrowserError('browser_session_unavailable', 'a session from before the reload exists; disconnect() cleans it up, then connect() (spec 4.9)'));
+      }
+      if (connection() !== 'disconnected' || store.get().session || recovering) {
+        return fail(new VoiceBrowserError('browser_session_unavailable', `connect() while ${connection()}${store.get().session ? ' with a session to clean up: disconnect() first' : ''}`));
       }
       connecting = doConnect().finally(() => (connecting = undefined));
       return connecting;
     },
-    startCall,
-    hangup,
-    disconnect,
-    status: () => status,
+    disconnect() {
+      if (disconnecting) return disconnecting;
+      if (connection() === 'disconnected' && !store.get().session && !calls.busy && !connecting) return Promise.resolve();
+      disconnecting = doDisconnect().finally(() => (disconnecting = undefined));
+      return disconnecting;
+    },
+    startCall: calls.startCall,
+    hangup: calls.hangup,
+    mute(muted) {
+      try {
+        calls.mute(muted);
+      } catch (error) {
+        store.commit({ error: toVoiceError(error, 'invalid_argument', 'mute() failed').toStatus() });
+        throw error;
+      }
+    },
+    sendDtmf: calls.sendDtmf,
+    renew() {
+      if (renewing) return renewing;
+      if (calls.busy) return fail(new VoiceBrowserError('browser_agent_busy', 'renew() only while idle (spec 4.9); wait until busy is false'));
+      const previous = connection();
+      if (!RENEWABLE.has(previous)) return fail(new VoiceBrowserError('browser_session_unavailable', `renew() while ${previous}; connect() first`));
+      renewing = doRenew(previous).finally(() => (renewing = undefined));
+      return renewing;
+    },
+    async resumeAudio() {
+      await link?.resumeAudio();
+    },
+    status: () => store.get(),
   };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { callButtonLabel, callLabel, canCall, canHangUp, connectionLabel } from '../../demo/labels.js';
 import type { VoiceBrowserStatus } from '../../lib/index.js';
 
-const idle: VoiceBrowserStatus = { connection: 'ready', session: { id: 'bs_1', expiresAt: '2026-01-01T00:00:00Z' }, call: null, attempt: null, busy: false, audio: 'none', error: null };
+const idle: VoiceBrowserStatus = { connection: 'ready', session: { id: 'bs_1', expiresAt: '2026-01-01T00:00:00Z' }, call: null, attempt: null, busy: false, audio: 'none', muted: false, error: null };
 const attempt = (phase: 'creating' | 'admitted' | 'outcome_unknown') => ({ idempotencyKey: 'k', input: { from: '+12025550199', to: '+12025550100' }, phase });
 
 describe('demo labels', () => {

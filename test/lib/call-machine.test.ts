@@ -64,7 +64,8 @@ describe('transition', () => {
     expect(state.busy).toBe(true);
     expect(state.attempt).toEqual({ idempotencyKey: KEY, input, phase: 'outcome_unknown' });
     expect(state.error).toEqual(error);
-    expect(effects).toEqual([]);
+    // spec 7: reconcile by reads, never by dialing again.
+    expect(effects).toEqual([{ type: 'start_reconciling' }]);
   });
 
   it('ends the call on a terminal read: busy false, polling stopped, call_ended', () => {

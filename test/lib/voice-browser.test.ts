@@ -319,7 +319,9 @@ describe('hangup()', () => {
     const reads = backend.requestsOf('getCall').length;
     await clock.advance(10_000);
     expect(backend.requestsOf('getCall')).toHaveLength(reads);
-    expect(clock.pendingTimers).toBe(0);
+    // Only the session's expiry is still timed.
+    expect(clock.pendingTimers).toBe(1);
+    expect(clock.nextDueAt).toBeGreaterThan(clock.now() + 24 * 3600_000);
   });
 
   it('hangs up right after the 202 when called while createCall is in flight', async () => {

@@ -29,6 +29,14 @@ export class FakeInvite implements IncomingInvite {
 export class FakeSipLink implements SipLink {
   closed = false;
   endedSessions = 0;
+  /** What the outgoing track would be: the last setMuted() call. */
+  muted = false;
+  /** Digits sent, with the method the fake negotiated. */
+  readonly digits: string[] = [];
+  /** How the next sendDtmf answers: the method used, or an error (an INFO without answer). */
+  dtmfMethod: 'rfc4733' | 'sip-info' = 'rfc4733';
+  failNextDtmfWith: unknown;
+  resumed = 0;
 
   constructor(
     readonly options: SipLinkOptions,
@@ -38,6 +46,28 @@ export class FakeSipLink implements SipLink {
   endSession(): void {
     this.endedSessions++;
     this.journal.push('sip endSession');
+  }
+
+  setMuted(muted: boolean): void {
+    this.muted = muted;
+    this.journal.push(`sip mute ${muted}`);
+  }
+
+  sendDtmf(digit: string): Promise<'rfc4733' | 'sip-info'> {
+    this.journal.push(`sip dtmf ${digit}`);
+    if (this.failNextDtmfWith !== undefined) {
+      const error = this.failNextDtmfWith;
+      this.failNextDtmfWith = undefined;
+      return Promise.reject(error);
+    }
+    this.digits.push(digit);
+    return Promise.resolve(this.dtmfMethod);
+  }
+
+  resumeAudio(): Promise<void> {
+    this.resumed++;
+    this.options.events.onAudio('playing');
+    return Promise.resolve();
   }
 
   close(): Promise<void> {

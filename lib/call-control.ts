@@ -1,0 +1,353 @@
+import { idleCall, isTerminal, transition, type CallEffect, type CallEvent, type CallSlice } from './call-machine.js';
+import type { Clock } from './clock.js';
+import { toVoiceError, VoiceBrowserError } from './errors.js';
+import { createPoller, type Poller } from './poller.js';
+import type { IncomingInvite, SipEvents, SipLink } from './sip-adapter.js';
+import type { StatusStore } from './status-store.js';
+import type { BrowserCall, CallInput, VoiceBackend } from './types.js';
+
+/**
+ * The call half of the helper: attempts, the one poller, the INVITE rule, hangup, mute and DTMF.
+ * It runs the effects of the pure call machine and reports through the status store.
+ */
+
+export interface CallControlOptions {
+  backend: VoiceBackend;
+  clock: Clock;
+  store: StatusStore;
+  link(): SipLink | undefined;
+  /** The session a new call may use, or the error saying why none can start now. */
+  sessionForCall(): string | VoiceBrowserError;
+  /** Aborted when the helper disconnects. */
+  signal(): AbortSignal;
+}
+
+export type CallControl = ReturnType<typeof createCallControl>;
+
+const E164 = /^\+[1-9]\d{1,14}$/;
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,128}$/;
+const DTMF_DIGIT = /^[0-9*#A-D]$/;
+
+/** An answer came back and said no: nothing was created (spec 7). Anything else leaves the outcome unknown. */
+function isDefiniteRejection(error: VoiceBrowserError): boolean {
+  const status = error.status ?? 0;
+  // A conflict on our key proves something exists under it; in progress means it is still being made.
+  const keyInUse = error.code === 'idempotency_in_progress' || error.code === 'idempotency_conflict';
+  return status >= 400 && status < 500 && status !== 408 && !keyInUse;
+}
+
+function sameInput(a: CallInput, b: CallInput): boolean {
+  return JSON.stringify([a.from, a.to, a.maxDurationSeconds, a.record, a.customData]) === JSON.stringify([b.from, b.to, b.maxDurationSeconds, b.record, b.customData]);
+}
+
+/** The caller's input, copied: the status snapshot is frozen and must not freeze the caller's object. */
+function copyInput(input: CallInput): CallInput {
+  return { ...input, ...(input.customData ? { customData: { ...input.customData } } : {}) };
+}
+
+export function createCallControl(options: CallControlOptions) {
+  const { backend, clock, store } = options;
+  let slice: CallSlice = idleCall;
+  let poller: Poller | undefined;
+  let heldInvite: IncomingInvite | undefined;
+  let hangupWanted = false;
+  let starting: { key: string; promise: Promise<BrowserCall> } | undefined;
+  let hangingUp: Promise<void> | undefined;
+  let readFailed = false;
+  let callStartedAt = 0;
+  let sessionId: string | undefined;
+  /** Every call id this helper has seen: a reconciling read adopts only a call it has not. */
+  const seen = new Set<string>();
+  const reported = new Set<string>();
+  const endWaiters = new Set<() => void>();
+
+  const fail = (error: VoiceBrowserError): Promise<never> => {
+    store.commit({ error: error.toStatus() });
+    return Promise.reject(error);
+  };
+
+  /** Once per call and milestone: reads and SIP events may both report the same moment. */
+  function callTiming(name: 'call_admitted' | 'invite_received' | 'media_connected' | 'connected' | 'ended', callId: string | undefined): void {
+    if (!callId || reported.has(`${callId}:${name}`)) return;
+    reported.add(`${callId}:${name}`);
+    store.timing(name, callStartedAt, callId);
+  }
+
+  function dispatch(event: CallEvent): void {
+    const [next, effects] = transition(slice, event);
+    const errorChanged = next.error !== slice.error;
+    slice = next;
+    if (next.call) seen.add(next.call.id);
+    store.commit({ attempt: next.attempt, call: next.call, busy: next.busy, ...(errorChanged ? { error: next.error } : {}) });
+    if (next.call?.state === 'connected') callTiming('connected', next.call.id);
+    for (const effect of effects) run(effect);
+  }
+
+  /** A failed read changes nothing (reads are safe to repeat), but the page is told until one succeeds. */
+  const readFailure = (error: unknown) => {
+    readFailed = true;
+    store.commit({ error: toVoiceError(error, 'network_error', 'reading the call failed; retrying').toStatus() });
+  };
+  const readSuccess = () => {
+    if (readFailed && !slice.error) store.commit({ error: null });
+    readFailed = false;
+  };
+
+  function run(effect: CallEffect): void {
+    switch (effect.type) {
+      case 'start_polling':
+        poller?.stop();
+        poller = createPoller({
+          clock,
+          read: (signal) => backend.getCall(effect.callId, { signal }).then((r) => r.call),
+          isTerminal,
+          onRead: (call) => {
+            readSuccess();
+            dispatch({ type: 'call_read', call });
+          },
+          onError: readFailure,
+        });
+        return;
+      case 'start_reconciling':
+        poller?.stop();
+        poller = createPoller({
+          clock,
+          read: (signal) => backend.getCurrentSession({ signal }),
+          isTerminal: () => slice.attempt?.phase !== 'outcome_unknown',
+          onRead: ({ call }) => {
+            readSuccess();
+            // Only this session's call, and one we have not seen before, can be the attempt's.
+            if (call && call.sessionId === sessionId && !seen.has(call.id)) found(call);
+          },
+          onError: readFailure,
+        });
+        return;
+      case 'stop_polling':
+        poller?.stop();
+        poller = undefined;
+        return;
+      case 'call_ended':
+        callTiming('ended', effect.call.id);
+        hangupWanted = false;
+        // The service says both legs are down; make sure our half of the dialog is too.
+        options.link()?.endSession();
+        if (store.get().audio !== 'none') store.commit({ audio: 'ended' });
+        for (const wake of endWaiters) wake();
+        endWaiters.clear();
+        return;
+    }
+  }
+
+  /** The service named the attempt's call (202, retry or reconciling read). */
+  function found(call: BrowserCall): void {
+    dispatch({ type: slice.attempt?.phase === 'outcome_unknown' ? 'attempt_reconciled' : 'attempt_admitted', call });
+    callTiming('call_admitted', call.id);
+    settleHeldInvite(call.id);
+    if (hangupWanted) void hangup().catch(() => undefined);
+  }
+
+  function answer(invite: IncomingInvite): void {
+    heldInvite = undefined;
+    callTiming('invite_received', invite.callId);
+    store.commit({ audio: 'connecting' });
+    invite.accept().then(
+      () => poller?.pollNow(),
+      (error: unknown) => {
+        // SIP.js has already declined the INVITE; the service will end the call and a read will show it.
+        store.commit({ error: toVoiceError(error, 'connection_failed', 'the call could not be answered').toStatus() });
+        poller?.pollNow();
+      },
+    );
+  }
+
+  /** The INVITE held while the call had no id: answered if it is this call's, rejected otherwise (DESIGN.md). */
+  function settleHeldInvite(callId: string | undefined): void {
+    const invite = heldInvite;
+    heldInvite = undefined;
+    if (!invite) return;
+    if (callId !== undefined && invite.callId === callId && !hangupWanted) answer(invite);
+    else invite.reject();
+  }
+
+  const sipEvents: Pick<SipEvents, 'onInvite' | 'onSessionEnded' | 'onMediaConnected'> = {
+    onInvite(invite) {
+      const attempt = slice.attempt;
+      // Only our own call's INVITE is answered (DESIGN.md); it may come before the 202 does.
+      if (attempt && invite.callId && slice.call?.id === invite.callId && !isTerminal(slice.call) && !hangupWanted) return answer(invite);
+      if (attempt && invite.callId && !hangupWanted && (attempt.phase === 'creating' || attempt.phase === 'outcome_unknown')) {
+        heldInvite?.reject();
+        heldInvite = invite;
+        return;
+      }
+      invite.reject();
+    },
+    onSessionEnded: () => poller?.pollNow(),
+    onMediaConnected: (callId) => callTiming('media_connected', callId),
+  };
+
+  async function create(input: CallInput, key: string): Promise<BrowserCall> {
+    try {
+      const { call } = await backend.createCall({ ...input, sessionId: sessionId ?? '' }, { idempotencyKey: key, signal: options.signal() });
+      found(call);
+      return call;
+    } catch (cause) {
+      const error = toVoiceError(cause, 'call_outcome_unknown', 'the call request got no answer');
+      if (isDefiniteRejection(error)) {
+        // Nothing was created, so an INVITE held for this attempt is not ours.
+        settleHeldInvite(undefined);
+        dispatch({ type: 'attempt_rejected', error: error.toStatus() });
+        throw error;
+      }
+      // spec 4.7, 7: a lost answer keeps the attempt and its key; the caller retries with the same key.
+      const unknown = new VoiceBrowserError('call_outcome_unknown', 'the call may have been placed; retry startCall() with the same idempotencyKey', { cause: error });
+      dispatch({ type: 'attempt_unknown', error: unknown.toStatus() });
+      throw unknown;
+    }
+  }
+
+  function startCall(input: CallInput, callOptions: { idempotencyKey: string }): Promise<BrowserCall> {
+    const key = callOptions?.idempotencyKey;
+    if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key) || key.trim() === '') {
+      return fail(new VoiceBrowserError('invalid_argument', 'idempotencyKey must be 1-128 printable ASCII characters, new for each new call'));
+    }
+    if (!input || !E164.test(input.from) || !E164.test(input.to)) {
+      return fail(new VoiceBrowserError('invalid_argument', 'from and to must be E.164 numbers such as +12025550100'));
+    }
+    // A double click with the same key joins the request in flight: one intent, one call.
+    if (starting?.key === key) return starting.promise;
+    const attempt = slice.attempt;
+    if (attempt?.idempotencyKey === key && attempt.phase === 'admitted' && slice.call) return Promise.resolve(slice.call);
+    const retry = attempt?.idempotencyKey === key && attempt.phase === 'outcome_unknown';
+    if (slice.busy && !retry) {
+      return fail(new VoiceBrowserError('browser_agent_busy', 'a call is still active; wait until busy is false or hang up'));
+    }
+    if (retry && !sameInput(attempt.input, input)) {
+      // The service would answer 409 idempotency_conflict, which proves nothing about the first attempt.
+      return fail(new VoiceBrowserError('invalid_argument', 'a retry must repeat the attempt it retries: same key, same from, to and options'));
+    }
+    const session = options.sessionForCall();
+    if (typeof session !== 'string') return fail(session);
+    sessionId = session;
+    const own = copyInput(input);
+    if (!retry) {
+      callStartedAt = clock.now();
+      hangupWanted = false;
+    }
+    dispatch({ type: 'attempt_started', idempotencyKey: key, input: own });
+    const promise = create(own, key).finally(() => {
+      if (starting?.promise === promise) starting = undefined;
+    });
+    starting = { key, promise };
+    return promise;
+  }
+
+  async function postHangup(call: BrowserCall): Promise<void> {
+    try {
+      const { call: after } = await backend.hangupCall(call.id, { signal: options.signal() });
+      dispatch({ type: 'call_read', call: after });
+    } catch (cause) {
+      // The service did not take the hangup: end our leg by SIP BYE, which ends the call too.
+      options.link()?.endSession();
+      const error = toVoiceError(cause, 'cleanup_unknown', 'the hangup request failed; call hangup() again');
+      store.commit({ error: error.toStatus() });
+      throw error;
+    } finally {
+      poller?.pollNow();
+    }
+  }
+
+  /** Asks the service to end the call; with no call id yet, as soon as one is known (spec 3.2: busy stays). */
+  function hangup(): Promise<void> {
+    if (hangingUp) return hangingUp;
+    const call = slice.call;
+    if (slice.attempt && slice.attempt.phase !== 'admitted') {
+      // createCall in flight or its answer lost: hang up when the call is named, and refuse a held INVITE now.
+      hangupWanted = true;
+      settleHeldInvite(undefined);
+      return Promise.resolve();
+    }
+    if (!call || isTerminal(call)) return Promise.resolve();
+    hangingUp = postHangup(call).finally(() => (hangingUp = undefined));
+    return hangingUp;
+  }
+
+  function requireMedia(what: string): SipLink {
+    const link = options.link();
+    if (!link || !slice.call || isTerminal(slice.call) || store.get().audio === 'none') {
+      throw new VoiceBrowserError('no_active_call', `${what} needs an answered call; wait for the call to connect`);
+    }
+    return link;
+  }
+
+  return {
+    sipEvents,
+    startCall,
+    hangup,
+    get busy() {
+      return slice.busy;
+    },
+    get outcomeUnknown() {
+      return slice.attempt?.phase === 'outcome_unknown';
+    },
+    /** spec 4.9: mute affects outgoing audio only; the wish holds for later calls too. */
+    mute(muted: boolean): void {
+      if (typeof muted !== 'boolean') throw new VoiceBrowserError('invalid_argument', 'mute() takes true or false');
+      options.link()?.setMuted(muted);
+      store.commit({ muted });
+    },
+    /** spec 4.9: exactly one of 0-9 * # A-D; a digit whose delivery is uncertain is not resent. */
+    async sendDtmf(digit: string): Promise<void> {
+      if (typeof digit !== 'string' || !DTMF_DIGIT.test(digit)) {
+        return fail(new VoiceBrowserError('invalid_argument', 'sendDtmf() takes exactly one of 0-9, *, #, A-D (uppercase)'));
+      }
+      try {
+        await requireMedia('sendDtmf()').sendDtmf(digit);
+      } catch (cause) {
+        return fail(toVoiceError(cause, 'dtmf_outcome_unknown', `digit ${digit} may not have arrived`));
+      }
+    },
+    /** A call found by recover(): shown and polled until its terminal read, never re-answered (spec 4.9). */
+    adopt(call: BrowserCall, session: string): void {
+      sessionId = session;
+      dispatch({ type: 'call_recovered', call });
+    },
+    /** Resolves true once a terminal read came, false after `ms`. */
+    waitForEnd(ms: number): Promise<boolean> {
+      if (!slice.busy) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const timer = clock.setTimeout(() => {
+          endWaiters.delete(wake);
+          resolve(false);
+        }, ms);
+        const wake = () => {
+          clock.clearTimeout(timer);
+          resolve(true);
+        };
+        endWaiters.add(wake);
+      });
+    },
+    /** One read of the current call now; true when it proved the call over. */
+    async readOnce(): Promise<boolean> {
+      const call = slice.call;
+      if (!call || !slice.busy) return !slice.busy;
+      const read = await backend.getCall(call.id, { signal: new AbortController().signal }).catch(() => undefined);
+      if (read) dispatch({ type: 'call_read', call: read.call });
+      return !slice.busy;
+    },
+    /** disconnect() ended the session with the attempt's outcome still unknown (see the call machine). */
+    abandonUnknown(): void {
+      dispatch({
+        type: 'attempt_abandoned',
+        error: { code: 'cleanup_unknown', message: 'the session was ended before any read found the call of the lost request; check the call log' },
+      });
+    },
+    /** Stops every timer and read; a held INVITE is refused. */
+    stop(): void {
+      poller?.stop();
+      poller = undefined;
+      settleHeldInvite(undefined);
+      for (const wake of endWaiters) wake();
+      endWaiters.clear();
+    },
+  };
+}

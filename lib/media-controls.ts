@@ -1,0 +1,112 @@
+import { VoiceBrowserError } from './errors.js';
+
+/**
+ * The page side of a call's media: remote audio playback (with the autoplay-policy resume), mute of the
+ * outgoing track, and DTMF. Part of the SIP chunk: it only ever runs after `connect()`.
+ */
+
+/** How a digit left the page (the simulator records the same names). */
+export type DtmfMethod = 'rfc4733' | 'sip-info';
+
+export interface MediaControlsOptions {
+  /** The established call's peer connection, if any. */
+  peerConnection(): RTCPeerConnection | undefined;
+  /** Sends a SIP INFO in the call's dialog; resolves on a 2xx answer. */
+  sendInfo(contentType: string, content: string): Promise<void>;
+  remoteAudio: HTMLAudioElement | undefined;
+  speakerId: string | undefined;
+  onAudio(state: 'playing' | 'blocked'): void;
+}
+
+export interface MediaControls {
+  /** Plays the call's remote stream in the page's audio element, on the chosen speaker. */
+  play(stream: MediaStream | undefined): Promise<void>;
+  resumeAudio(): Promise<void>;
+  setMuted(muted: boolean): void;
+  /** Applies the mute wish to the current call's outgoing track (called when a call's media starts). */
+  applyMute(): void;
+  sendDtmf(digit: string): Promise<DtmfMethod>;
+}
+
+/** RFC 4733 event length and the gap Chromium keeps after it (ms), as telephony gear expects. */
+const TONE_MS = 120;
+const TONE_GAP_MS = 70;
+
+export function createMediaControls(options: MediaControlsOptions): MediaControls {
+  let muted = false;
+  let dtmfQueue: Promise<unknown> = Promise.resolve();
+
+  async function startPlayback(): Promise<void> {
+    const audio = options.remoteAudio;
+    if (!audio) return;
+    try {
+      await audio.play();
+      options.onAudio('playing');
+    } catch {
+      // Autoplay policy: playback needs a user gesture; resumeAudio() from a click plays it.
+      options.onAudio('blocked');
+    }
+  }
+
+  function applyMute(): void {
+    for (const sender of options.peerConnection()?.getSenders() ?? []) {
+      // A disabled track sends silence: the far end keeps its RTP flowing, it just hears nothing (spec 4.9).
+      if (sender.track?.kind === 'audio') sender.track.enabled = !muted;
+    }
+  }
+
+  /** RFC 4733 through the audio sender's RTCDTMFSender, once the tone has gone out. */
+  function sendTone(sender: RTCDTMFSender, digit: string): Promise<DtmfMethod> {
+    return new Promise((resolve) => {
+      const done = (event: RTCDTMFToneChangeEvent) => {
+        // An empty tone marks the end of the buffer: this digit was played in full.
+        if (event.tone !== '') return;
+        sender.removeEventListener('tonechange', done);
+        resolve('rfc4733');
+      };
+      sender.addEventListener('tonechange', done);
+      sender.insertDTMF(digit, TONE_MS, TONE_GAP_MS);
+    });
+  }
+
+  async function sendOne(digit: string): Promise<DtmfMethod> {
+    const pc = options.peerConnection();
+    if (!pc || pc.connectionState === 'closed') {
+      throw new VoiceBrowserError('no_active_call', 'sendDtmf() needs an answered call; wait for the call to connect');
+    }
+    const sender = pc.getSenders().find((s) => s.track?.kind === 'audio')?.dtmf;
+    // canInsertDTMF is true only when telephone-event was negotiated (RFC 4733) and the sender can send.
+    if (sender?.canInsertDTMF) return sendTone(sender, digit);
+    try {
+      await options.sendInfo('application/dtmf-relay', `Signal=${digit}\r\nDuration=${TONE_MS}`);
+      return 'sip-info';
+    } catch (cause) {
+      // The INFO may or may not have arrived: never resent by us (spec 4.9), the caller decides.
+      throw new VoiceBrowserError('dtmf_outcome_unknown', `digit ${digit} may not have arrived; press it again only if the far end did not react`, { cause });
+    }
+  }
+
+  return {
+    async play(stream) {
+      const audio = options.remoteAudio;
+      if (!audio || !stream) return;
+      audio.srcObject = stream;
+      const sinkable = audio as HTMLAudioElement & { setSinkId?: (id: string) => Promise<void> };
+      // setSinkId is missing in some browsers (Firefox before 116, Safari): the default output plays then.
+      if (options.speakerId && sinkable.setSinkId) await sinkable.setSinkId(options.speakerId).catch(() => undefined);
+      await startPlayback();
+    },
+    resumeAudio: startPlayback,
+    setMuted(next) {
+      muted = next;
+      applyMute();
+    },
+    applyMute,
+    sendDtmf(digit) {
+      // One digit at a time, in order: insertDTMF replaces a buffer still playing.
+      const sent = dtmfQueue.then(() => sendOne(digit));
+      dtmfQueue = sent.catch(() => undefined);
+      return sent;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import type { TimingEvent, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
+import type { Clock } from './clock.js';
+
+/**
+ * The helper's status and its timing reports: every change goes through `commit` (STYLE: SIP.js
+ * `stateTransition`), so there is one place that freezes, stores and notifies.
+ */
+
+export interface StatusStore {
+  get(): VoiceBrowserStatus;
+  commit(patch: Partial<VoiceBrowserStatus>): void;
+  /** Reports a milestone to `onTiming`, timed from `startedAt`. */
+  timing(name: TimingEvent['name'], startedAt: number, callId?: string): void;
+}
+
+export const initialStatus: VoiceBrowserStatus = Object.freeze({
+  connection: 'disconnected',
+  session: null,
+  call: null,
+  attempt: null,
+  busy: false,
+  audio: 'none',
+  muted: false,
+  error: null,
+});
+
+/** Freezes a snapshot all the way down: the page can hold it without seeing later changes. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  for (const field of Object.values(value)) deepFreeze(field);
+  return Object.freeze(value);
+}
+
+export function createStatusStore(options: Pick<VoiceBrowserOptions, 'onStatus' | 'onTiming'>, clock: Clock): StatusStore {
+  let status = initialStatus;
+  return {
+    get: () => status,
+    commit(patch) {
+      status = deepFreeze({ ...status, ...patch });
+      options.onStatus?.(status);
+    },
+    timing(name, startedAt, callId) {
+      const at = clock.now();
+      options.onTiming?.({ name, at, sinceStartMs: at - startedAt, ...(callId ? { callId } : {}) });
+    },
+  };
+}
