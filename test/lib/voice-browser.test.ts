@@ -1,49 +1,9 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
 import { VoiceBrowserError } from '../../lib/errors.js';
-import type { TimingEvent, VoiceBrowserStatus } from '../../lib/types.js';
-import { createVoiceBrowser } from '../../lib/voice-browser.js';
-import { FakeBackend, httpError, networkError } from '../support/fake-backend.js';
-import { FakeClock } from '../support/fake-clock.js';
-import { FakeSip } from '../support/fake-sip.js';
+import { httpError, networkError } from '../support/fake-backend.js';
+import { CALL, START, connected, inCall, setup } from '../support/helper-world.js';
 import { rejection } from '../support/rejection.js';
-
-const CALL = { from: '+12025550199', to: '+12025550100' };
-const START = 1_700_000_000_000;
-
-/** A helper wired to a fake clock, a fake backend and a fake SIP peer, all writing to one journal. */
-function setup() {
-  const journal: string[] = [];
-  const clock = new FakeClock(START);
-  const backend = new FakeBackend(journal);
-  const sip = new FakeSip(journal);
-  const statuses: VoiceBrowserStatus[] = [];
-  const timings: TimingEvent[] = [];
-  const remoteAudio = document.createElement('audio');
-  const voice = createVoiceBrowser({
-    backend,
-    clock,
-    openSipLink: sip.openSipLink,
-    remoteAudio,
-    onStatus: (status) => statuses.push(status),
-    onTiming: (event) => timings.push(event),
-  });
-  return { journal, clock, backend, sip, statuses, timings, remoteAudio, voice };
-}
-
-async function connected() {
-  const t = setup();
-  await t.voice.connect();
-  return t;
-}
-
-/** Connected, with call-1 admitted (202) for key-1. */
-async function inCall() {
-  const t = await connected();
-  await t.voice.startCall(CALL, { idempotencyKey: 'key-1' });
-  return t;
-}
-
 
 describe('connect()', () => {
   it('reaches ready with the session id and expiry, reporting session_created then registered', async () => {

@@ -55,6 +55,8 @@ export class FakeBackend implements VoiceBackend {
   readonly calls = new Map<string, BrowserCall>();
   readonly #byKey = new Map<string, string>();
   readonly #scripts = new Map<Operation, Script[]>();
+  /** The expiry every new session gets. */
+  sessionExpiresAt = '2030-01-01T00:00:00.000Z';
   #nextSession = 1;
   #nextCall = 1;
 
@@ -94,7 +96,7 @@ export class FakeBackend implements VoiceBackend {
   createSession({ signal }: CallbackOptions): Promise<{ session: BrowserSession; transport: SessionTransport }> {
     return this.#answer({ op: 'createSession', signal }, () => {
       const id = `session-${this.#nextSession++}`;
-      const session: BrowserSession = { id, status: 'active', expiresAt: '2030-01-01T00:00:00.000Z', externalSubject: 'user-1' };
+      const session: BrowserSession = { id, status: 'active', expiresAt: this.sessionExpiresAt, externalSubject: 'user-1' };
       this.sessions.set(id, session);
       const transport: SessionTransport = {
         websocketUrl: 'ws://127.0.0.1:8090/sip',

@@ -1,0 +1,187 @@
+// @vitest-environment happy-dom
+import { describe, expect, it } from 'vitest';
+import { VoiceBrowserError } from '../../lib/errors.js';
+import { httpError, networkError } from '../support/fake-backend.js';
+import { CALL, connected, inCall, talking } from '../support/helper-world.js';
+import { rejection } from '../support/rejection.js';
+
+describe('mute()', () => {
+  it('mutes the outgoing audio of the link and shows it, and unmutes again', async () => {
+    const { voice, sip } = await talking();
+    voice.mute(true);
+    expect(sip.link.muted).toBe(true);
+    expect(voice.status().muted).toBe(true);
+    voice.mute(false);
+    expect(sip.link.muted).toBe(false);
+    expect(voice.status().muted).toBe(false);
+  });
+
+  it('keeps the wish before a call so the next call starts muted, and refuses a non-boolean', async () => {
+    const { voice, sip } = await connected();
+    voice.mute(true);
+    expect(sip.link.muted).toBe(true);
+    expect(() => voice.mute('yes' as unknown as boolean)).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+    expect(voice.status()).toMatchObject({ muted: true, error: { code: 'invalid_argument' } });
+  });
+});
+
+describe('sendDtmf()', () => {
+  it('sends each of 0-9 * # A-D once, in order', async () => {
+    const { voice, sip } = await talking();
+    const digits = [...'0123456789*#ABCD'];
+    for (const digit of digits) await voice.sendDtmf(digit);
+    expect(sip.link.digits).toEqual(digits);
+  });
+
+  it('refuses anything but exactly one uppercase keypad digit, sending nothing', async () => {
+    const { voice, sip } = await talking();
+    for (const bad of ['', '12', 'a', 'E', ' 1', '1 ', '#*', 5, null]) {
+      const error = await rejection(voice.sendDtmf(bad as string));
+      expect(error.code, JSON.stringify(bad)).toBe('invalid_argument');
+    }
+    expect(sip.link.digits).toEqual([]);
+    expect(voice.status().error?.code).toBe('invalid_argument');
+  });
+
+  it('refuses a digit before the call has audio with no_active_call', async () => {
+    const { voice, sip } = await inCall();
+    expect((await rejection(voice.sendDtmf('5'))).code).toBe('no_active_call');
+    expect(sip.link.digits).toEqual([]);
+  });
+
+  it('reports a digit whose delivery is uncertain and never resends it', async () => {
+    const { voice, sip, clock, journal } = await talking();
+    sip.link.failNextDtmfWith = new VoiceBrowserError('dtmf_outcome_unknown', 'INFO got no answer');
+    expect((await rejection(voice.sendDtmf('7'))).code).toBe('dtmf_outcome_unknown');
+    await clock.advance(5000);
+    expect(journal.filter((line) => line === 'sip dtmf 7')).toHaveLength(1);
+    expect(voice.status().error?.code).toBe('dtmf_outcome_unknown');
+  });
+});
+
+describe('a lost createCall answer (spec 7: reconcile without redialing)', () => {
+  it('finds the call by reading the current session and adopts it without a second createCall', async () => {
+    const { voice, backend, clock } = await connected();
+    backend.drop('createCall');
+    await rejection(voice.startCall(CALL, { idempotencyKey: 'key-1' }));
+    expect(voice.status().attempt?.phase).toBe('outcome_unknown');
+
+    await clock.advance(1000);
+    expect(backend.requestsOf('getCurrentSession')).toHaveLength(1);
+    expect(voice.status()).toMatchObject({ busy: true, error: null, call: { id: 'call-1' }, attempt: { idempotencyKey: 'key-1', phase: 'admitted' } });
+    expect(backend.requestsOf('createCall')).toHaveLength(1);
+
+    // From here the call itself is polled, and the reconciling reads stop.
+    await clock.advance(3000);
+    expect(backend.requestsOf('getCurrentSession')).toHaveLength(1);
+    expect(backend.requestsOf('getCall').length).toBeGreaterThanOrEqual(2);
+    // A retry with the same key now returns the call it found, asking nothing.
+    await expect(voice.startCall(CALL, { idempotencyKey: 'key-1' })).resolves.toMatchObject({ id: 'call-1' });
+    expect(backend.requestsOf('createCall')).toHaveLength(1);
+  });
+
+  it('keeps reading while the current session shows no new call of its own, and never redials', async () => {
+    const { voice, backend, clock } = await connected();
+    backend.fail('createCall', networkError());
+    await rejection(voice.startCall(CALL, { idempotencyKey: 'key-1' }));
+    await clock.advance(5000);
+    expect(backend.requestsOf('getCurrentSession').length).toBeGreaterThanOrEqual(4);
+    expect(backend.requestsOf('createCall')).toHaveLength(1);
+    expect(voice.status()).toMatchObject({ busy: true, attempt: { phase: 'outcome_unknown' }, call: null });
+  });
+
+  it('does not adopt a call of another session', async () => {
+    const { voice, backend, clock } = await connected();
+    backend.fail('createCall', networkError());
+    await rejection(voice.startCall(CALL, { idempotencyKey: 'key-1' }));
+    // Another tab's session places a call that the current-session read shows.
+    await backend.createCall({ ...CALL, sessionId: 'session-9' }, { idempotencyKey: 'other-tab', signal: new AbortController().signal });
+    await clock.advance(3000);
+    expect(voice.status()).toMatchObject({ attempt: { phase: 'outcome_unknown' }, call: null });
+  });
+
+  it('refuses a retry with the same key but other input, sending nothing', async () => {
+    const { voice, backend } = await connected();
+    backend.fail('createCall', networkError());
+    await rejection(voice.startCall(CALL, { idempotencyKey: 'key-1' }));
+    const error = await rejection(voice.startCall({ ...CALL, to: '+12025550101' }, { idempotencyKey: 'key-1' }));
+    expect(error.code).toBe('invalid_argument');
+    expect(backend.requestsOf('createCall')).toHaveLength(1);
+    expect(voice.status()).toMatchObject({ busy: true, attempt: { phase: 'outcome_unknown', input: CALL } });
+  });
+
+  it('stays unknown when the retry meets idempotency_conflict: something exists under the key', async () => {
+    const { voice, backend } = await connected();
+    backend.fail('createCall', networkError());
+    await rejection(voice.startCall(CALL, { idempotencyKey: 'key-1' }));
+    backend.fail('createCall', httpError(409, 'idempotency_conflict'));
+    expect((await rejection(voice.startCall(CALL, { idempotencyKey: 'key-1' }))).code).toBe('call_outcome_unknown');
+    expect(voice.status()).toMatchObject({ busy: true, attempt: { phase: 'outcome_unknown' } });
+  });
+
+  it('hangs up a call the reads find after hangup() was asked while the outcome was unknown', async () => {
+    const { voice, backend, clock, sip } = await connected();
+    backend.drop('createCall');
+    await rejection(voice.startCall(CALL, { idempotencyKey: 'key-1' }));
+    const invite = sip.invite('call-1');
+    await voice.hangup();
+    // Our leg is refused at once: that alone ends the call at the service.
+    expect(invite.outcome).toBe('rejected');
+
+    await clock.advance(1000);
+    expect(backend.requestsOf('hangupCall').map((r) => r.id)).toEqual(['call-1']);
+    expect(voice.status()).toMatchObject({ busy: true, call: { state: 'ending' } });
+  });
+
+  it('keeps a hangup asked while createCall was in flight when that answer is lost', async () => {
+    const { voice, backend, clock } = await connected();
+    const gate = backend.hold('createCall');
+    const started = voice.startCall(CALL, { idempotencyKey: 'key-1' });
+    await clock.flush();
+    await voice.hangup();
+    gate.fail(networkError());
+    await rejection(started);
+
+    await clock.advance(1000);
+    expect(backend.requestsOf('hangupCall').map((r) => r.id)).toEqual(['call-1']);
+  });
+});
+
+describe('hangup() and reads', () => {
+  it('sends one hangup for two clicks', async () => {
+    const { voice, backend } = await inCall();
+    await Promise.all([voice.hangup(), voice.hangup()]);
+    expect(backend.requestsOf('hangupCall')).toHaveLength(1);
+  });
+
+  it('shows a failed read in status.error and clears it when a read succeeds', async () => {
+    const { voice, backend, clock } = await inCall();
+    backend.fail('getCall', httpError(503, 'provider_error'));
+    await clock.advance(1000);
+    expect(voice.status()).toMatchObject({ busy: true, error: { code: 'provider_error' } });
+    await clock.advance(1000);
+    expect(voice.status().error).toBeNull();
+  });
+
+  it('waits the Retry-After of a 429 even when a SIP event asks for a read at once', async () => {
+    const { voice, backend, clock, sip } = await inCall();
+    backend.fail('getCall', httpError(429, 'rate_limited', 5000));
+    await clock.advance(1000);
+    const reads = backend.requestsOf('getCall').length;
+    sip.invite('call-1');
+    sip.events.onSessionEnded('call-1');
+    await clock.advance(4000);
+    expect(backend.requestsOf('getCall')).toHaveLength(reads);
+    await clock.advance(1000);
+    expect(backend.requestsOf('getCall')).toHaveLength(reads + 1);
+    expect(voice.status().error).toBeNull();
+  });
+
+  it('shows why startCall() refused: busy, bad input, no session', async () => {
+    const world = await inCall();
+    await rejection(world.voice.startCall(CALL, { idempotencyKey: 'key-2' }));
+    expect(world.voice.status().error?.code).toBe('browser_agent_busy');
+    await rejection(world.voice.startCall({ ...CALL, to: 'x' }, { idempotencyKey: 'key-3' }));
+    expect(world.voice.status().error?.code).toBe('invalid_argument');
+  });
+});

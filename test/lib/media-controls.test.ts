@@ -1,0 +1,108 @@
+// @vitest-environment happy-dom
+import { describe, expect, it } from 'vitest';
+import { createMediaControls, type MediaControlsOptions } from '../../lib/media-controls.js';
+import { rejection } from '../support/rejection.js';
+
+/**
+ * The page's media controls against a fake peer connection whose audio sender has a DTMF sender that plays
+ * tones as Chromium's does (tonechange with the digit, then with '' when the buffer is empty).
+ */
+
+class FakeDtmfSender extends EventTarget {
+  readonly inserted: Array<{ tones: string; duration: number; gap: number }> = [];
+  constructor(public canInsertDTMF: boolean) {
+    super();
+  }
+  insertDTMF(tones: string, duration: number, gap: number): void {
+    this.inserted.push({ tones, duration, gap });
+    queueMicrotask(() => {
+      this.dispatchEvent(Object.assign(new Event('tonechange'), { tone: tones }));
+      queueMicrotask(() => this.dispatchEvent(Object.assign(new Event('tonechange'), { tone: '' })));
+    });
+  }
+}
+
+function world(options: { rfc4733?: boolean; infoFails?: boolean; playFails?: boolean } = {}) {
+  const track = { kind: 'audio', enabled: true };
+  const dtmf = new FakeDtmfSender(options.rfc4733 ?? true);
+  const pc = { connectionState: 'connected', getSenders: () => [{ track, dtmf }] } as unknown as RTCPeerConnection;
+  const infos: Array<[string, string]> = [];
+  const audioStates: string[] = [];
+  const sinks: string[] = [];
+  let plays = 0;
+  const remoteAudio = {
+    srcObject: null as unknown,
+    play: () => (++plays === 1 && options.playFails ? Promise.reject(new DOMException('no gesture', 'NotAllowedError')) : Promise.resolve()),
+    setSinkId: (id: string) => {
+      sinks.push(id);
+      return Promise.resolve();
+    },
+  } as unknown as HTMLAudioElement;
+  let current: RTCPeerConnection | undefined = pc;
+  const controlOptions: MediaControlsOptions = {
+    peerConnection: () => current,
+    sendInfo: (type, content) => {
+      infos.push([type, content]);
+      return options.infoFails ? Promise.reject(new Error('408 Request Timeout')) : Promise.resolve();
+    },
+    remoteAudio,
+    speakerId: 'speaker-2',
+    onAudio: (state) => audioStates.push(state),
+  };
+  const controls = createMediaControls(controlOptions);
+  return { controls, track, dtmf, infos, audioStates, sinks, remoteAudio, endCall: () => (current = undefined) };
+}
+
+describe('media controls', () => {
+  it('sends a digit by RFC 4733 when telephone-event was negotiated, one after the other', async () => {
+    const { controls, dtmf, infos } = world();
+    await expect(Promise.all([controls.sendDtmf('1'), controls.sendDtmf('#')])).resolves.toEqual(['rfc4733', 'rfc4733']);
+    expect(dtmf.inserted.map((i) => i.tones)).toEqual(['1', '#']);
+    expect(dtmf.inserted[0]).toMatchObject({ duration: 120, gap: 70 });
+    expect(infos).toEqual([]);
+  });
+
+  it('falls back to SIP INFO dtmf-relay when RFC 4733 is not negotiated', async () => {
+    const { controls, dtmf, infos } = world({ rfc4733: false });
+    await expect(controls.sendDtmf('5')).resolves.toBe('sip-info');
+    expect(infos).toEqual([['application/dtmf-relay', 'Signal=5\r\nDuration=120']]);
+    expect(dtmf.inserted).toEqual([]);
+  });
+
+  it('reports an INFO without a 2xx as dtmf_outcome_unknown and does not send it again', async () => {
+    const { controls, infos } = world({ rfc4733: false, infoFails: true });
+    expect((await rejection(controls.sendDtmf('9'))).code).toBe('dtmf_outcome_unknown');
+    expect(infos).toHaveLength(1);
+    // The queue goes on with the next digit.
+    expect((await rejection(controls.sendDtmf('8'))).code).toBe('dtmf_outcome_unknown');
+    expect(infos.map(([, content]) => content.split('\r\n')[0])).toEqual(['Signal=9', 'Signal=8']);
+  });
+
+  it('refuses DTMF without a live call', async () => {
+    const { controls, endCall } = world();
+    endCall();
+    expect((await rejection(controls.sendDtmf('1'))).code).toBe('no_active_call');
+  });
+
+  it('mutes by disabling the outgoing track, and applies the wish to a call that starts later', () => {
+    const { controls, track } = world();
+    controls.setMuted(true);
+    expect(track.enabled).toBe(false);
+    track.enabled = true; // a new call's track
+    controls.applyMute();
+    expect(track.enabled).toBe(false);
+    controls.setMuted(false);
+    expect(track.enabled).toBe(true);
+  });
+
+  it('plays on the chosen speaker, reports a blocked play, and resumes it', async () => {
+    const { controls, audioStates, sinks, remoteAudio } = world({ playFails: true });
+    const stream = {} as MediaStream;
+    await controls.play(stream);
+    expect(remoteAudio.srcObject).toBe(stream);
+    expect(sinks).toEqual(['speaker-2']);
+    expect(audioStates).toEqual(['blocked']);
+    await controls.resumeAudio();
+    expect(audioStates).toEqual(['blocked', 'playing']);
+  });
+});
