@@ -244,9 +244,9 @@ export function createVoiceBrowser(options: VoiceBrowserOptions & VoiceBrowserIn
     }
     const abandoned = sessionEnded && calls.outcomeUnknown;
     if (abandoned) calls.abandonUnknown();
-    // Ending the session ends its call at the service; one more read shows whether it did.
-    if (sessionEnded && calls.busy) await calls.readOnce();
     calls.stop();
+    // Ending the session ends its call at the service; one more read (the poller is stopped) shows whether it did.
+    if (sessionEnded && calls.busy) await calls.readOnce();
     lifetime.abort();
     if (calls.busy && !failure) failure = new VoiceBrowserError('cleanup_unknown', 'the call was not confirmed ended; call disconnect() again');
     const error = failure ? failure.toStatus() : abandoned ? store.get().error : null;

@@ -51,6 +51,11 @@ const TERMINAL_STATES = new Set(['ended', 'failed']);
 export class FakeBackend implements VoiceBackend {
   /** Every request, in the order it arrived. */
   readonly requests: Request[] = [];
+  /** Every call record an answer actually delivered to the helper (lost answers excluded). */
+  readonly delivered: BrowserCall[] = [];
+  /** The most reads (getCall, getCurrentSession) that were ever in flight at once. */
+  maxReadsInFlight = 0;
+  #readsInFlight = 0;
   readonly sessions = new Map<string, BrowserSession & { ended?: boolean }>();
   readonly calls = new Map<string, BrowserCall>();
   readonly #byKey = new Map<string, string>();
@@ -158,6 +163,10 @@ export class FakeBackend implements VoiceBackend {
       const session = this.sessions.get(id);
       if (!session) throw httpError(404, 'not_found');
       session.ended = true;
+      // As the simulator does: ending a session hangs up its call.
+      for (const call of this.calls.values()) {
+        if (call.sessionId === id && !TERMINAL_STATES.has(call.state)) this.setCall(call.id, { state: 'ended', endReason: 'session_ended' });
+      }
       return { session: { ...session, status: 'ended' } };
     });
   }
@@ -175,6 +184,19 @@ export class FakeBackend implements VoiceBackend {
   }
 
   async #answer<T>(request: Request, work: () => T): Promise<T> {
+    const read = request.op === 'getCall' || request.op === 'getCurrentSession';
+    if (read) this.maxReadsInFlight = Math.max(this.maxReadsInFlight, ++this.#readsInFlight);
+    try {
+      const result = await this.#run(request, work);
+      const call = (result as { call?: BrowserCall | null }).call;
+      if (call) this.delivered.push(call);
+      return result;
+    } finally {
+      if (read) this.#readsInFlight--;
+    }
+  }
+
+  async #run<T>(request: Request, work: () => T): Promise<T> {
     this.requests.push(request);
     this.journal.push(request.id ? `backend ${request.op} ${request.id}` : `backend ${request.op}`);
     const script = this.#scripts.get(request.op)?.shift();
