@@ -1,0 +1,76 @@
+import { expect, pageAudioStats, test } from './fixtures.js';
+
+/**
+ * A dropped SIP WebSocket (the simulator's close-sip-socket fault): the page shows `reconnecting`, reconnects
+ * and registers again by itself, and takes calls as before. A call's audio does not need the socket.
+ */
+
+const SIM_KEY = process.env.SIM_API_KEY ?? 'vsk_SimulatorDefaultKey0000000000000';
+
+/** Closes the session's SIP WebSocket at the simulator, through the fault that follows a session read. */
+async function dropSipSocket(simUrl: string, sessionId: string): Promise<void> {
+  const armed = await fetch(`${simUrl}/__sim/faults`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ method: 'GET', path: '/api/v1/voice/browser-sessions/:id', fault: 'close-sip-socket', sessionId }),
+  });
+  expect(armed.status).toBe(201);
+  const read = await fetch(`${simUrl}/api/v1/voice/browser-sessions/${sessionId}`, { headers: { 'X-Api-Key': SIM_KEY } });
+  expect(read.status).toBe(200);
+}
+
+test('the page reconnects and registers again after its SIP socket drops, then calls as before', async ({ page, simulator }) => {
+  await page.goto('/');
+  await page.getByLabel('Username').fill('e2e-reconnect');
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('button', { name: 'Connect', exact: true }).click();
+  await expect(page.getByTestId('connection')).toHaveText('ready');
+  const sessionId = await page.evaluate(async () => ((await (await fetch('/voice/browser-sessions')).json()) as { session: { id: string } }).session.id);
+
+  const states: string[] = [];
+  await page.exposeFunction('__connection', (state: string) => states.push(state));
+  await page.evaluate(() => {
+    const cell = document.querySelector('[data-testid="connection"]');
+    if (cell) new MutationObserver(() => (window as unknown as { __connection(s: string): void }).__connection(cell.textContent ?? '')).observe(cell, { childList: true, characterData: true, subtree: true });
+  });
+
+  await dropSipSocket(simulator.url, sessionId);
+  await expect.poll(() => states).toContain('reconnecting');
+  await expect(page.getByTestId('connection')).toHaveText('ready');
+
+  await page.getByLabel('Number to call').fill('+12025550100');
+  await page.getByRole('button', { name: 'Call', exact: true }).click();
+  await expect(page.getByTestId('call-state')).toHaveText('connected');
+  const callId = (await page.getByTestId('call-id').textContent()) ?? '';
+  await expect.poll(async () => (await simulator.call(callId)).media?.packetsFromBrowser ?? 0).toBeGreaterThan(25);
+  expect((await simulator.call(callId)).call.sessionId).toBe(sessionId);
+
+  await page.getByRole('button', { name: 'Hang up' }).click();
+  await expect(page.getByTestId('busy')).toHaveText('false');
+  await expect.poll(async () => (await pageAudioStats(page)).connectionState).toBe('closed');
+});
+
+test('a connected call keeps its audio through a SIP socket drop and hangs up cleanly after', async ({ page, simulator }) => {
+  await page.goto('/');
+  await page.getByLabel('Username').fill('e2e-reconnect-call');
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('button', { name: 'Connect', exact: true }).click();
+  await expect(page.getByTestId('connection')).toHaveText('ready');
+  await page.getByLabel('Number to call').fill('+12025550100');
+  await page.getByRole('button', { name: 'Call', exact: true }).click();
+  await expect(page.getByTestId('call-state')).toHaveText('connected');
+  const callId = (await page.getByTestId('call-id').textContent()) ?? '';
+  const { call } = await simulator.call(callId);
+
+  await dropSipSocket(simulator.url, call.sessionId);
+  await expect(page.getByTestId('connection')).toHaveText('ready');
+  // Media never depended on the socket: it still flows, and the call is still connected.
+  const before = (await pageAudioStats(page)).received;
+  await expect.poll(async () => (await pageAudioStats(page)).received).toBeGreaterThan(before + 20);
+  await expect(page.getByTestId('call-state')).toHaveText('connected');
+
+  await page.getByRole('button', { name: 'Hang up' }).click();
+  await expect(page.getByTestId('busy')).toHaveText('false');
+  expect((await simulator.call(callId)).call).toMatchObject({ state: 'ended', busy: false });
+  await expect.poll(async () => (await pageAudioStats(page)).connectionState).toBe('closed');
+});
