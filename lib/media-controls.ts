@@ -28,6 +28,18 @@ export interface MediaControls {
   sendDtmf(digit: string): Promise<DtmfMethod>;
 }
 
+/** getUserMedia failures, told apart (spec 4.9 asks that permission failures be distinguishable). */
+export function microphoneError(cause: unknown): VoiceBrowserError {
+  const name = (cause as { name?: string } | undefined)?.name;
+  if (name === 'NotAllowedError' || name === 'SecurityError') {
+    return new VoiceBrowserError('microphone_permission_denied', 'the microphone permission was refused; allow it in the browser and try again', { cause });
+  }
+  if (name === 'NotFoundError' || name === 'OverconstrainedError' || name === 'NotReadableError') {
+    return new VoiceBrowserError('microphone_unavailable', 'no usable microphone was found; plug one in or pick another', { cause });
+  }
+  return new VoiceBrowserError('connection_failed', 'the call could not be answered in the browser', { cause });
+}
+
 /** RFC 4733 event length and the gap Chromium keeps after it (ms), as telephony gear expects. */
 const TONE_MS = 120;
 const TONE_GAP_MS = 70;

@@ -7,7 +7,7 @@ import { UserAgent } from 'sip.js/lib/api/user-agent.js';
 import type { SessionDescriptionHandler } from 'sip.js/lib/platform/web/session-description-handler/session-description-handler.js';
 import type { Clock } from './clock.js';
 import { VoiceBrowserError } from './errors.js';
-import { createMediaControls, type DtmfMethod, type MediaControls } from './media-controls.js';
+import { createMediaControls, microphoneError, type DtmfMethod, type MediaControls } from './media-controls.js';
 import type { SessionTransport } from './types.js';
 
 /**
@@ -67,18 +67,6 @@ export interface SipLink {
 
 /** Reconnection after a dropped WebSocket: attempts and the wait before each (ms). */
 const RECONNECT_DELAYS_MS = [250, 1000, 3000];
-
-/** getUserMedia failures, told apart (spec 4.9 asks that permission failures be distinguishable). */
-function microphoneError(cause: unknown): VoiceBrowserError {
-  const name = (cause as { name?: string } | undefined)?.name;
-  if (name === 'NotAllowedError' || name === 'SecurityError') {
-    return new VoiceBrowserError('microphone_permission_denied', 'the microphone permission was refused; allow it in the browser and try again', { cause });
-  }
-  if (name === 'NotFoundError' || name === 'OverconstrainedError' || name === 'NotReadableError') {
-    return new VoiceBrowserError('microphone_unavailable', 'no usable microphone was found; plug one in or pick another', { cause });
-  }
-  return new VoiceBrowserError('connection_failed', 'the call could not be answered in the browser', { cause });
-}
 
 function handlerOf(session: Session | undefined): SessionDescriptionHandler | undefined {
   return session?.sessionDescriptionHandler as SessionDescriptionHandler | undefined;

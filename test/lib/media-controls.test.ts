@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
-import { createMediaControls, type MediaControlsOptions } from '../../lib/media-controls.js';
+import { createMediaControls, microphoneError, type MediaControlsOptions } from '../../lib/media-controls.js';
 import { rejection } from '../support/rejection.js';
 
 /**
@@ -104,5 +104,17 @@ describe('media controls', () => {
     expect(audioStates).toEqual(['blocked']);
     await controls.resumeAudio();
     expect(audioStates).toEqual(['blocked', 'playing']);
+  });
+});
+
+describe('microphoneError', () => {
+  it('tells a refused permission from a missing or busy microphone (spec 4.9)', () => {
+    const named = (name: string) => new DOMException('getUserMedia failed', name);
+    expect(microphoneError(named('NotAllowedError')).code).toBe('microphone_permission_denied');
+    expect(microphoneError(named('SecurityError')).code).toBe('microphone_permission_denied');
+    expect(microphoneError(named('NotFoundError')).code).toBe('microphone_unavailable');
+    expect(microphoneError(named('NotReadableError')).code).toBe('microphone_unavailable');
+    expect(microphoneError(named('OverconstrainedError')).code).toBe('microphone_unavailable');
+    expect(microphoneError(new Error('SDP negotiation failed')).code).toBe('connection_failed');
   });
 });
