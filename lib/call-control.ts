@@ -169,7 +169,7 @@ export function createCallControl(options: CallControlOptions) {
     else invite.reject();
   }
 
-  const sipEvents: Pick<SipEvents, 'onInvite' | 'onSessionEnded' | 'onMediaConnected'> = {
+  const sipEvents: Pick<SipEvents, 'onInvite' | 'onSessionEnded' | 'onCallChanged' | 'onMediaConnected'> = {
     onInvite(invite) {
       const attempt = slice.attempt;
       // Only our own call's INVITE is answered (DESIGN.md); it may come before the 202 does.
@@ -181,7 +181,9 @@ export function createCallControl(options: CallControlOptions) {
       }
       invite.reject();
     },
+    // SIP says the call just changed: read it now rather than at the next tick (DESIGN.md principles).
     onSessionEnded: () => poller?.pollNow(),
+    onCallChanged: () => poller?.pollNow(),
     onMediaConnected: (callId) => callTiming('media_connected', callId),
   };
 

@@ -33,6 +33,8 @@ export interface SipEvents {
   onInvite(invite: IncomingInvite): void;
   /** The SIP dialog of an accepted call ended (BYE either way, or a failure). */
   onSessionEnded(callId: string | undefined): void;
+  /** The service signalled a change of the call inside its dialog (an INFO or NOTIFY that is not ours to show). */
+  onCallChanged(callId: string | undefined): void;
   /** ICE and DTLS are up: audio can flow. */
   onMediaConnected(callId: string | undefined): void;
   onAudio(state: 'playing' | 'blocked'): void;
@@ -101,6 +103,18 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   });
 
   const watch = (session: Session, callId: string | undefined) => {
+    // A service may tell of a state change in the dialog (the simulator sends INFO): read the call at once.
+    // Setting the delegate means answering ourselves.
+    session.delegate = {
+      onInfo: (info) => {
+        void info.accept().catch(() => undefined);
+        events.onCallChanged(callId);
+      },
+      onNotify: (notification) => {
+        void notification.accept().catch(() => undefined);
+        events.onCallChanged(callId);
+      },
+    };
     session.stateChange.addListener((state) => {
       if (state === SessionState.Established) {
         const pc = handlerOf(session)?.peerConnection;

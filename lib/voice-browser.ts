@@ -123,6 +123,7 @@ export function createVoiceBrowser(options: VoiceBrowserOptions & VoiceBrowserIn
     return {
       onInvite: (invite) => (live() ? calls.sipEvents.onInvite(invite) : invite.reject()),
       onSessionEnded: (callId) => live() && calls.sipEvents.onSessionEnded(callId),
+      onCallChanged: (callId) => live() && calls.sipEvents.onCallChanged(callId),
       onMediaConnected: (callId) => live() && calls.sipEvents.onMediaConnected(callId),
       onAudio: (audio) => {
         if (!live()) return;

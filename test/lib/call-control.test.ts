@@ -148,6 +148,18 @@ describe('a lost createCall answer (spec 7: reconcile without redialing)', () =>
 });
 
 describe('hangup() and reads', () => {
+  it('reads the call at once when the service signals a change in the dialog, not at the next tick', async () => {
+    const { voice, backend, sip, clock } = await inCall();
+    sip.invite('call-1');
+    await clock.flush();
+    const reads = backend.requestsOf('getCall').length;
+    backend.setCall('call-1', { state: 'connected' });
+    sip.events.onCallChanged('call-1');
+    await clock.flush();
+    expect(backend.requestsOf('getCall')).toHaveLength(reads + 1);
+    expect(voice.status().call?.state).toBe('connected');
+  });
+
   it('sends one hangup for two clicks', async () => {
     const { voice, backend } = await inCall();
     await Promise.all([voice.hangup(), voice.hangup()]);
