@@ -31,3 +31,25 @@ test('window.VoiceBrowser from the minified script connects and disconnects', as
   // Self-contained: nothing but the script itself and the proxy's routes was fetched.
   expect(requested.filter((path) => path.endsWith('.js'))).toEqual(['/lib/voice-browser.min.js']);
 });
+
+test('the trimmed script-tag bundle answers a call, sends a digit and hangs up (no SIP.js part it needs is missing)', async ({ page, simulator }) => {
+  const login = await page.request.post('/auth/login', { data: { username: 'e2e-script-tag-call' } });
+  expect(login.status()).toBe(200);
+  await page.goto('/auth/me');
+  await page.addScriptTag({ url: '/lib/voice-browser.min.js' });
+
+  const callId = await page.evaluate(async () => {
+    const api = window.VoiceBrowser;
+    const voice = api.createVoiceBrowser({ backend: api.createFetchBackend(), remoteAudio: document.body.appendChild(document.createElement('audio')) });
+    (window as unknown as { voice: typeof voice }).voice = voice;
+    await voice.connect();
+    const call = await voice.startCall({ from: '+12025550199', to: '+12025550100' }, { idempotencyKey: crypto.randomUUID() });
+    return call.id;
+  });
+  await expect.poll(() => page.evaluate(() => (window as unknown as { voice: { status(): { call: { state: string } | null } } }).voice.status().call?.state)).toBe('connected');
+  await page.evaluate(() => (window as unknown as { voice: { sendDtmf(d: string): Promise<void> } }).voice.sendDtmf('7'));
+  const digits = async () => ((await simulator.call(callId)).facts as unknown as { dtmf: Array<{ digit: string; method: string }> }).dtmf;
+  await expect.poll(digits).toEqual([expect.objectContaining({ digit: '7', method: 'rfc4733' })]);
+  await page.evaluate(() => (window as unknown as { voice: { disconnect(): Promise<void> } }).voice.disconnect());
+  expect((await simulator.call(callId)).call).toMatchObject({ state: 'ended', busy: false });
+});

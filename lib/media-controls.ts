@@ -1,3 +1,4 @@
+import type { Clock } from './clock.js';
 import { VoiceBrowserError } from './errors.js';
 
 /**
@@ -16,6 +17,7 @@ export interface MediaControlsOptions {
   remoteAudio: HTMLAudioElement | undefined;
   speakerId: string | undefined;
   onAudio(state: 'playing' | 'blocked'): void;
+  clock: Clock;
 }
 
 export interface MediaControls {
@@ -43,6 +45,15 @@ export function microphoneError(cause: unknown): VoiceBrowserError {
 /** RFC 4733 event length and the gap Chromium keeps after it (ms), as telephony gear expects. */
 const TONE_MS = 120;
 const TONE_GAP_MS = 70;
+/** How long a digit waits for the call's media transport before it goes by SIP INFO instead. */
+const MEDIA_WAIT_MS = 3000;
+const DTMF_CHECK_MS = 50;
+
+/** Both offer and answer carry telephone-event: RFC 4733 is agreed, even if the transport is not up yet. */
+function agreedTelephoneEvent(pc: RTCPeerConnection): boolean {
+  const event = /a=rtpmap:\d+ telephone-event\//i;
+  return event.test(pc.currentRemoteDescription?.sdp ?? '') && event.test(pc.currentLocalDescription?.sdp ?? '');
+}
 
 export function createMediaControls(options: MediaControlsOptions): MediaControls {
   let muted = false;
@@ -81,14 +92,27 @@ export function createMediaControls(options: MediaControlsOptions): MediaControl
     });
   }
 
+  /**
+   * Resolves true once the DTMF sender can send, false after `MEDIA_WAIT_MS`. Chromium turns canInsertDTMF
+   * on only some time after ICE and DTLS are up, and fires no event for it, so it is looked at every 50 ms.
+   */
+  async function dtmfReady(pc: RTCPeerConnection, sender: RTCDTMFSender): Promise<boolean> {
+    for (let waited = 0; waited < MEDIA_WAIT_MS; waited += DTMF_CHECK_MS) {
+      if (sender.canInsertDTMF) return true;
+      if (pc.connectionState === 'failed' || pc.connectionState === 'closed') return false;
+      await new Promise<void>((resolve) => options.clock.setTimeout(resolve, DTMF_CHECK_MS));
+    }
+    return sender.canInsertDTMF;
+  }
+
   async function sendOne(digit: string): Promise<DtmfMethod> {
     const pc = options.peerConnection();
     if (!pc || pc.connectionState === 'closed') {
       throw new VoiceBrowserError('no_active_call', 'sendDtmf() needs an answered call; wait for the call to connect');
     }
     const sender = pc.getSenders().find((s) => s.track?.kind === 'audio')?.dtmf;
-    // canInsertDTMF is true only when telephone-event was negotiated (RFC 4733) and the sender can send.
-    if (sender?.canInsertDTMF) return sendTone(sender, digit);
+    // The service may say connected before our media is up; when RFC 4733 was agreed, wait for it to be.
+    if (sender && (sender.canInsertDTMF || (agreedTelephoneEvent(pc) && (await dtmfReady(pc, sender))))) return sendTone(sender, digit);
     try {
       await options.sendInfo('application/dtmf-relay', `Signal=${digit}\r\nDuration=${TONE_MS}`);
       return 'sip-info';

@@ -100,6 +100,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     remoteAudio: options.remoteAudio,
     speakerId: options.audioDevices?.speakerId,
     onAudio: events.onAudio,
+    clock,
   });
 
   const watch = (session: Session, callId: string | undefined) => {

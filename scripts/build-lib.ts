@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
+import { sipTrim } from './sip-trim.js';
 
 /**
  * Builds the library (DESIGN.md): the ES module with its SIP.js part split into a chunk that `connect()`
@@ -10,7 +11,7 @@ import { build } from 'esbuild';
 const outdir = 'dist/lib';
 rmSync(outdir, { recursive: true, force: true });
 
-const common = { bundle: true, minify: true, target: 'es2020', legalComments: 'none', logLevel: 'warning' } as const;
+const common: BuildOptions = { bundle: true, minify: true, target: 'es2020', legalComments: 'none', logLevel: 'warning', plugins: [sipTrim] };
 
 await build({
   ...common,

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
 import { createMediaControls, microphoneError, type MediaControlsOptions } from '../../lib/media-controls.js';
+import { FakeClock } from '../support/fake-clock.js';
 import { rejection } from '../support/rejection.js';
 
 /**
@@ -22,10 +23,33 @@ class FakeDtmfSender extends EventTarget {
   }
 }
 
+const SDP_WITH_EVENTS = 'v=0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 0 101\r\na=rtpmap:0 PCMU/8000\r\na=rtpmap:101 telephone-event/8000\r\n';
+
+/** A peer connection as far as the controls look at it: senders, state, descriptions and its state event. */
+class FakePeerConnection extends EventTarget {
+  connectionState: RTCPeerConnectionState = 'connected';
+  currentRemoteDescription: { sdp: string } | null = null;
+  currentLocalDescription: { sdp: string } | null = null;
+  constructor(private readonly senders: unknown[]) {
+    super();
+  }
+  getSenders() {
+    return this.senders;
+  }
+  /** ICE and DTLS come up: Chromium's DTMF sender can send from now on. */
+  connect(dtmf: FakeDtmfSender) {
+    this.connectionState = 'connected';
+    dtmf.canInsertDTMF = true;
+    this.dispatchEvent(new Event('connectionstatechange'));
+  }
+}
+
 function world(options: { rfc4733?: boolean; infoFails?: boolean; playFails?: boolean } = {}) {
+  const clock = new FakeClock();
   const track = { kind: 'audio', enabled: true };
   const dtmf = new FakeDtmfSender(options.rfc4733 ?? true);
-  const pc = { connectionState: 'connected', getSenders: () => [{ track, dtmf }] } as unknown as RTCPeerConnection;
+  const fakePc = new FakePeerConnection([{ track, dtmf }]);
+  const pc = fakePc as unknown as RTCPeerConnection;
   const infos: Array<[string, string]> = [];
   const audioStates: string[] = [];
   const sinks: string[] = [];
@@ -48,9 +72,10 @@ function world(options: { rfc4733?: boolean; infoFails?: boolean; playFails?: bo
     remoteAudio,
     speakerId: 'speaker-2',
     onAudio: (state) => audioStates.push(state),
+    clock,
   };
   const controls = createMediaControls(controlOptions);
-  return { controls, track, dtmf, infos, audioStates, sinks, remoteAudio, endCall: () => (current = undefined) };
+  return { controls, clock, fakePc, track, dtmf, infos, audioStates, sinks, remoteAudio, endCall: () => (current = undefined) };
 }
 
 describe('media controls', () => {
@@ -76,6 +101,31 @@ describe('media controls', () => {
     // The queue goes on with the next digit.
     expect((await rejection(controls.sendDtmf('8'))).code).toBe('dtmf_outcome_unknown');
     expect(infos.map(([, content]) => content.split('\r\n')[0])).toEqual(['Signal=9', 'Signal=8']);
+  });
+
+  it('waits for the media transport when telephone-event was agreed, instead of falling back to INFO early', async () => {
+    const { controls, fakePc, dtmf, infos, clock } = world({ rfc4733: false });
+    fakePc.connectionState = 'connecting';
+    fakePc.currentRemoteDescription = { sdp: SDP_WITH_EVENTS };
+    fakePc.currentLocalDescription = { sdp: SDP_WITH_EVENTS };
+    const sent = controls.sendDtmf('4');
+    await clock.advance(500);
+    // Connected, and a little later the DTMF sender is ready (Chromium fires no event for that).
+    fakePc.connect(dtmf);
+    await clock.advance(50);
+    await expect(sent).resolves.toBe('rfc4733');
+    expect(infos).toEqual([]);
+  });
+
+  it('sends by INFO when the transport never comes up within its wait', async () => {
+    const { controls, fakePc, clock, infos } = world({ rfc4733: false });
+    fakePc.connectionState = 'connecting';
+    fakePc.currentRemoteDescription = { sdp: SDP_WITH_EVENTS };
+    fakePc.currentLocalDescription = { sdp: SDP_WITH_EVENTS };
+    const sent = controls.sendDtmf('4');
+    await clock.advance(3000);
+    await expect(sent).resolves.toBe('sip-info');
+    expect(infos).toHaveLength(1);
   });
 
   it('refuses DTMF without a live call', async () => {
