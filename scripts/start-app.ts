@@ -1,0 +1,46 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+/**
+ * Starts the app exactly as `npm start` runs it (server-proxy/main.ts, embedded simulator) on free loopback
+ * ports, for the e2e suite and the benchmark. `stop()` ends it by PID.
+ */
+
+export interface RunningApp {
+  /** The demo and proxy, e.g. http://127.0.0.1:41234 */
+  demo: string;
+  /** The simulator (REST under /api, SIP at /sip, control API at /__sim). */
+  sim: string;
+  stop(): Promise<void>;
+}
+
+export async function startApp(env: Record<string, string> = {}): Promise<RunningApp> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server-proxy/main.ts'], {
+    env: { ...process.env, PORT: '0', SIM_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const urls = await new Promise<{ demo: string; sim: string }>((resolve, reject) => {
+    let sim = '';
+    const timer = setTimeout(() => reject(new Error('the app did not start within 30 s')), 30_000);
+    child.once('exit', (code) => reject(new Error(`the app exited early with code ${code}`)));
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (process.env.E2E_VERBOSE) console.log(`[app] ${line}`);
+      sim ||= /^simulator on (http:\/\/\S+)/.exec(line)?.[1] ?? '';
+      const demo = /^demo on (http:\/\/\S+)/.exec(line)?.[1];
+      if (demo) {
+        clearTimeout(timer);
+        resolve({ demo, sim });
+      }
+    });
+  });
+  return {
+    ...urls,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
