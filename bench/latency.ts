@@ -1,0 +1,132 @@
+import type { VoiceBrowser, VoiceBrowserStatus } from '../lib/index.js';
+import type { BenchPage } from './browser.js';
+import { ms, spread, type Row, type Spread } from './stats.js';
+
+/**
+ * Latency in Chromium against the simulator, and the poll budget: each figure from real calls, as a page
+ * using the library sees them. Times are the page's own (`performance.now()`), or wall clock on both sides
+ * of one machine when the simulator's moment is compared with the page's.
+ */
+
+/** What the bench page (browser.ts) puts on `window`. */
+interface PageGlobals {
+  voice: VoiceBrowser;
+  when(test: (status: VoiceBrowserStatus) => boolean): Promise<number>;
+}
+
+export interface LatencyFigures {
+  connectToReady: Spread;
+  startCallToConnected: Spread;
+  answerToStatus: Spread;
+  remoteHangupToStatus: Spread;
+  pollsPerCallMinute: number;
+  maxPollsInFlight: number;
+  pollsWhileIdle: number;
+}
+
+const ANSWER_AT_ONCE = '+12025550100';
+const RINGS_THEN_ANSWERS = '+12025550101';
+
+async function connectOnce(page: BenchPage['page']): Promise<number> {
+  return page.evaluate(async () => {
+    const { voice } = window as unknown as PageGlobals;
+    const started = performance.now();
+    await voice.connect();
+    const took = performance.now() - started;
+    await voice.disconnect();
+    return took;
+  });
+}
+
+/** Places a call and resolves with the page's view: ms from startCall() to connected, and the call id. */
+async function callOnce(page: BenchPage['page'], to: string): Promise<{ took: number; callId: string; connectedAt: number }> {
+  return page.evaluate(async (number) => {
+    const { voice, when } = window as unknown as PageGlobals;
+    const started = Date.now();
+    const connected = when((s) => s.call?.state === 'connected');
+    const call = await voice.startCall({ from: '+12025550199', to: number }, { idempotencyKey: crypto.randomUUID() });
+    const connectedAt = await connected;
+    return { took: connectedAt - started, callId: call.id, connectedAt };
+  }, to);
+}
+
+async function hangupAndSettle(page: BenchPage['page']): Promise<void> {
+  await page.evaluate(async () => {
+    const { voice, when } = window as unknown as PageGlobals;
+    await voice.hangup();
+    await when((s) => !s.busy);
+  });
+}
+
+export async function measureLatency(bench: BenchPage, simUrl: string, runs: number): Promise<{ figures: LatencyFigures; rows: Row[] }> {
+  const { page } = bench;
+  const connectSamples: number[] = [];
+  for (let i = 0; i < runs; i++) connectSamples.push(await connectOnce(page));
+
+  await page.evaluate(() => (window as unknown as PageGlobals).voice.connect());
+  const callSamples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const { took } = await callOnce(page, ANSWER_AT_ONCE);
+    callSamples.push(took);
+    await hangupAndSettle(page);
+  }
+
+  // The simulator changes the call's state; how long until the page's onStatus shows it.
+  const answerSamples: number[] = [];
+  const hangupSamples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const { callId, connectedAt } = await callOnce(page, RINGS_THEN_ANSWERS);
+    const facts = (await (await fetch(`${simUrl}/__sim/calls/${callId}`)).json()) as { call: { answeredAt: string } };
+    answerSamples.push(connectedAt - Date.parse(facts.call.answeredAt));
+    const ended = page.evaluate(() => (window as unknown as PageGlobals).when((s) => !s.busy));
+    const hungUpAt = Date.now();
+    await fetch(`${simUrl}/__sim/calls/${callId}/remote-hangup`, { method: 'POST' });
+    hangupSamples.push((await ended) - hungUpAt);
+  }
+
+  // Poll budget: reads of an active call in 30 s, never two at once; and none while idle.
+  const reads: number[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const isRead = (url: string, method: string) => method === 'GET' && /\/voice\/browser-(calls\/[^/]+|sessions)$/.test(new URL(url).pathname);
+  page.on('request', (request) => {
+    if (!isRead(request.url(), request.method())) return;
+    reads.push(Date.now());
+    maxInFlight = Math.max(maxInFlight, ++inFlight);
+  });
+  const settled = (request: { url(): string; method(): string }) => {
+    if (isRead(request.url(), request.method())) inFlight--;
+  };
+  page.on('requestfinished', settled);
+  page.on('requestfailed', settled);
+  await callOnce(page, ANSWER_AT_ONCE);
+  const windowStart = Date.now();
+  await page.waitForTimeout(30_000);
+  const inCall = reads.filter((at) => at >= windowStart).length;
+  await hangupAndSettle(page);
+  await page.waitForTimeout(1500);
+  const idleStart = Date.now();
+  await page.waitForTimeout(10_000);
+  const idle = reads.filter((at) => at >= idleStart).length;
+  await page.evaluate(() => (window as unknown as PageGlobals).voice.disconnect());
+
+  const figures: LatencyFigures = {
+    connectToReady: spread(connectSamples),
+    startCallToConnected: spread(callSamples),
+    answerToStatus: spread(answerSamples),
+    remoteHangupToStatus: spread(hangupSamples),
+    pollsPerCallMinute: inCall * 2,
+    maxPollsInFlight: maxInFlight,
+    pollsWhileIdle: idle,
+  };
+  const both = (s: Spread) => `${ms(s.median)} median, ${ms(s.p95)} p95 (${s.runs} runs)`;
+  const rows: Row[] = [
+    { figure: 'connect() to ready', value: both(figures.connectToReady), target: '<= 60 ms median', met: figures.connectToReady.median <= 60 },
+    { figure: 'startCall() to connected (+12025550100)', value: both(figures.startCallToConnected), target: '<= 250 ms median', met: figures.startCallToConnected.median <= 250 },
+    { figure: 'simulator answers -> onStatus', value: both(figures.answerToStatus), target: '<= 100 ms median', met: figures.answerToStatus.median <= 100 },
+    { figure: 'simulator remote hangup -> onStatus', value: both(figures.remoteHangupToStatus), target: '<= 100 ms median', met: figures.remoteHangupToStatus.median <= 100 },
+    { figure: 'reads per active call-minute', value: `${figures.pollsPerCallMinute} (max ${figures.maxPollsInFlight} in flight)`, target: '60 +- 5, 1 in flight', met: Math.abs(figures.pollsPerCallMinute - 60) <= 5 && figures.maxPollsInFlight <= 1 },
+    { figure: 'reads while idle (10 s)', value: String(figures.pollsWhileIdle), target: '0', met: figures.pollsWhileIdle === 0 },
+  ];
+  return { figures, rows };
+}

@@ -1,0 +1,61 @@
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { sipTrim } from '../scripts/sip-trim.js';
+import { kb, type Row } from './stats.js';
+
+/**
+ * Size: our script-tag bundle and ES module entry, and the floor to beat (sip.js SimpleUser, JsSIP), each
+ * bundled the same way in the same run (esbuild, minified, es2020), then gzip -9 and brotli -11.
+ */
+
+export interface SizeFigure {
+  name: string;
+  minified: number;
+  gzip: number;
+  brotli: number;
+}
+
+async function bundle(name: string, contents: string, format: 'iife' | 'esm', options: { splitting?: boolean; ours?: boolean } = {}): Promise<SizeFigure> {
+  const result = await build({
+    stdin: { contents, resolveDir: process.cwd(), loader: 'ts', sourcefile: `${name}.ts` },
+    bundle: true,
+    minify: true,
+    format,
+    splitting: options.splitting ?? false,
+    // Ours as we ship it (scripts/build-lib.ts); the peers as their users would bundle them.
+    plugins: options.ours ? [sipTrim] : [],
+    outdir: 'bench/.out',
+    target: 'es2020',
+    legalComments: 'none',
+    write: false,
+    logLevel: 'error',
+  });
+  // The entry is the first output; with splitting the lazily loaded chunks are not part of the initial load.
+  const entry = result.outputFiles.find((file) => !file.path.includes('/chunk-')) ?? result.outputFiles[0];
+  if (!entry) throw new Error(`bench: esbuild produced nothing for ${name}`);
+  const bytes = Buffer.from(entry.contents);
+  return {
+    name,
+    minified: bytes.length,
+    gzip: gzipSync(bytes, { level: 9 }).length,
+    brotli: brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+  };
+}
+
+export async function measureSize(): Promise<{ figures: SizeFigure[]; rows: Row[] }> {
+  const figures = [
+    await bundle('voice-browser script tag', `import './lib/global.ts';`, 'iife', { ours: true }),
+    await bundle('voice-browser ES module entry', `export * from './lib/index.ts';`, 'esm', { splitting: true, ours: true }),
+    await bundle('sip.js SimpleUser', `import { SimpleUser } from 'sip.js/lib/platform/web/simple-user/index.js'; (globalThis as Record<string, unknown>).SimpleUser = SimpleUser;`, 'iife'),
+    await bundle('jssip', `import JsSIP from 'jssip'; (globalThis as Record<string, unknown>).JsSIP = JsSIP;`, 'iife'),
+  ];
+  const [tag, esm, simpleUser, jssip] = figures as [SizeFigure, SizeFigure, SizeFigure, SizeFigure];
+  const describe = (f: SizeFigure) => `${kb(f.gzip)} gzip, ${kb(f.brotli)} br, ${kb(f.minified)} min`;
+  const rows: Row[] = [
+    { figure: 'script-tag bundle', value: describe(tag), target: '<= 55 KB gzip', met: tag.gzip <= 55 * 1024 },
+    { figure: 'ES module initial load', value: describe(esm), target: '<= 10 KB gzip', met: esm.gzip <= 10 * 1024 },
+    { figure: 'peer: sip.js SimpleUser', value: describe(simpleUser), target: `ours ${tag.gzip <= simpleUser.gzip ? 'smaller' : 'LARGER'}` },
+    { figure: 'peer: jssip', value: describe(jssip), target: `ours ${tag.gzip <= jssip.gzip ? 'smaller' : 'LARGER'}` },
+  ];
+  return { figures, rows };
+}
