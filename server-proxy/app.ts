@@ -1,7 +1,8 @@
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { createDemoAuth } from './demo-auth.js';
-import { createVoiceProxy, type VoiceProxy } from './proxy.js';
+import { createVoiceProxy, type VoiceProxy, type VoiceProxyOptions } from './proxy.js';
+import { demoSecurityHeaders } from './security-headers.js';
 
 /**
  * The demo server: the voice proxy at `/voice`, the demo login at `/auth`, the built demo page at `/`
@@ -15,15 +16,28 @@ export interface DemoAppOptions {
   demoRoot: string;
   libRoot: string;
   fetch?: typeof fetch;
+  /** Per-user limits for the proxy (see `VoiceProxyOptions.rateLimit`). */
+  rateLimit?: VoiceProxyOptions['rateLimit'];
+  /** Log sink for proxy and login; default `console.error`. Lines never carry the key. */
+  log?: (line: string) => void;
 }
+
+/** Builds the demo server's app; see the file comment. */
 
 export function createDemoApp(options: DemoAppOptions): Hono {
   let proxy: VoiceProxy | undefined;
-  const auth = createDemoAuth({ secret: options.sessionSecret, proxy: () => proxy as VoiceProxy });
-  proxy = createVoiceProxy({ ...options.voice, authenticate: auth.authenticate, fetch: options.fetch });
+  const auth = createDemoAuth({ secret: options.sessionSecret, proxy: () => proxy as VoiceProxy, ...(options.log ? { log: options.log } : {}) });
+  proxy = createVoiceProxy({
+    ...options.voice,
+    authenticate: auth.authenticate,
+    fetch: options.fetch,
+    ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
+    ...(options.log ? { log: options.log } : {}),
+  });
   const voice = proxy;
 
   const app = new Hono();
+  app.use('*', demoSecurityHeaders(options.voice.baseUrl));
   app.route('/', auth.app);
   app.all('/voice/*', (c) => voice(c.req.raw));
   app.use('/lib/*', serveStatic({ root: options.libRoot, rewriteRequestPath: (path) => path.replace(/^\/lib/, '') }));

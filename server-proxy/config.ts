@@ -23,6 +23,9 @@ const schema = z
     SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     SIM_QUOTA_PER_MINUTE: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').default(100),
     SIM_QUOTA_PER_HOUR: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').default(10_000),
+    VOICE_USER_RATE_PER_MINUTE: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').default(80),
+    VOICE_USER_RATE_PER_HOUR: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').default(5000),
+    REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
   })
   .superRefine((env, ctx) => {
     if (env.VOICE_BASE_URL && !env.VOICE_API_KEY) ctx.addIssue({ code: 'custom', path: ['VOICE_API_KEY'], message: 'is required when VOICE_BASE_URL is set' });
@@ -38,6 +41,10 @@ export interface Config {
   /** Unset: run the embedded simulator. */
   voice: { baseUrl: string; apiKey: string } | undefined;
   sessionSecret: string;
+  /** The proxy's per-user limits, below the key's quota (README, "Mounting the proxy"). */
+  userRate: { perMinute: number; perHour: number };
+  /** Set: the per-user counts live in this Redis, shared by every proxy replica. */
+  redisUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -61,5 +68,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     voice: e.VOICE_BASE_URL && e.VOICE_API_KEY ? { baseUrl: e.VOICE_BASE_URL, apiKey: e.VOICE_API_KEY } : undefined,
     // With the embedded simulator a per-process secret is enough: logins last as long as the process.
     sessionSecret: e.SESSION_SECRET ?? randomBytes(32).toString('base64url'),
+    userRate: { perMinute: e.VOICE_USER_RATE_PER_MINUTE, perHour: e.VOICE_USER_RATE_PER_HOUR },
+    redisUrl: e.REDIS_URL,
   };
 }

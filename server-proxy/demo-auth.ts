@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { deleteCookie, setSignedCookie } from 'hono/cookie';
 import { parseSigned } from 'hono/utils/cookie';
+import { refuseCrossSite } from './cross-site.js';
 import { HttpError, noStore, onHttpError } from './http-error.js';
 import type { ProxyUser, VoiceProxy } from './proxy.js';
 
@@ -18,7 +19,18 @@ export interface DemoAuth {
   authenticate(request: Request): Promise<ProxyUser | null>;
 }
 
-export function createDemoAuth(options: { secret: string; proxy: () => VoiceProxy }): DemoAuth {
+export interface DemoAuthOptions {
+  /** Signs the cookie (32+ characters). */
+  secret: string;
+  /** The proxy whose `revokeSessions` logout calls. */
+  proxy: () => VoiceProxy;
+  /** Where a failed revocation is logged; default `console.error`. */
+  log?: (line: string) => void;
+}
+
+/** Creates the demo login; see {@link DemoAuth}. */
+export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
+  const log = options.log ?? ((line: string) => console.error(line));
   const authenticate = async (request: Request): Promise<ProxyUser | null> => {
     const header = request.headers.get('cookie');
     if (!header) return null;
@@ -27,22 +39,39 @@ export function createDemoAuth(options: { secret: string; proxy: () => VoiceProx
   };
 
   const app = new Hono().basePath('/auth');
-  app.use('*', noStore);
+  // A login or logout from another site (login CSRF) is refused like any other cross-site mutation.
+  app.use('*', noStore, refuseCrossSite());
   app.post('/login', async (c) => {
     const body = (await c.req.json().catch(() => null)) as { username?: unknown } | null;
     const username = body?.username;
     if (typeof username !== 'string' || !USERNAME.test(username)) {
       throw new HttpError(400, 'invalid_input', 'username: 1-64 letters, digits, dot, dash or underscore');
     }
-    await setSignedCookie(c, COOKIE, username, options.secret, { httpOnly: true, sameSite: 'Strict', path: '/' });
+    await setSignedCookie(c, COOKIE, username, options.secret, {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+      // Secure whenever the page itself is served over TLS; the local demo runs on plain http://127.0.0.1.
+      secure: new URL(c.req.url).protocol === 'https:',
+    });
     return c.json({ user: { name: username } });
   });
   app.post('/logout', async (c) => {
     const user = await authenticate(c.req.raw);
     // spec 4.9: sessions must also be revoked server-side on logout.
-    if (user) await options.proxy().revokeSessions(user);
-    deleteCookie(c, COOKIE, { path: '/' });
-    return c.json({ user: null });
+    let revoked = true;
+    if (user) {
+      revoked = await options.proxy().revokeSessions(user).then(
+        () => true,
+        // The user still leaves: a session left at the service expires by itself, a login left in the page does not.
+        (error: unknown) => {
+          log(`demo auth: logout could not end the browser session at the service (${error instanceof HttpError ? error.code : 'unexpected error'})`);
+          return false;
+        },
+      );
+    }
+    deleteCookie(c, COOKIE, { path: '/', httpOnly: true, sameSite: 'Strict' });
+    return c.json({ user: null, revoked });
   });
   app.get('/me', async (c) => {
     const user = await authenticate(c.req.raw);

@@ -34,11 +34,14 @@ export const noStore: MiddlewareHandler = async (c, next) => {
   c.header('Cache-Control', 'no-store');
 };
 
-/** The one error handler: an HttpError becomes its body; anything else is logged under `label` and a plain 500. */
-export function onHttpError(label: string): (error: Error) => Response {
+/**
+ * The one error handler: an HttpError becomes its body; anything else is logged under `label` and a plain 500.
+ * `log` (default `console.error`) lets the proxy pass a sink that redacts its key.
+ */
+export function onHttpError(label: string, log: (...args: unknown[]) => void = console.error): (error: Error) => Response {
   return (error) => {
     if (error instanceof HttpError) return errorResponse(error);
-    console.error(`${label}: unexpected error`, error);
+    log(`${label}: unexpected error`, error);
     return Response.json({ error: 'internal error', code: 'internal_error' }, { status: 500, headers: { 'Cache-Control': 'no-store' } });
   };
 }
@@ -51,9 +54,9 @@ export function onHttpError(label: string): (error: Error) => Response {
  * A catch-all route rather than `notFound`: Hono ignores a sub-app's `notFound` once it is mounted with
  * `route`, while a route keeps working mounted or not.
  */
-export function finishApp<E extends Env>(app: Hono<E>, label: string, notFoundMessage = 'no such route'): void {
+export function finishApp<E extends Env>(app: Hono<E>, label: string, notFoundMessage = 'no such route', log?: (...args: unknown[]) => void): void {
   app.all('*', () => {
     throw new HttpError(404, 'not_found', notFoundMessage);
   });
-  app.onError(onHttpError(label));
+  app.onError(onHttpError(label, log));
 }

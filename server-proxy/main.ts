@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
 import { createDemoApp } from './app.js';
 import { ConfigError, parseConfig } from './config.js';
+import { createRedisRateStore } from './redis-rate-store.js';
 import { startSimulator, type RunningSimulator } from './simulator/server.js';
 
 /**
@@ -23,7 +24,14 @@ async function main(): Promise<void> {
     console.log(`simulator on ${simulator.url} (REST ${simulator.baseUrl}/v1/voice, SIP ${simulator.url.replace(/^http/, 'ws')}/sip)`);
     console.log(`simulator API key: ${config.simApiKey}${process.env.SIM_API_KEY ? '' : ' (the default; set SIM_API_KEY to change it)'}`);
   }
-  const app = createDemoApp({ voice, sessionSecret: config.sessionSecret, demoRoot: `${root}dist/demo`, libRoot: `${root}dist/lib` });
+  const store = config.redisUrl ? await createRedisRateStore({ url: config.redisUrl }) : undefined;
+  const app = createDemoApp({
+    voice,
+    sessionSecret: config.sessionSecret,
+    demoRoot: `${root}dist/demo`,
+    libRoot: `${root}dist/lib`,
+    rateLimit: { ...config.userRate, ...(store ? { store } : {}) },
+  });
   const server = createServer(getRequestListener(app.fetch));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -37,7 +45,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     server.closeAllConnections();
-    await Promise.all([new Promise((resolve) => server.close(resolve)), simulator?.close()]);
+    await Promise.all([new Promise((resolve) => server.close(resolve)), simulator?.close(), store?.close?.()]);
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());

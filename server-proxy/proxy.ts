@@ -1,8 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { refuseCrossSite } from './cross-site.js';
 import { errorResponse, finishApp, HttpError, noStore } from './http-error.js';
-import { createUpstream, type Upstream, type UpstreamResponse } from './upstream.js';
+import { createOwnership, isResourceId, notFound } from './ownership.js';
+import { redactingLog } from './redact.js';
+import { createRelay } from './relay.js';
+import { createUpstream, type Upstream } from './upstream.js';
+import { userRateLimit, type UserRateLimitOptions } from './user-rate-limit.js';
 import { callInput, emptyInput, parseIdempotencyKey, parseInput, readJsonBody } from './voice-input.js';
 
 /**
@@ -21,18 +26,24 @@ export interface ProxyUser {
 export interface VoiceProxyOptions {
   /** `{base_url}` of the voice service, including `/api`. */
   baseUrl: string;
-  /** The persistent API key; never sent to the page. */
+  /** The persistent API key; never sent to the page, never logged. */
   apiKey: string;
   /** Returns the user of the request, or null when nobody is logged in. */
   authenticate(request: Request): Promise<ProxyUser | null> | ProxyUser | null;
   fetch?: typeof fetch;
-  /** Upstream request limit in ms (default 10 s). */
+  /** Upstream request limit in ms (default 10 s); past it the page gets a `504` with a code. */
   timeoutMs?: number;
+  /** Per-user limits below the key's quota (default 80 a minute, 5,000 an hour, in memory); `false` turns them off. */
+  rateLimit?: UserRateLimitOptions | false;
+  /** Origins besides the request's own allowed to send mutating requests (see `cross-site.ts`). */
+  trustedOrigins?: readonly string[];
+  /** Where the proxy's log lines go (default `console.error`); they never contain the key. */
+  log?: (line: string) => void;
 }
 
 /** A web-standard handler, mountable in any server that speaks `Request`/`Response`. */
 export type VoiceProxy = ((request: Request) => Promise<Response>) & {
-  /** Ends the user's current browser session at the service (logout, spec 4.9). */
+  /** Ends the user's current browser session at the service (logout, spec 4.9); rejects when it could not. */
   revokeSessions(user: ProxyUser): Promise<void>;
 };
 
@@ -45,135 +56,101 @@ function subjectOf(user: ProxyUser): string {
   return user.id;
 }
 
-/** An upstream refusal of our own key: nothing the page can fix, and nothing it should learn about the key. */
-function keyRefused(response: UpstreamResponse): boolean {
-  const code = (response.body as { code?: unknown } | undefined)?.code;
-  return response.status === 401 || (response.status === 403 && (code === 'account_suspended' || code === 'voice_not_entitled' || code === 'insufficient_scope'));
+/** The user's webrtc agent, created once per subject (spec 4.7: `409 agent_exists` means list agents to find it). */
+function createAgents(upstream: Upstream, ensureOk: (response: Awaited<ReturnType<Upstream>>) => Awaited<ReturnType<Upstream>>) {
+  const known = new Set<string>();
+  return {
+    async ensure(user: ProxyUser, subject: string): Promise<void> {
+      if (known.has(subject)) return;
+      const created = await upstream({ method: 'POST', path: '/agents', body: { name: (user.name ?? subject).slice(0, 200), type: 'webrtc', externalSubject: subject } });
+      let id = (created.body as { id?: string } | undefined)?.id;
+      if (created.status === 409) {
+        const listed = ensureOk(await upstream({ method: 'GET', path: '/agents', query: { externalSubject: subject } }));
+        id = (listed.body as { agents?: Array<{ id: string; externalSubject: string }> }).agents?.find((a) => a.externalSubject === subject)?.id;
+      } else {
+        ensureOk(created);
+      }
+      if (!id) throw new HttpError(502, 'upstream_invalid_response', 'the voice service did not return the agent');
+      known.add(subject);
+    },
+    /** The cached agent may be gone (service reset, agent removed): the next press looks it up again. */
+    forget: (subject: string) => known.delete(subject),
+  };
 }
 
-const voiceUnavailable = (response: UpstreamResponse): HttpError => {
-  console.error(`voice proxy: the service refused the API key (${response.status})`);
-  return new HttpError(503, 'browser_voice_unavailable', 'browser calling is not available right now');
-};
-
-/** The service's answer, as the page gets it: status, body and the rate-limit headers. */
-function relay(c: Context, response: UpstreamResponse): Response {
-  if (keyRefused(response)) return errorResponse(voiceUnavailable(response));
-  const headers = Object.fromEntries(response.headers);
-  return c.body(JSON.stringify(response.body ?? {}), response.status as 200, {
-    ...headers,
-    'Content-Type': 'application/json',
-    'Cache-Control': 'no-store',
-  });
-}
-
-/** Passes a 2xx through; anything else becomes the error the page sees. */
-function ensureOk(response: UpstreamResponse): UpstreamResponse {
-  if (response.status >= 200 && response.status < 300) return response;
-  if (keyRefused(response)) throw voiceUnavailable(response);
-  const body = response.body as { code?: string; error?: string } | undefined;
-  throw new HttpError(response.status, body?.code ?? 'upstream_error', body?.error ?? 'the voice service refused the request', Object.fromEntries(response.headers));
-}
-
-const notYours = (what: string) => new HttpError(404, 'not_found', `no such ${what}`);
-
+/**
+ * Creates the proxy.
+ *
+ * @example
+ * ```ts
+ * const voice = createVoiceProxy({ baseUrl, apiKey, authenticate: async (request) => lookUpYourUser(request) });
+ * app.all('/voice/*', (c) => voice(c.req.raw));
+ * ```
+ */
 export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
-  const upstream: Upstream = createUpstream(options);
-  /** Subjects whose agent is known to exist at the service. */
-  const agents = new Set<string>();
+  const log = redactingLog([options.apiKey], options.log);
+  const upstream = createUpstream(options);
+  const relayer = createRelay(log);
+  const { relay, ensureOk } = relayer;
+  const { ownSession, ownCall } = createOwnership(upstream, relayer);
+  const agents = createAgents(upstream, ensureOk);
   const app = new Hono<Env>().basePath('/voice');
 
-  /** The user's webrtc agent, created once (spec 4.7: `409 agent_exists` means list agents to find it). */
-  const ensureAgent = async (user: ProxyUser, subject: string): Promise<void> => {
-    if (agents.has(subject)) return;
-    const created = await upstream({ method: 'POST', path: '/agents', body: { name: (user.name ?? subject).slice(0, 200), type: 'webrtc', externalSubject: subject } });
-    let id = (created.body as { id?: string } | undefined)?.id;
-    if (created.status === 409) {
-      const listed = ensureOk(await upstream({ method: 'GET', path: '/agents', query: { externalSubject: subject } }));
-      id = (listed.body as { agents?: Array<{ id: string; externalSubject: string }> }).agents?.find((a) => a.externalSubject === subject)?.id;
-    } else {
-      ensureOk(created);
-    }
-    if (!id) throw new HttpError(502, 'upstream_invalid_response', 'the voice service did not return the agent');
-    agents.add(subject);
-  };
-
-  /** Reads a session and proves it is the caller's; another user's id answers exactly as an unknown one. */
-  const ownSession = async (subject: string, id: string): Promise<UpstreamResponse> => {
-    const response = await upstream({ method: 'GET', path: `/browser-sessions/${encodeURIComponent(id)}` });
-    if (response.status === 404) throw notYours('browser session');
-    ensureOk(response);
-    if ((response.body as { session?: { externalSubject?: string } }).session?.externalSubject !== subject) throw notYours('browser session');
-    return response;
-  };
-
-  const ownCall = async (subject: string, id: string): Promise<UpstreamResponse> => {
-    const response = await upstream({ method: 'GET', path: `/browser-calls/${encodeURIComponent(id)}` });
-    if (response.status === 404) throw notYours('browser call');
-    ensureOk(response);
-    const call = (response.body as { call?: { externalSubject?: string; sessionId?: string } }).call;
-    // Only "not yours" means not owned; a fault of the session read (429, 503) must reach the page as itself.
-    const notOwned = (error: unknown) => {
-      if (error instanceof HttpError && error.status === 404) return false;
-      throw error;
-    };
-    const owned = call?.externalSubject !== undefined ? call.externalSubject === subject : call?.sessionId !== undefined && (await ownSession(subject, call.sessionId).then(() => true, notOwned));
-    if (!owned) throw notYours('browser call');
-    return response;
-  };
-
+  app.use('*', noStore, refuseCrossSite({ trustedOrigins: options.trustedOrigins ?? [] }));
   app.use('*', bodyLimit({ maxSize: 64 * 1024, onError: () => errorResponse(new HttpError(413, 'payload_too_large', 'the body is over 64 KB')) }));
-  app.use('*', noStore, async (c, next) => {
+  app.use('*', async (c, next) => {
     const user = await options.authenticate(c.req.raw);
     if (!user) throw new HttpError(401, 'unauthenticated', 'log in first');
     c.set('user', user);
     c.set('subject', subjectOf(user));
     await next();
   });
+  if (options.rateLimit !== false) app.use('*', userRateLimit(options.rateLimit ?? {}, (c) => c.get('subject'), log));
 
   app.post('/browser-sessions', async (c) => {
     parseInput(emptyInput, await readJsonBody(c.req.raw));
-    await ensureAgent(c.get('user'), c.get('subject'));
+    await agents.ensure(c.get('user'), c.get('subject'));
     // A session is cheap and supersedes an idle older one, so each press gets a fresh key.
     const response = await upstream({ method: 'POST', path: '/browser-sessions', body: { externalSubject: c.get('subject') }, idempotencyKey: randomUUID() });
-    // The cached agent may be gone (service reset, agent removed): the next press looks it up again.
-    if (response.status >= 400) agents.delete(c.get('subject'));
-    return relay(c, response);
+    if (response.status >= 400) agents.forget(c.get('subject'));
+    return relay(response);
   });
-  app.get('/browser-sessions', async (c) =>
-    relay(c, await upstream({ method: 'GET', path: '/browser-sessions', query: { externalSubject: c.get('subject') } })),
-  );
-  app.get('/browser-sessions/:id', async (c) => relay(c, await ownSession(c.get('subject'), c.req.param('id'))));
+  app.get('/browser-sessions', async (c) => relay(await upstream({ method: 'GET', path: '/browser-sessions', query: { externalSubject: c.get('subject') } })));
+  app.get('/browser-sessions/:id', async (c) => relay(await ownSession(c.get('subject'), c.req.param('id'))));
   app.delete('/browser-sessions/:id', async (c) => {
     parseInput(emptyInput, await readJsonBody(c.req.raw));
-    await ownSession(c.get('subject'), c.req.param('id'));
-    return relay(c, await upstream({ method: 'DELETE', path: `/browser-sessions/${encodeURIComponent(c.req.param('id'))}`, body: {} }));
+    const id = c.req.param('id');
+    await ownSession(c.get('subject'), id);
+    return relay(await upstream({ method: 'DELETE', path: `/browser-sessions/${id}`, body: {}, lostCode: 'cleanup_unknown' }));
   });
 
   app.post('/browser-calls', async (c) => {
     const key = parseIdempotencyKey(c.req.header('idempotency-key'));
     const input = parseInput(callInput, await readJsonBody(c.req.raw));
+    if (!isResourceId(input.sessionId)) throw notFound('browser session');
     await ownSession(c.get('subject'), input.sessionId);
     // One key serves every user, so two users' keys must not meet: the upstream key is derived from both.
     const upstreamKey = createHash('sha256').update(`${c.get('subject')}\n${key}`).digest('base64url');
-    return relay(c, await upstream({ method: 'POST', path: '/browser-calls', body: input, idempotencyKey: upstreamKey }));
+    // spec 7: a lost answer is `504 call_outcome_unknown`, never a 4xx, so the page keeps its key and retries.
+    return relay(await upstream({ method: 'POST', path: '/browser-calls', body: input, idempotencyKey: upstreamKey, lostCode: 'call_outcome_unknown' }));
   });
-  app.get('/browser-calls/:id', async (c) => relay(c, await ownCall(c.get('subject'), c.req.param('id'))));
+  app.get('/browser-calls/:id', async (c) => relay(await ownCall(c.get('subject'), c.req.param('id'))));
   app.post('/browser-calls/:id/hangup', async (c) => {
     parseInput(emptyInput, await readJsonBody(c.req.raw));
-    await ownCall(c.get('subject'), c.req.param('id'));
-    return relay(c, await upstream({ method: 'POST', path: `/browser-calls/${encodeURIComponent(c.req.param('id'))}/hangup`, body: {} }));
+    const id = c.req.param('id');
+    await ownCall(c.get('subject'), id);
+    return relay(await upstream({ method: 'POST', path: `/browser-calls/${id}/hangup`, body: {}, lostCode: 'cleanup_unknown' }));
   });
 
-  finishApp(app, 'voice proxy');
+  finishApp(app, 'voice proxy', 'no such route', log);
 
   const handler = (request: Request) => Promise.resolve(app.fetch(request));
   return Object.assign(handler, {
     async revokeSessions(user: ProxyUser): Promise<void> {
       const subject = subjectOf(user);
       const current = ensureOk(await upstream({ method: 'GET', path: '/browser-sessions', query: { externalSubject: subject } }));
-      const id = (current.body as { session?: { id?: string } | null }).session?.id;
-      if (id) ensureOk(await upstream({ method: 'DELETE', path: `/browser-sessions/${encodeURIComponent(id)}`, body: {} }));
+      const id = (current.body as { session?: { id?: unknown } | null } | undefined)?.session?.id;
+      if (isResourceId(id)) ensureOk(await upstream({ method: 'DELETE', path: `/browser-sessions/${id}`, body: {}, lostCode: 'cleanup_unknown' }));
     },
   });
 }

@@ -1,4 +1,5 @@
 import { HttpError } from './http-error.js';
+import { redact } from './redact.js';
 
 /**
  * The proxy's one door to the voice service: builds requests from an allow-list of headers, adds the
@@ -10,17 +11,22 @@ export interface UpstreamOptions {
   baseUrl: string;
   apiKey: string;
   fetch?: typeof fetch;
-  /** Per-request limit; past it the page gets `504 upstream_timeout`. Default 10 s. */
+  /** Per-request limit, answer body included; past it the page gets a `504`. Default 10 s. */
   timeoutMs?: number;
 }
 
 export interface UpstreamRequest {
   method: 'GET' | 'POST' | 'DELETE';
-  /** Path below `{base_url}/v1/voice`, starting with `/`. */
+  /** Path below `{base_url}/v1/voice`, starting with `/`; ids in it must be checked with `isResourceId`. */
   path: string;
   query?: Record<string, string>;
   body?: unknown;
   idempotencyKey?: string;
+  /**
+   * The code of a `504` when this mutation's answer is lost after it may have been sent (spec 7: the
+   * outcome is unknown); default `upstream_outcome_unknown`.
+   */
+  lostCode?: string;
 }
 
 export interface UpstreamResponse {
@@ -32,6 +38,36 @@ export interface UpstreamResponse {
 /** Headers of the service's answer that the page may see; everything else stays here. */
 const PASSED_RESPONSE_HEADERS = ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
 
+/** Failures that prove the request never left: nothing can have happened at the service. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function errorCode(error: unknown): string | undefined {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 4; cause = cause.cause, depth += 1) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (typeof code === 'string') return code;
+    // Node reports a refused dual-stack connect as an AggregateError whose parts carry the codes.
+    const first = cause instanceof AggregateError ? (cause.errors[0] as NodeJS.ErrnoException | undefined)?.code : undefined;
+    if (typeof first === 'string') return first;
+  }
+  return undefined;
+}
+
+/**
+ * What the page gets when no answer came: `503 upstream_unavailable` when the request provably never left,
+ * `504 upstream_timeout` for a read that took too long, and for a mutation that may have been sent `504`
+ * with its `lostCode`. Always a 5xx, never a 4xx: the library reads a 4xx as "nothing was done" (spec 7).
+ */
+function noAnswer(error: unknown, request: UpstreamRequest): HttpError {
+  const timedOut = error instanceof DOMException && error.name === 'TimeoutError';
+  const notSent = !timedOut && NOT_SENT.has(errorCode(error) ?? '');
+  if (notSent) return new HttpError(503, 'upstream_unavailable', 'the voice service could not be reached; nothing was done');
+  if (request.method !== 'GET') {
+    return new HttpError(504, request.lostCode ?? 'upstream_outcome_unknown', 'the voice service’s answer was lost and the request may have taken effect: read the current state, or retry with the same Idempotency-Key');
+  }
+  if (timedOut) return new HttpError(504, 'upstream_timeout', 'the voice service did not answer in time');
+  return new HttpError(503, 'upstream_unavailable', 'the voice service could not be reached');
+}
+
 export type Upstream = (request: UpstreamRequest) => Promise<UpstreamResponse>;
 
 export function createUpstream(options: UpstreamOptions): Upstream {
@@ -39,7 +75,8 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   const base = `${options.baseUrl.replace(/\/+$/, '')}/v1/voice`;
   const timeoutMs = options.timeoutMs ?? 10_000;
 
-  return async ({ method, path, query, body, idempotencyKey }) => {
+  return async (request) => {
+    const { method, path, query, body, idempotencyKey } = request;
     const url = new URL(base + path);
     for (const [name, value] of Object.entries(query ?? {})) url.searchParams.set(name, value);
     // Built from nothing: the page's cookies, Authorization or other headers never reach the service.
@@ -47,7 +84,9 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     if (body !== undefined) headers.set('Content-Type', 'application/json');
     if (idempotencyKey !== undefined) headers.set('Idempotency-Key', idempotencyKey);
     let response: Response;
+    let text: string;
     try {
+      // One signal for the headers and the body: a service that stalls mid-body still ends in a 504.
       response = await doFetch(url, {
         method,
         headers,
@@ -55,18 +94,15 @@ export function createUpstream(options: UpstreamOptions): Upstream {
         signal: AbortSignal.timeout(timeoutMs),
         redirect: 'error',
       });
+      text = await response.text();
     } catch (error) {
-      const timedOut = error instanceof DOMException && error.name === 'TimeoutError';
-      // spec 7: a mutation whose answer was lost may have happened; the page keeps its attempt and key.
-      const lost = method === 'POST' ? ' The request may have taken effect: retry with the same Idempotency-Key.' : '';
-      if (timedOut) throw new HttpError(504, 'upstream_timeout', `the voice service did not answer in time.${lost}`);
-      throw new HttpError(503, 'upstream_unavailable', `the voice service could not be reached.${lost}`);
+      throw noAnswer(error, request);
     }
-    const text = await response.text();
     let parsed: unknown = undefined;
     if (text !== '') {
       try {
-        parsed = JSON.parse(text) as unknown;
+        // Should the service ever echo the key (an error quoting the request), it is not relayed.
+        parsed = JSON.parse(redact(text, [options.apiKey])) as unknown;
       } catch {
         throw new HttpError(502, 'upstream_invalid_response', 'the voice service answered something that is not JSON');
       }

@@ -136,7 +136,7 @@ describe('POST /auth/logout', () => {
     const response = await request('POST', '/auth/logout', { cookie: alice });
 
     expect(response.status).toBe(200);
-    expect(response.json).toEqual({ user: null });
+    expect(response.json).toEqual({ user: null, revoked: true });
     expect(response.headers.get('set-cookie')).toMatch(/^vb_user=;.*max-age=0/i);
     expect(service.getSession(API_KEY, aliceId).status).toBe('ended');
     expect(service.getSession(API_KEY, bobId).status).toBe('active');

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { Hono } from 'hono';
-import { createVoiceProxy, type ProxyUser, type VoiceProxy } from '../../server-proxy/proxy.js';
+import { createVoiceProxy, type ProxyUser, type VoiceProxy, type VoiceProxyOptions } from '../../server-proxy/proxy.js';
 import { createRestApp, type ApiKeyRecord, type Scope } from '../../server-proxy/simulator/rest.js';
 import { VoiceService } from '../../server-proxy/simulator/voice-service.js';
 
@@ -45,6 +45,10 @@ export interface HarnessOptions {
   /** Wraps the fetch that reaches the simulator, to script faults or overlay resources. */
   wrap?: (simulator: Fetch) => Fetch;
   timeoutMs?: number;
+  /** Per-user limits of the proxy (default: the proxy's own defaults). */
+  rateLimit?: VoiceProxyOptions['rateLimit'];
+  /** The proxy's log sink (default: `console.error`). */
+  log?: (line: string) => void;
 }
 
 export interface Harness {
@@ -98,6 +102,8 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     authenticate: testAuthenticate,
     fetch: recording,
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
+    ...(options.log === undefined ? {} : { log: options.log }),
   });
   return { service, proxy, seen, apiKey, close: () => service.close() };
 }

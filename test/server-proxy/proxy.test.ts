@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { BrowserCall } from '../../server-proxy/simulator/model.js';
 import type { ApiKeyRecord } from '../../server-proxy/simulator/rest.js';
 import {
   API_KEY,
@@ -10,6 +9,7 @@ import {
   type Harness,
   type HarnessOptions,
 } from './harness.js';
+import { callRecord, withCalls, type CallRecord } from './calls-overlay.js';
 
 let harnesses: Harness[] = [];
 
@@ -288,53 +288,6 @@ describe('POST /voice/browser-calls', () => {
   });
 });
 
-/** A call as a service may return it; `externalSubject` is optional so the session fallback can be tested. */
-type CallRecord = Omit<BrowserCall, 'externalSubject'> & { externalSubject?: string };
-
-/** A call record as the service would return it. */
-function callRecord(id: string, fields: Partial<BrowserCall>): CallRecord {
-  return {
-    id,
-    sessionId: 'bs_unused',
-    agentId: 'ag_unused',
-    externalSubject: 'alice',
-    from: '+12025550199',
-    to: '+12025550100',
-    state: 'connected',
-    busy: true,
-    endReason: null,
-    error: null,
-    maxDurationSeconds: null,
-    record: false,
-    customData: {},
-    createdAt: '2025-01-01T00:00:00.000Z',
-    answeredAt: '2025-01-01T00:00:01.000Z',
-    endedAt: null,
-    revision: 3,
-    ...fields,
-  };
-}
-
-/**
- * The simulator rings a call only to a SIP-registered agent, so these tests overlay calls on it: reads and
- * hangups of the listed ids are answered from the table (a hangup moves the call to `ending`), and every
- * other request reaches the real simulator.
- */
-function withCalls(calls: Map<string, CallRecord>): (simulator: Fetch) => Fetch {
-  return (simulator) => async (input, init) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    const match = /^\/api\/v1\/voice\/browser-calls\/([^/]+)(\/hangup)?$/.exec(url.pathname);
-    const call = match?.[1] === undefined ? undefined : calls.get(decodeURIComponent(match[1]));
-    if (!match || !call) return simulator(input, init);
-    if (match[2]) {
-      const ending = { ...call, state: 'ending' as const, revision: call.revision + 1 };
-      calls.set(call.id, ending);
-      return Response.json({ call: ending }, { status: 202 });
-    }
-    return Response.json({ call });
-  };
-}
-
 describe('GET /voice/browser-calls/:id and POST /voice/browser-calls/:id/hangup', () => {
   const aliceCall = () => new Map([['bc_alice', callRecord('bc_alice', { externalSubject: 'alice' })]]);
 
@@ -429,7 +382,7 @@ describe('upstream faults', () => {
     expect(response.headers.get('cache-control')).toBe('no-store');
   });
 
-  it('answers 504 upstream_timeout when the service does not answer in time', async () => {
+  it('answers a mutation whose answer never came with 504 and an outcome-unknown code, never a hang', async () => {
     // Never answers; like a real fetch, it gives up only when its signal aborts.
     const silent: Fetch = (_input, init) =>
       new Promise((_resolve, reject) => {
@@ -440,7 +393,8 @@ describe('upstream faults', () => {
     const started = Date.now();
     const response = await send(h, 'POST', '/voice/browser-sessions', { user: 'alice', body: {} });
     expect(response.status).toBe(504);
-    expect(response.json).toEqual({ error: expect.stringContaining('Idempotency-Key'), code: 'upstream_timeout' });
+    // The first thing upstream is POST /agents: it may have been created, so the outcome is unknown.
+    expect(response.json).toEqual({ error: expect.stringContaining('Idempotency-Key'), code: 'upstream_outcome_unknown' });
     expect(Date.now() - started).toBeLessThan(5000);
   });
 

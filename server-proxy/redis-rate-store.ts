@@ -1,0 +1,67 @@
+import { createClient } from 'redis';
+import type { RateStore } from './rate-store.js';
+
+/**
+ * The rate store on Redis, so every proxy replica behind a load balancer counts a user's requests together.
+ */
+
+/**
+ * One round trip, atomic at the server: count the hit, start the window's expiry on its first hit (or if a
+ * key somehow lost its expiry), and return the count with the milliseconds left.
+ */
+const HIT = `
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if count == 1 or ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return { count, ttl }
+`;
+
+export interface RedisRateStoreOptions {
+  /** e.g. `redis://127.0.0.1:6379`. */
+  url: string;
+  /** Prefix of every key the store writes; default `voice-proxy:rate:`. */
+  prefix?: string;
+  /** Connection attempt limit in ms; default 2 s. */
+  connectTimeoutMs?: number;
+}
+
+/**
+ * Connects to Redis and returns a {@link RateStore} on it.
+ *
+ * @remarks
+ * Commands are not queued while the connection is down (`disableOfflineQueue`): a hit then fails at once
+ * and the limiter decides what to do, instead of a request waiting for Redis to come back.
+ *
+ * @example
+ * ```ts
+ * const store = await createRedisRateStore({ url: process.env.REDIS_URL! });
+ * createVoiceProxy({ ..., rateLimit: { perMinute: 80, store } });
+ * ```
+ */
+export async function createRedisRateStore(options: RedisRateStoreOptions): Promise<RateStore> {
+  const prefix = options.prefix ?? 'voice-proxy:rate:';
+  const client = createClient({
+    url: options.url,
+    disableOfflineQueue: true,
+    socket: { connectTimeout: options.connectTimeoutMs ?? 2000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000) },
+  });
+  // Without a listener an error event would crash the process; the failed command already reports it.
+  client.on('error', () => undefined);
+  await client.connect();
+  return {
+    async hit(key, windowMs) {
+      const reply = await client.eval(HIT, { keys: [prefix + key], arguments: [String(windowMs)] });
+      const [count, ttl] = Array.isArray(reply) ? reply.map(Number) : [];
+      if (count === undefined || ttl === undefined || !Number.isFinite(count) || !Number.isFinite(ttl)) {
+        throw new Error('redis rate store: unexpected reply to the hit script');
+      }
+      return { count, resetInMs: ttl };
+    },
+    async close() {
+      client.destroy();
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { errorResponse, HttpError } from './http-error.js';
+import type { UpstreamResponse } from './upstream.js';
+
+/**
+ * How the service's answers reach the page: passed through in the spec's shape, except a refusal of the
+ * key itself, which the page can do nothing about and must learn nothing from.
+ */
+
+/** An upstream refusal of our own key (spec 5): invalid, suspended, not entitled or lacking a scope. */
+function keyRefused(response: UpstreamResponse): boolean {
+  const code = (response.body as { code?: unknown } | undefined)?.code;
+  return response.status === 401 || (response.status === 403 && (code === 'account_suspended' || code === 'voice_not_entitled' || code === 'insufficient_scope'));
+}
+
+function voiceUnavailable(response: UpstreamResponse, log: (message: string) => void): HttpError {
+  log(`voice proxy: the service refused the API key (${response.status})`);
+  return new HttpError(503, 'browser_voice_unavailable', 'browser calling is not available right now');
+}
+
+/** Turns upstream answers into page answers, logging key refusals through `log`. */
+export function createRelay(log: (message: string) => void) {
+  return {
+    /** The service's answer, as the page gets it: status, body and the rate-limit headers. */
+    relay(response: UpstreamResponse): Response {
+      if (keyRefused(response)) return errorResponse(voiceUnavailable(response, log));
+      return new Response(JSON.stringify(response.body ?? {}), {
+        status: response.status,
+        headers: { ...Object.fromEntries(response.headers), 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
+      });
+    },
+    /** Passes a 2xx through; anything else becomes the error the page sees. */
+    ensureOk(response: UpstreamResponse): UpstreamResponse {
+      if (response.status >= 200 && response.status < 300) return response;
+      if (keyRefused(response)) throw voiceUnavailable(response, log);
+      const body = response.body as { code?: unknown; error?: unknown } | undefined;
+      const code = typeof body?.code === 'string' ? body.code : 'upstream_error';
+      const message = typeof body?.error === 'string' ? body.error : 'the voice service refused the request';
+      throw new HttpError(response.status, code, message, Object.fromEntries(response.headers));
+    },
+  };
+}
+
+export type Relay = ReturnType<typeof createRelay>;

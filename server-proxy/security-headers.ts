@@ -1,0 +1,39 @@
+import type { MiddlewareHandler } from 'hono';
+import { secureHeaders } from 'hono/secure-headers';
+
+/**
+ * The demo's security headers, through Hono's `secureHeaders`: a CSP that allows only the page's own
+ * scripts and styles (no `unsafe-eval`, no inline script), `X-Content-Type-Options: nosniff`,
+ * `Referrer-Policy: no-referrer`, no framing.
+ */
+
+/** `ws://host:port` (or `wss://`) of an http(s) URL: where the service's SIP WebSocket is. */
+function webSocketOrigin(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.protocol === 'https:' ? 'wss:' : 'ws:'}//${parsed.host}`;
+}
+
+/**
+ * Middleware for every answer of the demo server.
+ *
+ * @param voiceBaseUrl the service's `{base_url}`: its WebSocket origin is the one place besides the page's
+ *   own that the page may connect to (SIP over WebSocket goes straight to the service, DESIGN.md).
+ */
+export function demoSecurityHeaders(voiceBaseUrl: string): MiddlewareHandler {
+  return secureHeaders({
+    contentSecurityPolicy: {
+      defaultSrc: ["'self'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'"],
+      imgSrc: ["'self'", 'data:'],
+      connectSrc: ["'self'", webSocketOrigin(voiceBaseUrl)],
+      mediaSrc: ["'self'", 'blob:'],
+      objectSrc: ["'none'"],
+      baseUri: ["'none'"],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+    },
+    referrerPolicy: 'no-referrer',
+    xContentTypeOptions: 'nosniff',
+  });
+}

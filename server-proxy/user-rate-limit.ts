@@ -1,0 +1,82 @@
+import type { MiddlewareHandler } from 'hono';
+import { HttpError } from './http-error.js';
+import { createMemoryRateStore, type RateStore } from './rate-store.js';
+
+/**
+ * Per-user request limits, kept below the key's quota (spec 8: 100 a minute, 10,000 an hour by default) so
+ * that one user cannot exhaust the key every user shares.
+ */
+
+export interface UserRateLimitOptions {
+  /** Requests a user may make a minute; default 80 (a call's poller needs about 60). */
+  perMinute?: number;
+  /** Requests a user may make an hour; default 5,000 (a call polled for a whole hour needs about 3,600). */
+  perHour?: number;
+  /** Where counts live; default one process's memory. Share a Redis store between replicas. */
+  store?: RateStore;
+  /** Past this many ms a store that has not answered is skipped for this request; default 1 s. */
+  storeTimeoutMs?: number;
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/** `undefined` when the store failed or was too slow: the request then goes on (fail open). */
+async function hitWithin(store: RateStore, key: string, windowMs: number, timeoutMs: number) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), timeoutMs);
+  });
+  try {
+    return await Promise.race([store.hit(key, windowMs), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Counts each request against its user (`subject(c)`) in a minute and an hour window; over either, answers
+ * `429 rate_limited` with `Retry-After` before anything goes upstream.
+ *
+ * @remarks
+ * A store that fails or is slow does not take calling down with it: the request goes on and `log` says why.
+ * The service's own per-key quota still holds then.
+ */
+export function userRateLimit(
+  options: UserRateLimitOptions,
+  subject: (c: Parameters<MiddlewareHandler>[0]) => string,
+  log: (message: string) => void,
+): MiddlewareHandler {
+  const store = options.store ?? createMemoryRateStore();
+  const timeoutMs = options.storeTimeoutMs ?? 1000;
+  const windows: Array<[name: string, limit: number, windowMs: number]> = [
+    ['m', options.perMinute ?? 80, MINUTE],
+    ['h', options.perHour ?? 5000, HOUR],
+  ];
+  return async (c, next) => {
+    const user = subject(c);
+    for (const [name, limit, windowMs] of windows) {
+      let window;
+      try {
+        window = await hitWithin(store, `${name}:${user}`, windowMs, timeoutMs);
+      } catch (error) {
+        log(`voice proxy: rate store failed, request let through (${error instanceof Error ? error.message : String(error)})`);
+        continue;
+      }
+      if (window === undefined) {
+        log('voice proxy: rate store did not answer in time, request let through');
+        continue;
+      }
+      if (window.count > limit) {
+        const retryAfter = String(Math.max(1, Math.ceil(window.resetInMs / 1000)));
+        throw new HttpError(429, 'rate_limited', `too many requests from this user; retry after ${retryAfter} s`, {
+          'Retry-After': retryAfter,
+          'X-RateLimit-Limit': String(limit),
+          'X-RateLimit-Remaining': '0',
+          'X-RateLimit-Reset': retryAfter,
+        });
+      }
+    }
+    await next();
+  };
+}

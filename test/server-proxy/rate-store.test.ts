@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryRateStore, type RateStore } from '../../server-proxy/rate-store.js';
+import { createRedisRateStore } from '../../server-proxy/redis-rate-store.js';
+import { startRedis, type RunningRedis } from './redis-server.js';
+
+/**
+ * Both stores keep the same contract: a fixed window per key that counts every hit once, atomically, and
+ * tells how long until it resets. The Redis one runs against a real redis-server started here.
+ */
+
+let redis: RunningRedis;
+const opened: RateStore[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all(opened.map((store) => store.close?.()));
+  await redis?.stop();
+});
+
+async function redisStore(prefix: string): Promise<RateStore> {
+  const store = await createRedisRateStore({ url: redis.url, prefix });
+  opened.push(store);
+  return store;
+}
+
+const makers: Array<[string, (prefix: string) => Promise<RateStore>]> = [
+  ['memory', async () => createMemoryRateStore()],
+  ['redis', redisStore],
+];
+
+describe.each(makers)('the %s rate store', (_name, make) => {
+  it('counts hits per key within a window and says when it resets', async () => {
+    const store = await make(`t1:${Math.random()}:`);
+    expect(await store.hit('alice', 60_000)).toMatchObject({ count: 1 });
+    expect((await store.hit('alice', 60_000)).count).toBe(2);
+    const third = await store.hit('alice', 60_000);
+    expect(third.count).toBe(3);
+    expect(third.resetInMs).toBeGreaterThan(50_000);
+    expect(third.resetInMs).toBeLessThanOrEqual(60_000);
+    expect((await store.hit('bob', 60_000)).count).toBe(1);
+  });
+
+  it('starts a new window once the old one has passed', async () => {
+    const store = await make(`t2:${Math.random()}:`);
+    await store.hit('alice', 80);
+    await store.hit('alice', 80);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect((await store.hit('alice', 80)).count).toBe(1);
+  });
+
+  it('counts concurrent hits exactly once each', async () => {
+    const store = await make(`t3:${Math.random()}:`);
+    const counts = await Promise.all(Array.from({ length: 50 }, () => store.hit('alice', 60_000).then((w) => w.count)));
+    expect(counts.sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+  });
+});
+
+describe('the redis rate store shared by two proxy replicas', () => {
+  it('gives both replicas one count per user', async () => {
+    const prefix = `shared:${Math.random()}:`;
+    const first = await redisStore(prefix);
+    const second = await redisStore(prefix);
+    await first.hit('alice', 60_000);
+    await second.hit('alice', 60_000);
+    expect((await first.hit('alice', 60_000)).count).toBe(3);
+  });
+
+  it('fails a hit at once, instead of waiting, when the server is gone', async () => {
+    const own = await startRedis();
+    const store = await createRedisRateStore({ url: own.url, prefix: 'gone:' });
+    opened.push(store);
+    await store.hit('alice', 60_000);
+    await own.stop();
+    const started = Date.now();
+    await expect(store.hit('alice', 60_000)).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
