@@ -148,3 +148,36 @@ describe('POST /auth/logout', () => {
     expect(upstreamPaths).toHaveLength(0);
   });
 });
+
+describe('POST /auth/logout while the service is down', () => {
+  it('still clears the cookie, says the session was not revoked, and logs why without the key', async () => {
+    const lines: string[] = [];
+    let down = false;
+    const simulator = createSimulator();
+    const failing: Fetch = async (input, init) => {
+      if (down) throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+      return simulator.fetch(input, init);
+    };
+    app = createDemoApp({ voice: { baseUrl: BASE_URL, apiKey: API_KEY }, sessionSecret: SECRET, demoRoot: HERE, libRoot: HERE, fetch: failing, log: (line) => lines.push(line) });
+    const alice = await login('alice');
+    const created = await request('POST', '/voice/browser-sessions', { cookie: alice, body: {} });
+    expect(created.status).toBe(201);
+    down = true;
+
+    const response = await request('POST', '/auth/logout', { cookie: alice });
+
+    expect(response.status).toBe(200);
+    expect(response.json).toEqual({ user: null, revoked: false });
+    expect(response.headers.get('set-cookie')).toMatch(/^vb_user=;.*max-age=0/i);
+    expect(lines.join('\n')).toMatch(/logout could not end the browser session.*upstream_unavailable/);
+    expect(lines.join('\n')).not.toContain(API_KEY);
+    await simulator.service.close();
+  });
+
+  it('clears the cookie of a user who has no session to revoke', async () => {
+    const alice = await login('alice');
+    const response = await request('POST', '/auth/logout', { cookie: alice });
+    expect(response.json).toEqual({ user: null, revoked: true });
+    expect(upstreamPaths).toEqual(['GET /api/v1/voice/browser-sessions']);
+  });
+});
