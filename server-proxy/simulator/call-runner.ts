@@ -18,33 +18,39 @@ export interface DtmfReceived {
   at: string;
 }
 
+/** One state the call entered, and when. */
+export interface StateEntered {
+  state: BrowserCallState;
+  at: string;
+}
+
 /** What the simulator observed of a call, for `GET /__sim/calls/:id`. */
 export interface CallFacts {
+  /** Every state the call went through, oldest first, starting with `waiting_agent`. */
+  history: StateEntered[];
   inviteSentAt: string | null;
   browserAnsweredAt: string | null;
   browserFinalStatus: number | null;
   mediaConnectedAt: string | null;
+  /** When the SIP WebSocket carrying the browser leg closed while the leg was up. */
+  transportLostAt: string | null;
   media: MediaCounts | null;
   dtmf: DtmfReceived[];
 }
+
+/** How long a call whose SIP WebSocket closed lives on without audio from the browser, by default. */
+export const DEFAULT_MEDIA_TIMEOUT_MS = 5000;
 
 export interface CallRunnerDeps {
   sip: SipServer;
   createMedia(): MediaPeer;
   update(callId: string, patch: Partial<BrowserCall>): BrowserCall;
-  timings: RecipientTimings & { agentAnswerTimeoutMs: number };
+  timings: RecipientTimings & { agentAnswerTimeoutMs: number; mediaTimeoutMs?: number | undefined };
   now(): number;
 }
 
 export class CallRunner {
-  readonly facts: CallFacts = {
-    inviteSentAt: null,
-    browserAnsweredAt: null,
-    browserFinalStatus: null,
-    mediaConnectedAt: null,
-    media: null,
-    dtmf: [],
-  };
+  readonly facts: CallFacts;
   private media: MediaPeer | undefined;
   private leg: BrowserLeg | undefined;
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
@@ -53,7 +59,18 @@ export class CallRunner {
   constructor(
     private call: BrowserCall,
     private readonly deps: CallRunnerDeps,
-  ) {}
+  ) {
+    this.facts = {
+      history: [{ state: call.state, at: call.createdAt }],
+      inviteSentAt: null,
+      browserAnsweredAt: null,
+      browserFinalStatus: null,
+      mediaConnectedAt: null,
+      transportLostAt: null,
+      media: null,
+      dtmf: [],
+    };
+  }
 
   /** Media counts, live while the call runs and frozen once it ended. */
   counts(): MediaCounts | null {
@@ -74,10 +91,12 @@ export class CallRunner {
         onAnswered: (sdp) => void this.onBrowserAnswered(sdp),
         onRejected: (status, reason) => {
           this.facts.browserFinalStatus = status;
+          // A no-op when we cancelled: the 487 only completes the facts of a call already ending.
           void this.finish('failed', 'agent_rejected', { code: 'agent_rejected', message: `the browser answered ${status} ${reason}`.trim() });
         },
         onBye: () => void this.finish('ended', 'agent_hangup'),
         onInfo: (contentType, body) => this.onInfo(contentType, body),
+        onTransportLost: () => this.onTransportLost(),
       },
     });
     if (!leg) {
@@ -121,6 +140,30 @@ export class CallRunner {
     if (this.finishing) return;
     this.set('dialing_recipient');
     this.dialRecipient();
+  }
+
+  /**
+   * The page's SIP WebSocket closed under the call. Before the answer the INVITE can no longer be answered:
+   * the call fails. After it, media does not need the socket (the page reconnects, RFC 5626, and its audio
+   * flows on), so the call lives while the browser's RTP keeps coming, and ends `connection_lost` once none
+   * came for `mediaTimeoutMs`: no signalling and no media means nobody is there (a real service's RTP timeout).
+   */
+  private onTransportLost(): void {
+    if (this.finishing) return;
+    this.facts.transportLostAt = this.stamp();
+    if (this.facts.browserAnsweredAt === null) {
+      void this.finish('failed', 'connection_lost', { code: 'connection_lost', message: "the browser agent's SIP connection closed before it answered" });
+      return;
+    }
+    const timeoutMs = this.deps.timings.mediaTimeoutMs ?? DEFAULT_MEDIA_TIMEOUT_MS;
+    const lostAt = this.deps.now();
+    const check = (): void => {
+      const heard = Math.max(lostAt, this.media?.counts().lastPacketFromBrowserAt ?? 0);
+      const quietFor = this.deps.now() - heard;
+      if (quietFor >= timeoutMs) void this.finish('ended', 'connection_lost');
+      else this.after(timeoutMs - quietFor, check);
+    };
+    this.after(timeoutMs, check);
   }
 
   private dialRecipient(): void {
@@ -175,6 +218,7 @@ export class CallRunner {
   }
 
   private set(state: BrowserCallState, patch: Partial<BrowserCall> = {}): void {
+    if (state !== this.call.state) this.facts.history.push({ state, at: this.stamp() });
     this.call = this.deps.update(this.call.id, { ...patch, state });
   }
 

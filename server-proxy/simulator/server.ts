@@ -8,6 +8,7 @@ import { createControlApp } from './control.js';
 import { FaultPlan } from './faults.js';
 import { IdempotencyStore } from './idempotency.js';
 import { RateLimiter } from './rate-limit.js';
+import type { RecipientTimings } from './recipients.js';
 import { createRestApp } from './rest.js';
 import { VoiceService } from './voice-service.js';
 
@@ -16,7 +17,8 @@ import { VoiceService } from './voice-service.js';
  * control API under `/__sim/`, all on one loopback port (DESIGN.md).
  */
 
-export interface SimulatorOptions {
+/** Recipient timings other than `noAnswerMs` default to the documented figures (recipients.ts). */
+export interface SimulatorOptions extends Omit<RecipientTimings, 'noAnswerMs'> {
   apiKey: string;
   /** 0 picks a free port. */
   port: number;
@@ -26,6 +28,8 @@ export interface SimulatorOptions {
   noAnswerMs?: number;
   agentAnswerTimeoutMs?: number;
   toneMs?: number;
+  /** How long a call whose SIP WebSocket closed lives on without audio from the browser; default 5000. */
+  mediaTimeoutMs?: number;
   /** Per-key quota (spec 8); default 100 requests a minute and 10,000 an hour. */
   quota?: Partial<Quota>;
   /** Accounts and keys; default one account with `apiKey` holding both voice scopes. */
@@ -51,7 +55,12 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     sessionTtlSeconds: options.sessionTtlSeconds ?? 3600,
     registrationMaxSeconds: options.registrationMaxSeconds ?? 600,
     noAnswerMs: options.noAnswerMs ?? 8000,
+    ringMs: options.ringMs,
+    slowAnswerMs: options.slowAnswerMs,
+    recipientHangupMs: options.recipientHangupMs,
+    outcomeUnknownMs: options.outcomeUnknownMs,
     agentAnswerTimeoutMs: options.agentAnswerTimeoutMs ?? 30_000,
+    mediaTimeoutMs: options.mediaTimeoutMs,
     toneMs: options.toneMs ?? 1000,
   });
   const registry = options.registry ?? KeyRegistry.fromScopes(new Map([[options.apiKey, { scopes: VOICE_SCOPES }]]));

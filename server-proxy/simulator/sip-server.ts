@@ -54,9 +54,12 @@ export interface Registration {
 /** Events of the browser leg of one call. */
 export interface BrowserLegHandlers {
   onAnswered(answerSdp: string): void;
+  /** A final non-2xx answer to the INVITE, including the 487 that answers our own CANCEL (RFC 3261 section 9.1). */
   onRejected(statusCode: number, reasonPhrase: string): void;
   onBye(): void;
   onInfo(contentType: string, body: string): void;
+  /** The WebSocket that carried the leg closed while the leg was up: no SIP can reach the page on it any more. */
+  onTransportLost(): void;
 }
 
 /** The service's handle on an INVITE it sent to the page. */
@@ -81,6 +84,8 @@ export class SipConnection {
   private readonly nonces = new Map<string, number>();
   /** Legs waiting for the page to answer their BYE or CANCEL; a closed socket will not, so they settle then. */
   private readonly endings = new Set<() => void>();
+  /** Legs not yet ended, told when the socket closes under them. */
+  private readonly liveLegs = new Set<BrowserLegHandlers>();
 
   constructor(
     readonly socket: WebSocket,
@@ -203,6 +208,7 @@ export class SipConnection {
     let ended = false;
     let settle: (() => void) | undefined;
     const { handlers } = options;
+    this.liveLegs.add(handlers);
     const outgoing: OutgoingInviteRequest = this.core.invite(request, {
       onAccept: (response) => {
         response.ack();
@@ -219,6 +225,7 @@ export class SipConnection {
           onBye: (bye) => {
             bye.accept();
             ended = true;
+            this.liveLegs.delete(handlers);
             handlers.onBye();
           },
           onInfo: (info) => {
@@ -231,14 +238,16 @@ export class SipConnection {
       onReject: (response) => {
         const wasEnded = ended;
         ended = true;
+        this.liveLegs.delete(handlers);
+        handlers.onRejected(response.message.statusCode ?? 500, response.message.reasonPhrase ?? '');
         if (wasEnded) settle?.(); // the 487 that answers our CANCEL
-        else handlers.onRejected(response.message.statusCode ?? 500, response.message.reasonPhrase ?? '');
       },
     });
     return {
       end: () => {
         if (ended) return Promise.resolve();
         ended = true;
+        this.liveLegs.delete(handlers);
         return new Promise<void>((resolve) => {
           const done = () => {
             clearTimeout(timer);
@@ -263,10 +272,13 @@ export class SipConnection {
   /**
    * Drops every transaction and dialog of this socket once it closed: their timers (RFC 6026 timer M keeps an
    * answered INVITE's transaction 32 s) would otherwise outlive the connection and the simulator. Legs still
-   * ending settle at once instead of waiting out their own timer.
+   * ending settle at once instead of waiting out their own timer; legs still up learn that their transport is gone.
    */
   dispose(): void {
     for (const settle of [...this.endings]) settle();
+    const lost = [...this.liveLegs];
+    this.liveLegs.clear();
+    for (const handlers of lost) handlers.onTransportLost();
     this.core.dispose();
   }
 

@@ -3,7 +3,7 @@ import { HttpError } from '../http-error.js';
 import { CallRunner, type CallFacts } from './call-runner.js';
 import { createMediaPeer, type MediaCounts } from './media.js';
 import { TERMINAL_STATES, type Agent, type BrowserCall, type BrowserSession, type SessionTransport } from './model.js';
-import { recipientFor } from './recipients.js';
+import { recipientFor, type RecipientTimings } from './recipients.js';
 import { SipServer, type SipAccount } from './sip-server.js';
 
 /**
@@ -15,14 +15,15 @@ import { SipServer, type SipAccount } from './sip-server.js';
  * key: another key sees none of them (spec 4.7).
  */
 
-export interface VoiceServiceOptions {
+export interface VoiceServiceOptions extends RecipientTimings {
   /** Public base of the simulator, e.g. `http://127.0.0.1:8090`, to tell the page where `/sip` is. */
   publicUrl(): string;
   host: string;
   sessionTtlSeconds: number;
   registrationMaxSeconds: number;
-  noAnswerMs: number;
   agentAnswerTimeoutMs: number;
+  /** How long a call whose SIP WebSocket closed lives on without audio from the browser; default 5000. */
+  mediaTimeoutMs?: number | undefined;
   toneMs: number;
   now?: () => number;
 }
@@ -86,13 +87,12 @@ export class VoiceService {
   createSession(owner: string, externalSubject: string): { session: BrowserSession; transport: SessionTransport } {
     const agent = this.findAgent(owner, externalSubject);
     if (!agent) throw new HttpError(400, 'not_found', 'no webrtc agent for this externalSubject; create one with POST /agents first');
-    const current = this.currentRecord(owner, externalSubject);
-    if (current) {
-      if (this.activeCallOf(current.value.id)) {
-        throw new HttpError(409, 'browser_agent_busy', 'this agent has a call in progress; end it before starting a new session');
-      }
-      this.closeSession(current, 'ended');
+    // The agent's call may belong to an expired session and still run (spec 3.2): the agent is busy all the same.
+    if (this.activeCallOfAgent(agent.id)) {
+      throw new HttpError(409, 'browser_agent_busy', 'this agent has a call in progress; end it before starting a new session');
     }
+    const current = this.currentRecord(owner, externalSubject);
+    if (current) this.closeSession(current, 'ended');
     const now = this.now();
     const username = `u${token(15)}`;
     const session: BrowserSession = {
@@ -111,9 +111,14 @@ export class VoiceService {
     return { session, transport: this.transportOf(record) };
   }
 
-  /** The subject's current session and its active call (no credentials: spec 4.7). */
+  /**
+   * The subject's current session and its active call (no credentials: spec 4.7); with no active session, an
+   * expired one whose accepted call still runs (spec 3.2), so that a page can recover that call.
+   */
   currentSession(owner: string, externalSubject: string): { session: BrowserSession | null; call: BrowserCall | null } {
-    const record = this.currentRecord(owner, externalSubject);
+    const record =
+      this.currentRecord(owner, externalSubject) ??
+      [...this.sessions.values()].find((r) => r.owner === owner && r.value.externalSubject === externalSubject && this.activeCallOf(r.value.id));
     if (!record) return { session: null, call: null };
     return { session: record.value, call: this.activeCallOf(record.value.id) ?? null };
   }
@@ -313,6 +318,11 @@ export class VoiceService {
 
   private activeCallOf(sessionId: string): BrowserCall | undefined {
     for (const call of this.calls.values()) if (call.value.sessionId === sessionId && call.value.busy) return call.value;
+    return undefined;
+  }
+
+  private activeCallOfAgent(agentId: string): BrowserCall | undefined {
+    for (const call of this.calls.values()) if (call.value.agentId === agentId && call.value.busy) return call.value;
     return undefined;
   }
 

@@ -10,103 +10,22 @@
  * it); the RFC 4733 test answers with a werift peer on loopback instead. No packet leaves 127.0.0.1, which the
  * UDP watch below checks.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Core, RegistererState, SessionState, type Invitation } from 'sip.js';
-import type { SessionTransport, BrowserSession } from '../../server-proxy/simulator/model.js';
-import { startSimulator, type SimulatorOptions } from '../../server-proxy/simulator/server.js';
-import { SimulatorApi, SIM_TEST_KEY, sleep, waitFor } from './support/sim-api.js';
-import { lendWebSocket, SipClient, type SipClientOptions } from './support/sip-client.js';
-import { watchUdp, type UdpWatch } from './support/udp-watch.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Core, RegistererState } from 'sip.js';
+import { sleep, waitFor } from './support/sim-api.js';
+import { answeredCall, ringingCall, terminated, useSipWorlds } from './support/sip-world.js';
 import { WeriftSessionDescriptionHandler } from './support/werift-sdh.js';
 
 const ECHO_AT_ONCE = '+12025550100';
 const RINGS_THREE_SECONDS = '+12025550101';
 
-let udp: UdpWatch;
-let received: string[] = [];
-let restoreWebSocket: () => void = () => undefined;
-let cleanups: Array<() => Promise<void>> = [];
-let subjects = 0;
+const worlds = useSipWorlds();
+const { received, world, sipClient, registeredWorld } = worlds;
 
-const timers = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
-let timersBefore = 0;
-
-beforeAll(() => {
-  udp = watchUdp();
-  timersBefore = timers();
+afterAll(() => {
+  // The RFC 4733 case ran real media: its peers sent, on loopback only (checked by the fixture).
+  expect(worlds.udp.sentTo.length).toBeGreaterThan(0);
 });
-afterAll(async () => {
-  udp.stop();
-  // Loopback only: the media peers bound and sent (ICE checks, SRTP), but never beyond 127.0.0.1.
-  expect(udp.sentTo.length).toBeGreaterThan(0);
-  expect(udp.bound.filter((address) => address !== '127.0.0.1')).toEqual([]);
-  expect(udp.sentTo.filter((address) => address !== '127.0.0.1')).toEqual([]);
-  // Nothing left behind: every socket and server of the simulators and clients is closed.
-  const kinds = ['TCPSocketWrap', 'TCPServerWrap', 'UDPWrap'];
-  await waitFor(() => (process.getActiveResourcesInfo().some((kind) => kinds.includes(kind)) ? undefined : true), 'sockets released', 5_000);
-  // ...and no timer of theirs (SIP transaction timers run 32 s): at most fetch's own clock tick remains.
-  await waitFor(() => (timers() <= timersBefore + 1 ? true : undefined), 'timers released', 2_000);
-});
-
-beforeEach(() => {
-  received = [];
-  restoreWebSocket = lendWebSocket(received);
-});
-afterEach(async () => {
-  // Clients first (their un-REGISTER and BYE reach a live simulator), then the simulators.
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-  restoreWebSocket();
-});
-
-interface World {
-  api: SimulatorApi;
-  session: BrowserSession;
-  transport: SessionTransport;
-}
-
-/** A simulator with short timings, an agent and a browser session with its SIP credentials. */
-async function world(options: Partial<SimulatorOptions> = {}): Promise<World> {
-  const sim = await startSimulator({ apiKey: SIM_TEST_KEY, port: 0, noAnswerMs: 1000, toneMs: 100, ...options });
-  cleanups.push(() => sim.close());
-  const api = new SimulatorApi(sim);
-  const { session, transport } = await api.openSession(`subject-${++subjects}`);
-  return { api, session, transport };
-}
-
-async function sipClient(transport: SessionTransport, options?: SipClientOptions): Promise<SipClient> {
-  const client = await SipClient.start(transport, options);
-  cleanups.push(() => client.stop());
-  return client;
-}
-
-/** A world whose agent is registered by a SIP.js Registerer, as the page registers it. */
-async function registeredWorld(options: Partial<SimulatorOptions> = {}, clientOptions: SipClientOptions = {}): Promise<World & { client: SipClient }> {
-  const w = await world(options);
-  const client = await sipClient(w.transport, clientOptions);
-  const response = await client.register(client.registerer(w.transport.registrationExpiresSeconds));
-  expect(response.statusCode).toBe(200);
-  return { ...w, client };
-}
-
-/** Starts a browser call; answers its id and the INVITE it delivered (which may come before the 202). */
-async function ringingCall(w: World & { client: SipClient }, to = ECHO_AT_ONCE): Promise<{ callId: string; invitation: Invitation }> {
-  const invited = w.client.nextInvitation();
-  const started = await w.api.startCall(w.session.id, to);
-  expect(started.status).toBe(202);
-  return { callId: started.body.call.id, invitation: await invited };
-}
-
-async function answeredCall(w: World & { client: SipClient }, to = ECHO_AT_ONCE): Promise<{ callId: string; invitation: Invitation }> {
-  const ringing = await ringingCall(w, to);
-  await ringing.invitation.accept();
-  await w.api.waitForCall(ringing.callId, (call) => call.state !== 'waiting_agent', 'the call to leave waiting_agent');
-  return ringing;
-}
-
-function terminated(invitation: Invitation): Promise<void> {
-  return waitFor(() => (invitation.state === SessionState.Terminated ? true : undefined), 'the SIP session to terminate').then(() => undefined);
-}
 
 describe('RFC 3261 section 10.3: the registrar, with digest authentication (section 22, RFC 2617)', () => {
   it('section 22.1: challenges a REGISTER with Digest MD5, qop=auth, in a 401', async () => {
@@ -274,6 +193,11 @@ describe('RFC 3261 section 13: the INVITE that rings the browser (DESIGN.md)', (
     expect([undefined, Core.SessionState.Early, Core.SessionState.Terminated]).toContain(invitation.dialog?.sessionState);
     const call = await w.api.waitForCall(callId, (c) => !c.busy, 'the call to end');
     expect(call).toMatchObject({ state: 'ended', endReason: 'api_hangup' });
+    // The 487 Request Terminated that answers the cancelled INVITE is the browser's final answer.
+    const facts = await w.api.facts(callId);
+    expect(facts.browserFinalStatus).toBe(487);
+    expect(facts.browserAnsweredAt).toBeNull();
+    expect(facts.history.map((entry) => entry.state)).toEqual(['waiting_agent', 'ending', 'ended']);
   });
 });
 

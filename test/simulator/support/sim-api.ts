@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CallFacts } from '../../../server-proxy/simulator/call-runner.js';
+import type { MediaCounts } from '../../../server-proxy/simulator/media.js';
 import type { BrowserCall, BrowserSession, SessionTransport } from '../../../server-proxy/simulator/model.js';
 import type { RunningSimulator } from '../../../server-proxy/simulator/server.js';
 
@@ -21,7 +22,8 @@ export type CallResponse = { call: BrowserCall } & { code?: string };
 
 export class SimulatorApi {
   constructor(
-    private readonly sim: RunningSimulator,
+    /** The running simulator, in this process or another (only its addresses are used). */
+    private readonly sim: Pick<RunningSimulator, 'url' | 'baseUrl'>,
     private readonly apiKey = SIM_TEST_KEY,
   ) {}
 
@@ -50,8 +52,8 @@ export class SimulatorApi {
     return this.request('DELETE', `/browser-sessions/${id}`);
   }
 
-  startCall(sessionId: string, to: string): Promise<ApiResponse<CallResponse>> {
-    return this.request('POST', '/browser-calls', { sessionId, from: '+12025550199', to });
+  startCall(sessionId: string, to: string, extra: { maxDurationSeconds?: number } = {}): Promise<ApiResponse<CallResponse>> {
+    return this.request('POST', '/browser-calls', { sessionId, from: '+12025550199', to, ...extra });
   }
 
   async call(id: string): Promise<BrowserCall> {
@@ -64,8 +66,19 @@ export class SimulatorApi {
 
   /** `GET /__sim/calls/:id`: the call with the SIP and media facts the simulator observed. */
   async facts(id: string): Promise<CallFacts> {
+    return (await this.inspect(id)).facts;
+  }
+
+  /** `GET /__sim/calls/:id` whole: the call, its facts and its media counts (null before media started). */
+  async inspect(id: string): Promise<{ call: BrowserCall; facts: CallFacts; media: MediaCounts | null }> {
     const response = await fetch(`${this.sim.url}/__sim/calls/${id}`);
-    return ((await response.json()) as { facts: CallFacts }).facts;
+    return (await response.json()) as { call: BrowserCall; facts: CallFacts; media: MediaCounts | null };
+  }
+
+  /** `GET /__sim/calls?sessionId=`: every call of the session, oldest first. */
+  async callsOf(sessionId: string): Promise<BrowserCall[]> {
+    const response = await fetch(`${this.sim.url}/__sim/calls?sessionId=${encodeURIComponent(sessionId)}`);
+    return ((await response.json()) as { calls: BrowserCall[] }).calls;
   }
 
   /** Polls the call until `done` holds; answers that read. */

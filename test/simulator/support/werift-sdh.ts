@@ -1,21 +1,59 @@
 import { randomInt } from 'node:crypto';
 import type { BodyAndContentType, SessionDescriptionHandler, SessionDescriptionHandlerFactory } from 'sip.js';
-import { RTCPeerConnection, RtpHeader, type RTCRtpTransceiver } from 'werift';
-import { disableStun, loopbackPeerConfig, TELEPHONE_EVENT_PAYLOAD_TYPE } from '../../../server-proxy/simulator/media.js';
+import { RTCPeerConnection, RtpHeader, RtpPacket, type RTCRtpTransceiver } from 'werift';
+import { encodeMulaw } from '../../../server-proxy/simulator/g711.js';
+import { disableStun, loopbackPeerConfig, PCMU_PAYLOAD_TYPE, TELEPHONE_EVENT_PAYLOAD_TYPE } from '../../../server-proxy/simulator/media.js';
+
+/** 20 ms of a 400 Hz tone: exactly 8 periods, so repeating it stays phase-continuous. */
+const VOICED_FRAME = encodeMulaw(Array.from({ length: 160 }, (_, i) => 6000 * Math.sin((2 * Math.PI * 400 * i) / 8000)));
 
 /**
  * A SessionDescriptionHandler backed by werift, for SIP.js in Node: a real WebRTC answerer (ICE, DTLS, SRTP)
- * confined to 127.0.0.1 like the simulator's own peer, that sends DTMF as RFC 4733 telephone-events.
+ * confined to 127.0.0.1 like the simulator's own peer, that sends DTMF as RFC 4733 telephone-events and, once
+ * told to, a microphone's worth of PCMU (50 packets a second), counting what it receives.
  */
 export class WeriftSessionDescriptionHandler implements SessionDescriptionHandler {
   readonly pc = new RTCPeerConnection(loopbackPeerConfig());
+  /** RTP packets received from the far end (the simulator's tone, then its echo). */
+  packetsReceived = 0;
+  /** PCMU packets sent by {@link startAudio}. */
+  packetsSent = 0;
   private transceiver: RTCRtpTransceiver | undefined;
+  private audio: ReturnType<typeof setInterval> | undefined;
   // RFC 3550 section 5.1: random initial sequence number and timestamp.
   private sequence = randomInt(0x10000);
   private timestamp = randomInt(0x100000000);
 
+  constructor() {
+    // Before setDescription: werift fires onTrack inside setRemoteDescription.
+    this.pc.onTrack.subscribe((track) => track.onReceiveRtp.subscribe(() => void this.packetsReceived++));
+  }
+
   close(): void {
+    this.stopAudio();
     void this.pc.close();
+  }
+
+  /** Sends a 400 Hz PCMU frame every 20 ms while media is connected, until {@link stopAudio} or close(). */
+  startAudio(): void {
+    let first = true;
+    this.audio ??= setInterval(() => {
+      const transceiver = this.transceiver;
+      if (!transceiver || this.pc.connectionState !== 'connected') return;
+      // RFC 3551 section 4.1: the first packet of a talkspurt carries the marker.
+      const header = new RtpHeader({ payloadType: PCMU_PAYLOAD_TYPE, sequenceNumber: this.sequence, timestamp: this.timestamp, marker: first });
+      first = false;
+      this.sequence = (this.sequence + 1) & 0xffff;
+      this.timestamp = (this.timestamp + VOICED_FRAME.length) >>> 0;
+      this.packetsSent++;
+      transceiver.sender.sendRtp(new RtpPacket(header, VOICED_FRAME)).catch(() => undefined);
+    }, 20);
+  }
+
+  /** Stops sending audio, as a page whose microphone went away would. */
+  stopAudio(): void {
+    if (this.audio !== undefined) clearInterval(this.audio);
+    this.audio = undefined;
   }
 
   async getDescription(): Promise<BodyAndContentType> {
