@@ -143,6 +143,8 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   });
 
   finishApp(app, 'voice proxy', 'no such route', log);
+  // A path outside /voice (a handler mounted on a wider prefix) misses the base path and every route.
+  app.notFound(() => errorResponse(new HttpError(404, 'not_found', 'no such route')));
 
   const handler = (request: Request) => Promise.resolve(app.fetch(request));
   return Object.assign(handler, {
