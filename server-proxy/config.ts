@@ -23,8 +23,8 @@ const schema = z
     SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     SIM_QUOTA_PER_MINUTE: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').default(100),
     SIM_QUOTA_PER_HOUR: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').default(10_000),
-    VOICE_USER_RATE_PER_MINUTE: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').default(80),
-    VOICE_USER_RATE_PER_HOUR: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').default(5000),
+    VOICE_USER_RATE_PER_MINUTE: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').optional(),
+    VOICE_USER_RATE_PER_HOUR: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').optional(),
     REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
   })
   .superRefine((env, ctx) => {
@@ -68,7 +68,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     voice: e.VOICE_BASE_URL && e.VOICE_API_KEY ? { baseUrl: e.VOICE_BASE_URL, apiKey: e.VOICE_API_KEY } : undefined,
     // With the embedded simulator a per-process secret is enough: logins last as long as the process.
     sessionSecret: e.SESSION_SECRET ?? randomBytes(32).toString('base64url'),
-    userRate: { perMinute: e.VOICE_USER_RATE_PER_MINUTE, perHour: e.VOICE_USER_RATE_PER_HOUR },
+    // Below the key's quota (spec 8: 100 a minute, 10,000 an hour); with the embedded simulator its quota is
+    // known, so the defaults follow it (80 % a minute, 50 % an hour).
+    userRate: {
+      perMinute: e.VOICE_USER_RATE_PER_MINUTE ?? Math.max(1, Math.floor(0.8 * (e.VOICE_BASE_URL ? 100 : e.SIM_QUOTA_PER_MINUTE))),
+      perHour: e.VOICE_USER_RATE_PER_HOUR ?? Math.max(1, Math.floor(0.5 * (e.VOICE_BASE_URL ? 10_000 : e.SIM_QUOTA_PER_HOUR))),
+    },
     redisUrl: e.REDIS_URL,
   };
 }

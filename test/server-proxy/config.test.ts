@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../../server-proxy/config.js';
+
+/** The proxy's own variables: per-user limits below the key's quota, and the shared Redis store. */
+
+const real = { VOICE_BASE_URL: 'https://voice.example.com/api', VOICE_API_KEY: 'vk_live_0123456789', SESSION_SECRET: 's'.repeat(32) };
+
+describe('per-user limits', () => {
+  it('default below the spec’s key quota for a real service: 80 a minute, 5,000 an hour', () => {
+    expect(parseConfig(real).userRate).toEqual({ perMinute: 80, perHour: 5000 });
+  });
+
+  it('follow the embedded simulator’s quota when it is raised (benchmarks), staying below it', () => {
+    expect(parseConfig({}).userRate).toEqual({ perMinute: 80, perHour: 5000 });
+    expect(parseConfig({ SIM_QUOTA_PER_MINUTE: '1000', SIM_QUOTA_PER_HOUR: '100000' }).userRate).toEqual({ perMinute: 800, perHour: 50_000 });
+  });
+
+  it('take VOICE_USER_RATE_PER_MINUTE and VOICE_USER_RATE_PER_HOUR as given', () => {
+    expect(parseConfig({ ...real, VOICE_USER_RATE_PER_MINUTE: '30', VOICE_USER_RATE_PER_HOUR: '900' }).userRate).toEqual({ perMinute: 30, perHour: 900 });
+  });
+
+  it.each([
+    ['VOICE_USER_RATE_PER_MINUTE', '0'],
+    ['VOICE_USER_RATE_PER_HOUR', 'lots'],
+    ['REDIS_URL', 'http://127.0.0.1:6379'],
+  ])('stop start-up with one line naming %s=%s', (name, value) => {
+    expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => parseConfig({ [name]: value })).toThrow(new RegExp(`^configuration: ${name} `));
+  });
+});
+
+describe('REDIS_URL', () => {
+  it('is unset by default (counts in memory) and kept when it is a redis:// URL', () => {
+    expect(parseConfig({}).redisUrl).toBeUndefined();
+    expect(parseConfig({ REDIS_URL: 'redis://127.0.0.1:6379/2' }).redisUrl).toBe('redis://127.0.0.1:6379/2');
+  });
+});
