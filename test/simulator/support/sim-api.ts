@@ -104,14 +104,14 @@ export class SimulatorApi {
   }
 }
 
-/** Polls `probe` every 20 ms until it answers a value; fails after `timeoutMs` naming `what`. */
-export async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
+/** Polls `probe` every `intervalMs` until it answers a value; fails after `timeoutMs` naming `what`. */
+export async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 15_000, intervalMs = 20): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
+    await sleep(intervalMs);
   }
 }
 
