@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type RunningApp } from '../../scripts/start-app.js';
+import { startRedis, type RunningRedis } from './redis-server.js';
+
+/**
+ * Two proxy processes started as `npm start` starts them (server-proxy/main.ts), behind an imagined load
+ * balancer, with REDIS_URL pointing at one real redis-server: a user's requests count together.
+ */
+
+let redis: RunningRedis;
+const apps: RunningApp[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  const env = { REDIS_URL: redis.url, VOICE_USER_RATE_PER_MINUTE: '3' };
+  apps.push(...(await Promise.all([startApp(env), startApp(env)])));
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all(apps.map((app) => app.stop()));
+  await redis?.stop();
+});
+
+async function login(app: RunningApp, username: string): Promise<string> {
+  const response = await fetch(`${app.demo}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username }) });
+  expect(response.status).toBe(200);
+  return (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+}
+
+describe('REDIS_URL', () => {
+  it('makes two proxy processes share one per-user limit', async () => {
+    const [a, b] = apps;
+    if (!a || !b) throw new Error('both apps must have started');
+    const cookies = new Map([
+      [a, await login(a, 'replica-user')],
+      [b, await login(b, 'replica-user')],
+    ]);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const app = i % 2 === 0 ? a : b;
+      const response = await fetch(`${app.demo}/voice/browser-sessions`, { headers: { cookie: cookies.get(app) ?? '' } });
+      statuses.push(response.status);
+      if (response.status === 429) expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+      await response.body?.cancel();
+    }
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+
+    const other = await fetch(`${b.demo}/voice/browser-sessions`, { headers: { cookie: await login(b, 'another-user') } });
+    expect(other.status).toBe(200);
+  });
+});
