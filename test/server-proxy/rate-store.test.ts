@@ -1,28 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryRateStore, type RateStore } from '../../server-proxy/rate-store.js';
 import { createRedisRateStore } from '../../server-proxy/redis-rate-store.js';
-import { startRedis, type RunningRedis } from './redis-server.js';
+import { startRedis, useRedis } from './redis-server.js';
 
 /**
  * Both stores keep the same contract: a fixed window per key that counts every hit once, atomically, and
  * tells how long until it resets. The Redis one runs against a real redis-server started here.
  */
 
-let redis: RunningRedis;
-const opened: RateStore[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-}, 300_000);
-
-afterAll(async () => {
-  await Promise.all(opened.map((store) => store.close?.()));
-  await redis?.stop();
-});
+const { redis, onStop } = useRedis();
 
 async function redisStore(prefix: string): Promise<RateStore> {
-  const store = await createRedisRateStore({ url: redis.url, prefix });
-  opened.push(store);
+  const store = await createRedisRateStore({ url: redis().url, prefix });
+  onStop(async () => store.close?.());
   return store;
 }
 
@@ -71,7 +61,7 @@ describe('the redis rate store shared by two proxy replicas', () => {
   it('fails a hit at once, instead of waiting, when the server is gone', async () => {
     const own = await startRedis();
     const store = await createRedisRateStore({ url: own.url, prefix: 'gone:' });
-    opened.push(store);
+    onStop(async () => store.close?.());
     await store.hit('alice', 60_000);
     await own.stop();
     const started = Date.now();

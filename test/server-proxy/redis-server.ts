@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 import { ensureRedisServer } from '../../scripts/ensure-redis.js';
 
 /**
@@ -61,5 +62,28 @@ export async function startRedis(): Promise<RunningRedis> {
         child.once('exit', () => resolve());
         process.kill(child.pid ?? 0, 'SIGTERM');
       }),
+  };
+}
+
+/**
+ * Starts a private redis-server before the file's (or describe block's) tests and stops it after them,
+ * closing whatever was registered with `onStop` first. Returns a getter for the running server.
+ */
+export function useRedis(): { redis: () => RunningRedis; onStop: (close: () => Promise<unknown>) => void } {
+  let running: RunningRedis | undefined;
+  const closers: Array<() => Promise<unknown>> = [];
+  beforeAll(async () => {
+    running = await startRedis();
+  }, 300_000);
+  afterAll(async () => {
+    await Promise.all(closers.map((close) => close()));
+    await running?.stop();
+  });
+  return {
+    redis: () => {
+      if (!running) throw new Error('redis-server has not started');
+      return running;
+    },
+    onStop: (close) => closers.push(close),
   };
 }

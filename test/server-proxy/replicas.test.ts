@@ -1,25 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../../scripts/start-app.js';
-import { startRedis, type RunningRedis } from './redis-server.js';
+import { useRedis } from './redis-server.js';
 
 /**
  * Two proxy processes started as `npm start` starts them (server-proxy/main.ts), behind an imagined load
  * balancer, with REDIS_URL pointing at one real redis-server: a user's requests count together.
  */
 
-let redis: RunningRedis;
+const { redis, onStop } = useRedis();
 const apps: RunningApp[] = [];
 
 beforeAll(async () => {
-  redis = await startRedis();
-  const env = { REDIS_URL: redis.url, VOICE_USER_RATE_PER_MINUTE: '3' };
+  const env = { REDIS_URL: redis().url, VOICE_USER_RATE_PER_MINUTE: '3' };
   apps.push(...(await Promise.all([startApp(env), startApp(env)])));
+  onStop(() => Promise.all(apps.map((app) => app.stop())));
 }, 300_000);
-
-afterAll(async () => {
-  await Promise.all(apps.map((app) => app.stop()));
-  await redis?.stop();
-});
 
 async function login(app: RunningApp, username: string): Promise<string> {
   const response = await fetch(`${app.demo}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username }) });

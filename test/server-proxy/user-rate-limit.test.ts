@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryRateStore, type RateStore } from '../../server-proxy/rate-store.js';
 import { createRedisRateStore } from '../../server-proxy/redis-rate-store.js';
 import { createHarness, send, type Harness, type HarnessOptions } from './harness.js';
-import { startRedis, type RunningRedis } from './redis-server.js';
+import { useRedis } from './redis-server.js';
 
 /**
  * Per-user limits below the key's quota: one user who floods the proxy is stopped with `429 rate_limited`
@@ -99,21 +99,13 @@ describe('the per-user limit', () => {
 });
 
 describe('two proxy replicas on one Redis', () => {
-  let redis: RunningRedis;
-  const stores: RateStore[] = [];
-  beforeAll(async () => {
-    redis = await startRedis();
-  }, 300_000);
-  afterAll(async () => {
-    await Promise.all(stores.map((store) => store.close?.()));
-    await redis?.stop();
-  });
+  const { redis, onStop } = useRedis();
 
   it('limit a user across both: requests spread over the replicas add up', async () => {
     const prefix = `replicas:${Date.now()}:`;
-    const first = await createRedisRateStore({ url: redis.url, prefix });
-    const second = await createRedisRateStore({ url: redis.url, prefix });
-    stores.push(first, second);
+    const first = await createRedisRateStore({ url: redis().url, prefix });
+    const second = await createRedisRateStore({ url: redis().url, prefix });
+    onStop(async () => Promise.all([first.close?.(), second.close?.()]));
     const a = setup({ rateLimit: { perMinute: 4, store: first } });
     const b = setup({ rateLimit: { perMinute: 4, store: second } });
 
