@@ -27,6 +27,11 @@ export function createControlApp(service: VoiceService, forget: () => void, faul
     if (!call) throw new HttpError(404, 'not_found', 'no such browser call');
     return c.json({ call }, 202);
   });
+  app.post('/sessions/:id/expire', (c) => {
+    const session = service.expireSession(c.req.param('id'));
+    if (!session) throw new HttpError(404, 'not_found', 'no such browser session');
+    return c.json({ session });
+  });
   app.post('/faults', async (c) => {
     const body: unknown = await c.req.json().catch(() => {
       throw new HttpError(400, 'invalid_input', 'the body is not valid JSON');

@@ -243,6 +243,18 @@ export class VoiceService {
     for (const id of ids) this.sip.registration(id)?.connection.socket.terminate();
   }
 
+  /**
+   * Simulator control: the session's `expiresAt` becomes now and the service's own expiry rule applies (status
+   * `expired`, registration dropped, an accepted call runs on: spec 3.2). Undefined for an unknown session.
+   */
+  expireSession(id: string): BrowserSession | undefined {
+    const record = this.sessions.get(id);
+    if (!record) return undefined;
+    if (record.value.status === 'active') record.value = { ...record.value, expiresAt: this.iso() };
+    this.refreshExpiry(record);
+    return record.value;
+  }
+
   /** Forgets everything and stops every call; registered sockets stay open but unbound. */
   async reset(): Promise<void> {
     await Promise.all([...this.runners.values()].map((runner) => runner.dispose()));

@@ -34,6 +34,30 @@ describe('/__sim control API (DESIGN.md)', () => {
     expect(forgotten).toBe(1);
   });
 
+  it('expires a session now: status expired, registration gone, new calls refused, the accepted call runs on (spec 3.2)', async () => {
+    const sessionId = await world.openSession('control-expire');
+    const started = await world.startCall(sessionId, 'control-expire-call');
+    expect(started.status).toBe(202);
+    const callId = String((started.json['call'] as { id: string }).id);
+
+    const response = await app.request(`/__sim/sessions/${sessionId}/expire`, { method: 'POST' });
+    expect(response.status).toBe(200);
+    const { session } = (await response.json()) as { session: { status: string; expiresAt: string } };
+    expect(session.status).toBe('expired');
+    expect(Date.parse(session.expiresAt)).toBeLessThanOrEqual(Date.now());
+    expect(world.service.sip.registration(sessionId)).toBeUndefined();
+    expect(world.service.inspectCall(callId)?.call.busy).toBe(true);
+    const refused = await world.startCall(sessionId, 'control-expire-call-2');
+    expect({ status: refused.status, code: refused.json['code'] }).toEqual({ status: 409, code: 'browser_session_unavailable' });
+    await world.send({ path: `/browser-calls/${callId}/hangup`, body: {} });
+  });
+
+  it('answers expiring an unknown session 404 not_found', async () => {
+    const response = await app.request('/__sim/sessions/bs_nope/expire', { method: 'POST' });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ code: 'not_found' });
+  });
+
   it('refuses a fault body that is not JSON with 400 invalid_input', async () => {
     const response = await app.request('/__sim/faults', { method: 'POST', body: '{' });
     expect(response.status).toBe(400);
