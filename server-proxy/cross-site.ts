@@ -13,6 +13,7 @@ import { HttpError } from './http-error.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** Options of {@link refuseCrossSite}. */
 export interface CrossSiteOptions {
   /**
    * Origins besides the request's own that may mutate, e.g. `https://app.example.com` when a TLS

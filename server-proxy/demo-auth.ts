@@ -13,12 +13,14 @@ import type { ProxyUser, VoiceProxy } from './proxy.js';
 const COOKIE = 'vb_user';
 const USERNAME = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** The demo login: its routes and the `authenticate` the proxy uses. */
 export interface DemoAuth {
   /** Routes `/auth/login`, `/auth/logout`, `/auth/me`. */
   app: Hono;
   authenticate(request: Request): Promise<ProxyUser | null>;
 }
 
+/** Options of {@link createDemoAuth}. */
 export interface DemoAuthOptions {
   /** Signs the cookie (32+ characters). */
   secret: string;

@@ -28,6 +28,7 @@ function notOwned(error: unknown): false {
   throw error;
 }
 
+/** The ownership checks over one upstream: `ownSession` and `ownCall` resolve the owned resource or throw the 404. */
 export function createOwnership(upstream: Upstream, { ensureOk }: Relay) {
   /** Reads a session and proves it is `subject`'s. */
   const ownSession = async (subject: string, id: string): Promise<UpstreamResponse> => {

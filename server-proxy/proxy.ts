@@ -23,6 +23,7 @@ export interface ProxyUser {
   name?: string;
 }
 
+/** Options of {@link createVoiceProxy}; README "Mounting the proxy in your app" lists them with defaults. */
 export interface VoiceProxyOptions {
   /** `{base_url}` of the voice service, including `/api`. */
   baseUrl: string;

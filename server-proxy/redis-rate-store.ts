@@ -19,6 +19,7 @@ end
 return { count, ttl }
 `;
 
+/** Options of {@link createRedisRateStore}. */
 export interface RedisRateStoreOptions {
   /** e.g. `redis://127.0.0.1:6379`. */
   url: string;

@@ -40,4 +40,5 @@ export function createRelay(log: (message: string) => void) {
   };
 }
 
+/** What {@link createRelay} returns. */
 export type Relay = ReturnType<typeof createRelay>;

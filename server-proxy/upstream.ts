@@ -6,6 +6,7 @@ import { redact } from './redact.js';
  * persistent key, and turns network faults into coded errors instead of hangs.
  */
 
+/** Where the service is and how long to wait for it. */
 export interface UpstreamOptions {
   /** `{base_url}` of the service, including `/api` (spec conventions). */
   baseUrl: string;
@@ -15,6 +16,7 @@ export interface UpstreamOptions {
   timeoutMs?: number;
 }
 
+/** One request to the service, as the proxy's routes describe it. */
 export interface UpstreamRequest {
   method: 'GET' | 'POST' | 'DELETE';
   /** Path below `{base_url}/v1/voice`, starting with `/`; ids in it must be checked with `isResourceId`. */
@@ -29,6 +31,7 @@ export interface UpstreamRequest {
   lostCode?: string;
 }
 
+/** The service's answer: status, parsed JSON body (key redacted) and the headers the page may see. */
 export interface UpstreamResponse {
   status: number;
   body: unknown;
@@ -68,8 +71,10 @@ function noAnswer(error: unknown, request: UpstreamRequest): HttpError {
   return new HttpError(503, 'upstream_unavailable', 'the voice service could not be reached');
 }
 
+/** Sends one request to the service; rejects only with an {@link HttpError} (a 5xx when no answer came). */
 export type Upstream = (request: UpstreamRequest) => Promise<UpstreamResponse>;
 
+/** Creates the proxy's one door to the service; see the file comment. */
 export function createUpstream(options: UpstreamOptions): Upstream {
   const doFetch = options.fetch ?? fetch;
   const base = `${options.baseUrl.replace(/\/+$/, '')}/v1/voice`;

@@ -7,6 +7,7 @@ import { createMemoryRateStore, type RateStore } from './rate-store.js';
  * that one user cannot exhaust the key every user shares.
  */
 
+/** Per-user limits; every field has a default. */
 export interface UserRateLimitOptions {
   /** Requests a user may make a minute; default 80 (a call's poller needs about 60). */
   perMinute?: number;
