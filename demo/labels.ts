@@ -1,7 +1,8 @@
-import type { VoiceBrowserStatus } from '../lib/index.js';
+import type { BrowserCall, VoiceBrowserStatus } from '../lib/index.js';
 
 /**
- * Words for what the page shows, as pure functions (tested directly).
+ * Words for what the page shows and which controls it offers, as pure functions (tested directly in
+ * test/demo/labels.test.ts).
  */
 
 export function connectionLabel(connection: VoiceBrowserStatus['connection']): string {
@@ -47,4 +48,89 @@ export function callButtonLabel(status: VoiceBrowserStatus): string {
 
 export function canHangUp(status: VoiceBrowserStatus): boolean {
   return status.busy && status.call !== null && status.call.state !== 'ending';
+}
+
+export function canConnect(status: VoiceBrowserStatus): boolean {
+  return status.connection === 'disconnected' && !status.session;
+}
+
+export function canDisconnect(status: VoiceBrowserStatus): boolean {
+  return status.connection !== 'disconnecting' && (status.connection !== 'disconnected' || status.session !== null || status.busy);
+}
+
+/** After a reload the same button cleans up the session found by recover() (spec 4.9). */
+export function disconnectLabel(status: VoiceBrowserStatus): string {
+  return status.connection === 'recovery_required' ? 'End session' : 'Disconnect';
+}
+
+/** spec 4.9: renew() only while idle, from a state that holds a session the helper can replace. */
+export function canRenew(status: VoiceBrowserStatus): boolean {
+  return !status.busy && (status.connection === 'ready' || status.connection === 'expired' || status.connection === 'offline');
+}
+
+/**
+ * spec 4.9: a session found by recover() offers cleanup only (hang up, end session); no call, audio,
+ * mute, digits or renewal until it is gone.
+ */
+export function isCleanupOnly(status: VoiceBrowserStatus): boolean {
+  return status.connection === 'recovery_required';
+}
+
+/** Digits go on an answered call whose audio this page holds (sendDtmf refuses anything else). */
+export function canSendDtmf(status: VoiceBrowserStatus): boolean {
+  return status.call?.state === 'connected' && (status.audio === 'playing' || status.audio === 'blocked' || status.audio === 'connecting');
+}
+
+/** The keypad's keys row by row, as on a 16-key telephone pad: A-D in the fourth column (spec 4.9: exactly these). */
+export const KEYPAD_DIGITS: readonly string[] = ['1', '2', '3', 'A', '4', '5', '6', 'B', '7', '8', '9', 'C', '*', '0', '#', 'D'];
+
+/** Accessible name of a keypad key: "Dial 5", "Dial *". */
+export function dialName(digit: string): string {
+  return `Dial ${digit}`;
+}
+
+/** Why a call ended, in words, from its `endReason` and `error` (DESIGN.md's reasons). */
+export function endLabel(call: BrowserCall | null): string | null {
+  if (!call || (call.state !== 'ended' && call.state !== 'failed')) return null;
+  const reasons: Record<string, string> = {
+    api_hangup: 'you hung up',
+    agent_hangup: 'this page hung up',
+    recipient_hangup: 'the other side hung up',
+    recipient_busy: 'the number was busy',
+    no_answer: 'nobody answered',
+    max_duration: 'the call reached its time limit',
+    session_ended: 'the session ended',
+    agent_rejected: 'this page declined the call',
+    agent_no_answer: 'this page did not answer',
+    outcome_resolved: 'the unknown outcome was resolved',
+  };
+  const reason = call.endReason ? (reasons[call.endReason] ?? call.endReason) : null;
+  const error = call.error?.code ? `error ${call.error.code}` : null;
+  return [call.state === 'failed' ? 'Failed' : 'Ended', [reason, error].filter(Boolean).join(', ')].filter(Boolean).join(': ');
+}
+
+const ADVICE: Record<string, string> = {
+  browser_voice_unavailable: 'Browser calling is unavailable right now. Try again later; there is nothing to clean up.',
+  browser_agent_busy: 'A call is still active. Wait until busy is false, or hang up first.',
+  browser_session_unavailable:
+    'This session cannot take calls now. Renew it if it expired or the connection was lost; after a reload, end the session first; otherwise connect.',
+  connection_failed: 'The voice service could not be reached. Connect again, or renew if the connection was lost.',
+  call_outcome_unknown: 'The call may have been placed. Press Retry call: it repeats the same attempt and never dials twice.',
+  cleanup_unknown: 'Cleanup was not confirmed. Press Hang up or Disconnect again.',
+  audio_playback_blocked: 'The browser blocked the call audio. Press Resume audio to hear the call.',
+  microphone_permission_denied: "The microphone was refused. Allow it in the browser's site settings, then call again.",
+  microphone_unavailable: 'No usable microphone was found. Plug one in or pick another microphone, then call again.',
+  dtmf_outcome_unknown: 'The digit may not have arrived. Press it again only if the far end did not react.',
+  no_active_call: 'Digits need an answered call. Wait until the call is connected.',
+  invalid_argument: 'The input was refused. Numbers are E.164, like +12025550100.',
+  network_error: 'Reading the call failed; the page keeps trying. Check the network.',
+  rate_limited: 'Too many requests. Wait a moment, then try again.',
+  concurrency_limit: 'The account has too many active calls. Try again when one ends.',
+  provider_error: 'The voice provider failed. Try again in a moment.',
+};
+
+/** What to do next about an error code, in words (spec 7's voice client errors and the service's). */
+export function errorAdvice(code: string): string {
+  if (code.startsWith('compliance_')) return 'This number is blocked for compliance (for example do-not-call). Call another number.';
+  return ADVICE[code] ?? 'Something unexpected failed. Try again; if it keeps failing, disconnect and connect.';
 }

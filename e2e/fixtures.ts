@@ -7,13 +7,17 @@ import { expect, test as base, type Page } from '@playwright/test';
 
 export interface SimCall {
   call: { id: string; sessionId: string; state: string; busy: boolean; endReason: string | null };
-  facts: { inviteSentAt: string | null; mediaConnectedAt: string | null };
+  facts: { inviteSentAt: string | null; mediaConnectedAt: string | null; dtmf: Array<{ digit: string; method: string }> };
   media: { packetsFromBrowser: number; voicedPacketsFromBrowser: number; packetsToBrowser: number } | null;
 }
 
 export interface Simulator {
   url: string;
   call(id: string): Promise<SimCall>;
+  /** Every call of a session at the simulator, oldest first. */
+  callsOfSession(sessionId: string): Promise<Array<{ id: string; state: string }>>;
+  /** POST a control route (`/calls/:id/remote-hangup`, `/sessions/:id/expire`) and expect `status`. */
+  control(path: string, status?: number): Promise<unknown>;
 }
 
 export const test = base.extend<{ simulator: Simulator }>({
@@ -26,6 +30,16 @@ export const test = base.extend<{ simulator: Simulator }>({
         const response = await fetch(`${url}/__sim/calls/${encodeURIComponent(id)}`);
         expect(response.status).toBe(200);
         return (await response.json()) as SimCall;
+      },
+      callsOfSession: async (sessionId) => {
+        const response = await fetch(`${url}/__sim/calls?sessionId=${encodeURIComponent(sessionId)}`);
+        expect(response.status).toBe(200);
+        return ((await response.json()) as { calls: Array<{ id: string; state: string }> }).calls;
+      },
+      control: async (path, status = 200) => {
+        const response = await fetch(`${url}/__sim${path}`, { method: 'POST' });
+        expect(response.status, path).toBe(status);
+        return response.json();
       },
     });
   },
@@ -46,6 +60,37 @@ export const test = base.extend<{ simulator: Simulator }>({
 });
 
 export { expect };
+
+/** Logs in as `username` (any name: the demo's stand-in login). */
+export async function logIn(page: Page, username: string): Promise<void> {
+  await page.goto('/');
+  await page.getByLabel('Username').fill(username);
+  await page.getByRole('button', { name: 'Log in' }).click();
+}
+
+/** Logs in and connects; resolves with the session id once the page is `ready`. */
+export async function logInAndConnect(page: Page, username: string): Promise<string> {
+  await logIn(page, username);
+  await page.getByRole('button', { name: 'Connect', exact: true }).click();
+  await expect(page.getByTestId('connection')).toHaveText('ready');
+  return (await page.getByTestId('session-id').textContent()) ?? '';
+}
+
+/** Calls `to` from a ready page and waits for `connected`; resolves with the call id. */
+export async function callConnected(page: Page, to = '+12025550100'): Promise<string> {
+  await page.getByLabel('Number to call').fill(to);
+  await page.getByRole('button', { name: 'Call', exact: true }).click();
+  await expect(page.getByTestId('call-state')).toHaveText('connected');
+  const callId = (await page.getByTestId('call-id').textContent()) ?? '';
+  expect(callId).toMatch(/^bc_/);
+  return callId;
+}
+
+/** Hangs up and waits until a terminal read made busy false. */
+export async function hangUp(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Hang up' }).click();
+  await expect(page.getByTestId('busy')).toHaveText('false');
+}
 
 /** The browser's view of its last peer connection: inbound and outbound audio packets, and its state. */
 export async function pageAudioStats(page: Page): Promise<{ received: number; sent: number; connectionState: string; peerConnections: number }> {

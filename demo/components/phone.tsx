@@ -1,8 +1,13 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import type { DemoUser } from '../api.js';
-import { callButtonLabel, canCall, canHangUp } from '../labels.js';
+import { isCleanupOnly } from '../labels.js';
+import { useDevices } from '../models/use-devices.js';
 import { useVoice } from '../models/use-voice.js';
-import { TEST_NUMBERS } from '../test-numbers.js';
+import { CallControls } from './call-controls.js';
+import { ConnectionControls } from './connection-controls.js';
+import { DevicePickers } from './device-pickers.js';
+import { Dialer } from './dialer.js';
+import { ErrorNotice } from './error-notice.js';
 import { StatusPanel } from './status-panel.js';
 
 export interface PhoneProps {
@@ -10,52 +15,47 @@ export interface PhoneProps {
   onLogout(): void;
 }
 
-/** Connect, dial, hang up, and the live status. */
+/** The phone: connection, dialer, call controls, devices, errors and the live status. */
 export function Phone({ user, onLogout }: PhoneProps) {
   const audio = useRef<HTMLAudioElement>(null);
-  const voice = useVoice(() => audio.current);
-  const [from, setFrom] = useState('+12025550199');
-  const [to, setTo] = useState('+12025550100');
+  const devices = useDevices();
+  const voice = useVoice(() => audio.current, { microphoneId: devices.microphoneId, speakerId: devices.speakerId });
   const { status } = voice;
-  const connected = status.connection === 'ready';
+  const cleanupOnly = isCleanupOnly(status);
+
+  // Device names appear once the page has used the microphone: list them again when a call's audio starts.
+  const refreshDevices = devices.refresh;
+  useEffect(() => {
+    if (status.audio === 'playing') refreshDevices();
+  }, [status.audio, refreshDevices]);
 
   return (
     <>
-      <section aria-label="Connection">
-        <div class="row">
-          <span>Signed in as <strong>{user.name}</strong></span>
-          <button type="button" onClick={voice.connect} disabled={status.connection !== 'disconnected'}>Connect</button>
-          <button type="button" class="secondary" onClick={voice.disconnect} disabled={status.connection === 'disconnected' && !status.session}>Disconnect</button>
-          <button type="button" class="secondary" onClick={onLogout}>Log out</button>
-        </div>
-      </section>
-      <section aria-label="Dialer">
-        <form
-          onSubmit={(event) => {
-            event.preventDefault();
-            voice.call(from.trim(), to.trim());
-          }}
-        >
-          <label>
-            From number
-            <input value={from} onInput={(event) => setFrom(event.currentTarget.value)} inputMode="tel" />
-          </label>
-          <label>
-            Number to call
-            <input value={to} onInput={(event) => setTo(event.currentTarget.value)} inputMode="tel" list="test-numbers" />
-          </label>
-          <datalist id="test-numbers">
-            {TEST_NUMBERS.map(({ number, behaviour }) => (
-              <option key={number} value={number} label={behaviour} />
-            ))}
-          </datalist>
-          <div class="row">
-            <button type="submit" disabled={!connected || !canCall(status)}>{callButtonLabel(status)}</button>
-            <button type="button" class="secondary" onClick={voice.hangup} disabled={!canHangUp(status)}>Hang up</button>
-          </div>
-        </form>
-      </section>
-      <StatusPanel status={status} timings={voice.timings} actionError={voice.actionError} />
+      <ConnectionControls
+        userName={user.name}
+        status={status}
+        onConnect={voice.connect}
+        onDisconnect={voice.disconnect}
+        onRenew={voice.renew}
+        onLogout={onLogout}
+      />
+      <ErrorNotice error={status.error} actionError={voice.actionError} onResumeAudio={voice.resumeAudio} />
+      <Dialer status={status} onCall={voice.call} onHangUp={voice.hangup} />
+      {!cleanupOnly && (
+        <>
+          <CallControls status={status} digitsSent={voice.digitsSent} onToggleMute={voice.toggleMute} onDigit={voice.sendDigit} />
+          <DevicePickers
+            microphones={devices.microphones}
+            speakers={devices.speakers}
+            microphoneId={devices.microphoneId}
+            speakerId={devices.speakerId}
+            pending={voice.devicesPending}
+            onMicrophone={devices.setMicrophone}
+            onSpeaker={devices.setSpeaker}
+          />
+        </>
+      )}
+      <StatusPanel status={status} timings={voice.timings} />
       <audio ref={audio} autoplay />
     </>
   );

@@ -1,20 +1,23 @@
 import type { TimingEvent, VoiceBrowserStatus } from '../../lib/index.js';
-import { callLabel, connectionLabel } from '../labels.js';
+import { callLabel, connectionLabel, endLabel } from '../labels.js';
 
 export interface StatusPanelProps {
   status: VoiceBrowserStatus;
   timings: TimingEvent[];
-  actionError: string | null;
 }
 
-/** The live status: connection, call state and busy, as the helper reports them. */
-export function StatusPanel({ status, timings, actionError }: StatusPanelProps) {
-  const error = status.error;
+/** The live status: connection, call state and busy, as the helper reports them, and the timing log. */
+export function StatusPanel({ status, timings }: StatusPanelProps) {
+  const ended = endLabel(status.call);
   return (
     <section aria-label="Status">
       <dl>
         <dt>connection</dt>
-        <dd data-testid="connection" title={connectionLabel(status.connection)}>{status.connection}</dd>
+        <dd data-testid="connection" title={connectionLabel(status.connection)}>
+          {status.connection}
+        </dd>
+        <dt>session</dt>
+        <dd data-testid="session-id">{status.session?.id ?? '—'}</dd>
         <dt>call state</dt>
         <dd data-testid="call-state">{callLabel(status)}</dd>
         <dt>busy</dt>
@@ -23,13 +26,10 @@ export function StatusPanel({ status, timings, actionError }: StatusPanelProps) 
         <dd data-testid="call-id">{status.call?.id ?? '—'}</dd>
         <dt>audio</dt>
         <dd data-testid="audio">{status.audio}</dd>
+        <dt>muted</dt>
+        <dd>{String(status.muted)}</dd>
       </dl>
-      {error && (
-        <p class="error" role="alert" data-testid="error-code">
-          {error.code}: {error.message}
-        </p>
-      )}
-      {actionError && !error && <p class="error" role="alert">{actionError}</p>}
+      {ended && <p data-testid="call-end">{ended}</p>}
       {timings.length > 0 && (
         <ol aria-label="Timings">
           {timings.map((t) => (

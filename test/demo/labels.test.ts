@@ -1,5 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { callButtonLabel, callLabel, canCall, canHangUp, connectionLabel } from '../../demo/labels.js';
+import {
+  callButtonLabel,
+  callLabel,
+  canCall,
+  canConnect,
+  canDisconnect,
+  canHangUp,
+  canRenew,
+  canSendDtmf,
+  connectionLabel,
+  dialName,
+  disconnectLabel,
+  endLabel,
+  errorAdvice,
+  isCleanupOnly,
+  KEYPAD_DIGITS,
+} from '../../demo/labels.js';
 import type { VoiceBrowserStatus } from '../../lib/index.js';
 
 const idle: VoiceBrowserStatus = { connection: 'ready', session: { id: 'bs_1', expiresAt: '2026-01-01T00:00:00Z' }, call: null, attempt: null, busy: false, audio: 'none', muted: false, error: null };
@@ -34,5 +50,82 @@ describe('demo labels', () => {
     expect(canHangUp({ ...idle, busy: true, call: { ...call, state: 'ending' } })).toBe(false);
     expect(canHangUp({ ...idle, busy: true, attempt: attempt('creating') })).toBe(false);
     expect(canHangUp({ ...idle, busy: false, call: { ...call, state: 'ended' } })).toBe(false);
+  });
+
+  it('renews only while idle from ready, expired or offline (spec 4.9)', () => {
+    expect(canRenew(idle)).toBe(true);
+    expect(canRenew({ ...idle, connection: 'expired' })).toBe(true);
+    expect(canRenew({ ...idle, connection: 'offline' })).toBe(true);
+    expect(canRenew({ ...idle, busy: true, call: { id: 'bc_1', state: 'connected' } })).toBe(false);
+    for (const connection of ['disconnected', 'connecting', 'reconnecting', 'renewing', 'disconnecting', 'recovery_required'] as const) {
+      expect(canRenew({ ...idle, connection }), connection).toBe(false);
+    }
+  });
+
+  it('after a reload offers cleanup only: End session instead of Disconnect, no Connect', () => {
+    const recovered: VoiceBrowserStatus = { ...idle, connection: 'recovery_required', busy: true, call: { id: 'bc_1', state: 'connected' } };
+    expect(isCleanupOnly(recovered)).toBe(true);
+    expect(isCleanupOnly(idle)).toBe(false);
+    expect(disconnectLabel(recovered)).toBe('End session');
+    expect(disconnectLabel(idle)).toBe('Disconnect');
+    expect(canConnect(recovered)).toBe(false);
+    expect(canDisconnect(recovered)).toBe(true);
+    expect(canHangUp(recovered)).toBe(true);
+    expect(canRenew(recovered)).toBe(false);
+  });
+
+  it('connects only from a clean disconnected state, and disconnects whenever something is held', () => {
+    const off: VoiceBrowserStatus = { ...idle, connection: 'disconnected', session: null };
+    expect(canConnect(off)).toBe(true);
+    expect(canDisconnect(off)).toBe(false);
+    expect(canConnect({ ...off, session: idle.session })).toBe(false);
+    expect(canDisconnect({ ...off, session: idle.session })).toBe(true);
+    expect(canDisconnect({ ...idle, connection: 'disconnecting' })).toBe(false);
+  });
+
+  it('offers the keypad on a connected call whose audio the page holds', () => {
+    const call = { id: 'bc_1', state: 'connected' };
+    expect(canSendDtmf({ ...idle, busy: true, call, audio: 'playing' })).toBe(true);
+    expect(canSendDtmf({ ...idle, busy: true, call: { ...call, state: 'dialing_recipient' }, audio: 'playing' })).toBe(false);
+    expect(canSendDtmf({ ...idle, busy: true, call, audio: 'none' })).toBe(false);
+    expect(canSendDtmf({ ...idle, connection: 'recovery_required', busy: true, call, audio: 'none' })).toBe(false);
+  });
+
+  it('has exactly the sixteen DTMF keys of spec 4.9, each named "Dial <digit>"', () => {
+    expect([...KEYPAD_DIGITS].sort()).toEqual([...'0123456789*#ABCD'].sort());
+    expect(dialName('5')).toBe('Dial 5');
+    expect(dialName('#')).toBe('Dial #');
+  });
+
+  it('says why a call ended, and nothing while it runs', () => {
+    expect(endLabel({ id: 'bc_1', state: 'ended', endReason: 'recipient_hangup' })).toBe('Ended: the other side hung up');
+    expect(endLabel({ id: 'bc_1', state: 'failed', endReason: null, error: { code: 'provider_error' } })).toBe('Failed: error provider_error');
+    expect(endLabel({ id: 'bc_1', state: 'ended', endReason: 'something_new' })).toBe('Ended: something_new');
+    expect(endLabel({ id: 'bc_1', state: 'connected' })).toBeNull();
+    expect(endLabel(null)).toBeNull();
+  });
+
+  it('tells what to do next for every voice client error of spec 7 and the helper own codes', () => {
+    const codes = [
+      'browser_voice_unavailable',
+      'browser_agent_busy',
+      'browser_session_unavailable',
+      'connection_failed',
+      'call_outcome_unknown',
+      'cleanup_unknown',
+      'audio_playback_blocked',
+      'microphone_permission_denied',
+      'microphone_unavailable',
+      'dtmf_outcome_unknown',
+      'no_active_call',
+      'invalid_argument',
+      'network_error',
+    ];
+    const fallback = errorAdvice('never_heard_of_it');
+    for (const code of codes) expect(errorAdvice(code), code).not.toBe(fallback);
+    expect(new Set(codes.map(errorAdvice)).size).toBe(codes.length);
+    expect(errorAdvice('call_outcome_unknown')).toContain('same attempt');
+    expect(errorAdvice('audio_playback_blocked')).toContain('Resume audio');
+    expect(errorAdvice('compliance_dnc')).toContain('blocked for compliance');
   });
 });
