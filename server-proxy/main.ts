@@ -16,6 +16,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 async function main(): Promise<void> {
   const config = parseConfig(process.env);
+  // First, so an unreachable Redis stops start-up before anything listens.
+  const store = config.redisUrl ? await createRedisRateStore({ url: config.redisUrl }) : undefined;
   let simulator: RunningSimulator | undefined;
   let voice = config.voice;
   if (!voice) {
@@ -24,7 +26,6 @@ async function main(): Promise<void> {
     console.log(`simulator on ${simulator.url} (REST ${simulator.baseUrl}/v1/voice, SIP ${simulator.url.replace(/^http/, 'ws')}/sip)`);
     console.log(`simulator API key: ${config.simApiKey}${process.env.SIM_API_KEY ? '' : ' (the default; set SIM_API_KEY to change it)'}`);
   }
-  const store = config.redisUrl ? await createRedisRateStore({ url: config.redisUrl }) : undefined;
   const app = createDemoApp({
     voice,
     sessionSecret: config.sessionSecret,

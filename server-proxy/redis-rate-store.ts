@@ -34,7 +34,8 @@ export interface RedisRateStoreOptions {
  *
  * @remarks
  * Commands are not queued while the connection is down (`disableOfflineQueue`): a hit then fails at once
- * and the limiter decides what to do, instead of a request waiting for Redis to come back.
+ * and the limiter decides what to do, instead of a request waiting for Redis to come back. Rejects when
+ * Redis cannot be reached at all, so start-up stops with one line instead of waiting.
  *
  * @example
  * ```ts
@@ -44,14 +45,22 @@ export interface RedisRateStoreOptions {
  */
 export async function createRedisRateStore(options: RedisRateStoreOptions): Promise<RateStore> {
   const prefix = options.prefix ?? 'voice-proxy:rate:';
+  let connected = false;
+  // Host and port only: the URL may carry a password.
+  const where = new URL(options.url).host;
   const client = createClient({
     url: options.url,
     disableOfflineQueue: true,
-    socket: { connectTimeout: options.connectTimeoutMs ?? 2000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000) },
+    socket: {
+      connectTimeout: options.connectTimeoutMs ?? 2000,
+      // Start-up fails at once when Redis cannot be reached; a connection lost later is retried with backoff.
+      reconnectStrategy: (retries, cause) => (connected ? Math.min(100 * 2 ** retries, 2000) : new Error(`cannot reach Redis at ${where}: ${cause.message}`)),
+    },
   });
   // Without a listener an error event would crash the process; the failed command already reports it.
   client.on('error', () => undefined);
   await client.connect();
+  connected = true;
   return {
     async hit(key, windowMs) {
       const reply = await client.eval(HIT, { keys: [prefix + key], arguments: [String(windowMs)] });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryRateStore, type RateStore } from '../../server-proxy/rate-store.js';
 import { createRedisRateStore } from '../../server-proxy/redis-rate-store.js';
-import { startRedis, useRedis } from './redis-server.js';
+import { freePort, startRedis, useRedis } from './redis-server.js';
 
 /**
  * Both stores keep the same contract: a fixed window per key that counts every hit once, atomically, and
@@ -56,6 +56,16 @@ describe('the redis rate store shared by two proxy replicas', () => {
     await first.hit('alice', 60_000);
     await second.hit('alice', 60_000);
     expect((await first.hit('alice', 60_000)).count).toBe(3);
+  });
+
+  it('refuses to start, at once and without the URL’s password, when no server listens', async () => {
+    const port = await freePort();
+    const started = Date.now();
+    const failure = await createRedisRateStore({ url: `redis://user:s3cret@127.0.0.1:${port}` }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toContain(`cannot reach Redis at 127.0.0.1:${port}`);
+    expect((failure as Error).message).not.toContain('s3cret');
+    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it('fails a hit at once, instead of waiting, when the server is gone', async () => {

@@ -1,6 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../../scripts/start-app.js';
-import { useRedis } from './redis-server.js';
+import { freePort, useRedis } from './redis-server.js';
 
 /**
  * Two proxy processes started as `npm start` starts them (server-proxy/main.ts), behind an imagined load
@@ -42,5 +43,19 @@ describe('REDIS_URL', () => {
 
     const other = await fetch(`${b.demo}/voice/browser-sessions`, { headers: { cookie: await login(b, 'another-user') } });
     expect(other.status).toBe(200);
+  });
+});
+
+describe('an unreachable REDIS_URL', () => {
+  it('stops start-up with one line naming where, before anything listens', async () => {
+    const port = await freePort();
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'server-proxy/main.ts'], {
+      env: { ...process.env, PORT: '0', SIM_PORT: '0', REDIS_URL: `redis://127.0.0.1:${port}` },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim()).toBe(`start-up failed: cannot reach Redis at 127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}`);
   });
 });
