@@ -77,8 +77,22 @@ export class CallRunner {
     return this.media?.counts() ?? this.facts.media;
   }
 
+  /**
+   * Creates the offer and sends the INVITE. A call that cannot start fails at once and says why: it must not
+   * stay busy (spec 3.2).
+   */
+  async start(): Promise<void> {
+    try {
+      if (await this.invite()) return;
+      this.failAtOnce('agent_unreachable', { code: 'browser_session_unavailable', message: 'the browser agent stopped being registered' });
+    } catch (error) {
+      await this.dispose();
+      this.failAtOnce('media_failed', { code: 'provider_error', message: `the simulator could not start the call's media: ${String(error)}` });
+    }
+  }
+
   /** Creates the offer and sends the INVITE; false when the agent is not registered. */
-  async start(): Promise<boolean> {
+  private async invite(): Promise<boolean> {
     const media = this.deps.createMedia();
     this.media = media;
     media.onDtmf((digit) => this.facts.dtmf.push({ digit, method: 'rfc4733', at: this.stamp() }));
@@ -196,6 +210,13 @@ export class CallRunner {
     const type = contentType.split(';')[0]?.trim().toLowerCase();
     const digit = type === 'application/dtmf-relay' ? /Signal\s*=\s*(\S)/i.exec(body)?.[1] : type === 'application/dtmf' ? body.trim() : undefined;
     if (digit && /^[0-9*#A-D]$/i.test(digit)) this.facts.dtmf.push({ digit: digit.toUpperCase(), method: 'sip-info', at: this.stamp() });
+  }
+
+  /** Fails a call that never reached the page: there is no leg to take down. */
+  private failAtOnce(endReason: string, error: CallError): void {
+    this.finishing = true;
+    this.clearTimers();
+    this.set('failed', { endReason, error, endedAt: this.stamp() });
   }
 
   /** Takes both legs down, then commits the terminal state: `busy` turns false only here. */

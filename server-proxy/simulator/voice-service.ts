@@ -179,27 +179,7 @@ export class VoiceService {
     });
     this.runners.set(call.id, runner);
     // The INVITE goes out before this request answers: the page must cope with it arriving first (DESIGN.md).
-    let started = false;
-    try {
-      started = await runner.start();
-    } catch (error) {
-      // A call that cannot start must not stay busy: it fails, and says why.
-      await runner.dispose();
-      return this.updateCall(call.id, {
-        state: 'failed',
-        endReason: 'media_failed',
-        error: { code: 'provider_error', message: `the simulator could not start the call's media: ${String(error)}` },
-        endedAt: this.iso(),
-      });
-    }
-    if (!started) {
-      return this.updateCall(call.id, {
-        state: 'failed',
-        endReason: 'agent_unreachable',
-        error: { code: 'browser_session_unavailable', message: 'the browser agent stopped being registered' },
-        endedAt: this.iso(),
-      });
-    }
+    await runner.start();
     return this.calls.get(call.id)?.value ?? call;
   }
 
