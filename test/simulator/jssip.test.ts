@@ -10,15 +10,31 @@
 import { describe, expect, it } from 'vitest';
 import { UA, WebSocketInterface } from 'jssip';
 import { waitFor } from './support/sim-api.js';
-import { useSipWorlds } from './support/sip-world.js';
+import { useSipWorlds, type World } from './support/sip-world.js';
 
 const { world, received, defer } = useSipWorlds();
 
-/** Starts the user agent; resolves once its WebSocket is open (a REGISTER sent before fails as a connection error). */
-function connected(ua: UA): Promise<void> {
+/**
+ * A JsSIP user agent with the session's credentials (or another password), stopped after the test; resolves
+ * once its WebSocket is open (a REGISTER sent before would fail as a connection error).
+ */
+async function jsSip(w: World, password = w.transport.authorizationPassword): Promise<UA> {
+  const ua = new UA({
+    sockets: [new WebSocketInterface(w.transport.websocketUrl)],
+    uri: w.transport.sipUri,
+    authorization_user: w.transport.authorizationUsername,
+    password,
+    register_expires: 600,
+    register: false,
+  });
+  defer(async () => {
+    ua.stop();
+    await waitFor(() => (ua.isConnected() ? undefined : true), 'JsSIP to disconnect');
+  });
   const open = new Promise<void>((resolve) => ua.once('connected', () => resolve()));
   ua.start();
-  return open;
+  await open;
+  return ua;
 }
 
 type Outcome = { event: 'registered' | 'registrationFailed' | 'unregistered'; status: number | undefined };
@@ -27,23 +43,10 @@ describe('RFC 3261 section 10 with JsSIP: a stack that is not ours', () => {
   it('registers with the digest answer, gets 200 with the granted expires, and unregisters', async () => {
     const w = await world({ registrationMaxSeconds: 120 });
     const outcomes: Outcome[] = [];
-    const ua = new UA({
-      sockets: [new WebSocketInterface(w.transport.websocketUrl)],
-      uri: w.transport.sipUri,
-      authorization_user: w.transport.authorizationUsername,
-      password: w.transport.authorizationPassword,
-      realm: w.transport.realm,
-      register_expires: 600,
-      register: false,
-    });
-    defer(async () => {
-      ua.stop();
-      await waitFor(() => (ua.isConnected() ? undefined : true), 'JsSIP to disconnect');
-    });
+    const ua = await jsSip(w);
     ua.on('registered', (e) => outcomes.push({ event: 'registered', status: e.response.status_code }));
     ua.on('registrationFailed', (e) => outcomes.push({ event: 'registrationFailed', status: e.response?.status_code }));
     ua.on('unregistered', (e) => outcomes.push({ event: 'unregistered', status: e.response?.status_code }));
-    await connected(ua);
     ua.register();
     await waitFor(() => (outcomes.length > 0 ? true : undefined), 'the registration outcome');
     expect(outcomes).toEqual([{ event: 'registered', status: 200 }]);
@@ -61,19 +64,8 @@ describe('RFC 3261 section 10 with JsSIP: a stack that is not ours', () => {
   it('is refused 401 with a wrong password, and stays unregistered', async () => {
     const w = await world();
     const failures: Array<number | undefined> = [];
-    const ua = new UA({
-      sockets: [new WebSocketInterface(w.transport.websocketUrl)],
-      uri: w.transport.sipUri,
-      authorization_user: w.transport.authorizationUsername,
-      password: 'not-the-password',
-      register: false,
-    });
-    defer(async () => {
-      ua.stop();
-      await waitFor(() => (ua.isConnected() ? undefined : true), 'JsSIP to disconnect');
-    });
+    const ua = await jsSip(w, 'not-the-password');
     ua.on('registrationFailed', (e) => failures.push(e.response?.status_code));
-    await connected(ua);
     ua.register();
     await waitFor(() => (failures.length > 0 ? true : undefined), 'the refusal');
     expect(failures).toEqual([401]);
