@@ -5,6 +5,7 @@ import { refuseCrossSite } from './cross-site.js';
 import { errorResponse, finishApp, HttpError, noStore } from './http-error.js';
 import { createOwnership, isResourceId, notFound } from './ownership.js';
 import { redactingLog } from './redact.js';
+import { agentName, subjectOf } from './subject.js';
 import { createRelay } from './relay.js';
 import { createUpstream, type Upstream } from './upstream.js';
 import { userRateLimit, type UserRateLimitOptions } from './user-rate-limit.js';
@@ -17,7 +18,7 @@ import { callInput, emptyInput, parseIdempotencyKey, parseInput, readJsonBody } 
 
 /** The logged-in user, as the integrator's `authenticate` returns it. */
 export interface ProxyUser {
-  /** Stable per user; becomes the `externalSubject` (at most 200 characters). */
+  /** Stable per user; becomes the `externalSubject` (as is up to 200 characters, else its SHA-256; see `subject.ts`). */
   id: string;
   /** Shown as the agent's name. */
   name?: string;
@@ -50,20 +51,13 @@ export type VoiceProxy = ((request: Request) => Promise<Response>) & {
 
 type Env = { Variables: { subject: string; user: ProxyUser } };
 
-function subjectOf(user: ProxyUser): string {
-  if (typeof user.id !== 'string' || user.id.length === 0 || user.id.length > 200) {
-    throw new Error('authenticate() must return a user whose id is 1-200 characters (it becomes the externalSubject)');
-  }
-  return user.id;
-}
-
 /** The user's webrtc agent, created once per subject (spec 4.7: `409 agent_exists` means list agents to find it). */
 function createAgents(upstream: Upstream, ensureOk: (response: Awaited<ReturnType<Upstream>>) => Awaited<ReturnType<Upstream>>) {
   const known = new Set<string>();
   return {
     async ensure(user: ProxyUser, subject: string): Promise<void> {
       if (known.has(subject)) return;
-      const created = await upstream({ method: 'POST', path: '/agents', body: { name: (user.name ?? subject).slice(0, 200), type: 'webrtc', externalSubject: subject } });
+      const created = await upstream({ method: 'POST', path: '/agents', body: { name: agentName(user, subject), type: 'webrtc', externalSubject: subject } });
       let id = (created.body as { id?: string } | undefined)?.id;
       if (created.status === 409) {
         const listed = ensureOk(await upstream({ method: 'GET', path: '/agents', query: { externalSubject: subject } }));

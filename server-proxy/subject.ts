@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+import type { ProxyUser } from './proxy.js';
+import { charCount } from './voice-input.js';
+
+/**
+ * The `externalSubject` the service knows a user by (spec 2.6, 8: at most 200 characters, derived from the
+ * authenticated identity, stable per user).
+ */
+
+const MAX_SUBJECT = 200;
+
+/**
+ * The user's `externalSubject`: their id as is when it fits in 200 characters (code points, as the spec
+ * counts), else `sha256:` and the id's SHA-256 in base64url (50 characters), the same for every request.
+ *
+ * @throws Error when `authenticate` returned a user without a non-empty string id (an integration bug: 500).
+ */
+export function subjectOf(user: ProxyUser): string {
+  if (typeof user.id !== 'string' || user.id.length === 0) {
+    throw new Error('authenticate() must return a user whose id is a non-empty string (it becomes the externalSubject)');
+  }
+  if (charCount(user.id) <= MAX_SUBJECT) return user.id;
+  return `sha256:${createHash('sha256').update(user.id).digest('base64url')}`;
+}
+
+/** The agent's name: the user's name, or else the subject, cut to 200 characters without splitting one. */
+export function agentName(user: ProxyUser, subject: string): string {
+  return Array.from(user.name || subject)
+    .slice(0, MAX_SUBJECT)
+    .join('');
+}
