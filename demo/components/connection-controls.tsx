@@ -4,14 +4,16 @@ import { canConnect, canDisconnect, canRenew, disconnectLabel, isCleanupOnly } f
 export interface ConnectionControlsProps {
   userName: string;
   status: VoiceBrowserStatus;
+  /** recover() has not answered yet (connect() is refused meanwhile). */
+  recovering: boolean;
   onConnect(): void;
   onDisconnect(): void;
   onRenew(): void;
   onLogout(): void;
 }
 
-/** Connect, Disconnect (End session after a reload), Renew and Log out; cleanup only while recovering. */
-export function ConnectionControls({ userName, status, onConnect, onDisconnect, onRenew, onLogout }: ConnectionControlsProps) {
+/** Connect, Disconnect (End session after a reload), Renew and Log out; only the cleanup button after a reload found a session. */
+export function ConnectionControls({ userName, status, recovering, onConnect, onDisconnect, onRenew, onLogout }: ConnectionControlsProps) {
   const cleanupOnly = isCleanupOnly(status);
   return (
     <section aria-label="Connection">
@@ -20,7 +22,7 @@ export function ConnectionControls({ userName, status, onConnect, onDisconnect, 
           Signed in as <strong>{userName}</strong>
         </span>
         {!cleanupOnly && (
-          <button type="button" onClick={onConnect} disabled={!canConnect(status)}>
+          <button type="button" onClick={onConnect} disabled={recovering || !canConnect(status)}>
             Connect
           </button>
         )}

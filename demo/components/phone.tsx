@@ -34,6 +34,7 @@ export function Phone({ user, onLogout }: PhoneProps) {
       <ConnectionControls
         userName={user.name}
         status={status}
+        recovering={voice.recovering}
         onConnect={voice.connect}
         onDisconnect={voice.disconnect}
         onRenew={voice.renew}

@@ -20,6 +20,8 @@ export interface VoiceModel {
   timings: TimingEvent[];
   /** Digits this page sent on the current call, in order. */
   digitsSent: string;
+  /** recover() is still reading the current session: connect() would be refused until it answers. */
+  recovering: boolean;
   /** The picked devices differ from the helper's: they apply at the next Connect. */
   devicesPending: boolean;
   /** The last action's failure, when the action itself threw (the status also carries it). */
@@ -41,6 +43,7 @@ export function useVoice(remoteAudio: () => HTMLAudioElement | null, devices: Au
   const [timings, setTimings] = useState<TimingEvent[]>([]);
   const [digitsSent, setDigitsSent] = useState('');
   const [actionError, setActionError] = useState<string | null>(null);
+  const [recovering, setRecovering] = useState(true);
   const current = useRef<{ voice: VoiceBrowser; devices: AudioDevices } | null>(null);
 
   const build = (chosen: AudioDevices): { voice: VoiceBrowser; devices: AudioDevices } => {
@@ -63,7 +66,8 @@ export function useVoice(remoteAudio: () => HTMLAudioElement | null, devices: Au
     // spec 4.9: after a reload, a leftover session and call come back for cleanup only.
     helper()
       .recover()
-      .catch((error: unknown) => setActionError(error instanceof Error ? error.message : String(error)));
+      .catch((error: unknown) => setActionError(error instanceof Error ? error.message : String(error)))
+      .finally(() => setRecovering(false));
     return () => void helper().disconnect().catch(() => undefined);
   }, []);
 
@@ -82,6 +86,7 @@ export function useVoice(remoteAudio: () => HTMLAudioElement | null, devices: Au
       status: status ?? voice.status(),
       timings,
       digitsSent,
+      recovering,
       devicesPending,
       actionError,
       connect: () =>
@@ -106,5 +111,5 @@ export function useVoice(remoteAudio: () => HTMLAudioElement | null, devices: Au
         }),
       resumeAudio: () => act(() => voice.resumeAudio()),
     };
-  }, [status, timings, digitsSent, devicesPending, actionError, devices.microphoneId, devices.speakerId]);
+  }, [status, timings, digitsSent, recovering, devicesPending, actionError, devices.microphoneId, devices.speakerId]);
 }
