@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { refuseCrossSite } from './cross-site.js';
 import { errorResponse, finishApp, HttpError, noStore } from './http-error.js';
-import { createOwnership, isResourceId, notFound } from './ownership.js';
+import { createOwnership, isResourceId } from './ownership.js';
 import { redactingLog } from './redact.js';
 import { agentName, subjectOf } from './subject.js';
 import { createRelay } from './relay.js';
@@ -122,7 +122,7 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   app.post('/browser-calls', async (c) => {
     const key = parseIdempotencyKey(c.req.header('idempotency-key'));
     const input = parseInput(callInput, await readJsonBody(c.req.raw));
-    if (!isResourceId(input.sessionId)) throw notFound('browser session');
+    // The session must be the caller's (and a well-formed id) before anything is asked to call.
     await ownSession(c.get('subject'), input.sessionId);
     // One key serves every user, so two users' keys must not meet: the upstream key is derived from both.
     const upstreamKey = createHash('sha256').update(`${c.get('subject')}\n${key}`).digest('base64url');
