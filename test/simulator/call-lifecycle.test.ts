@@ -37,8 +37,9 @@ describe('spec 4.7 maxDurationSeconds: the call\'s own limit', () => {
 
 describe('spec 3.2: session or registration expiry, the earlier, blocks new calls; an accepted call keeps its own limit', () => {
   it('an expired session takes no new call, while its accepted call runs on to max_duration', async () => {
-    const w = await registeredWorld({ sessionTtlSeconds: 2 });
-    const { callId } = await answeredCall(w, ECHO_AT_ONCE, { maxDurationSeconds: 4 });
+    // The registrar grants at most the session's remaining life (2 s here): the call starts well inside it.
+    const w = await registeredWorld({ sessionTtlSeconds: 3 });
+    const { callId } = await answeredCall(w, ECHO_AT_ONCE, { maxDurationSeconds: 5 });
     await sleep(Date.parse(w.session.expiresAt) + 200 - Date.now());
 
     const session = (await w.api.request<{ session: BrowserSession }>('GET', `/browser-sessions/${w.session.id}`)).body.session;
@@ -65,7 +66,7 @@ describe('spec 3.2: session or registration expiry, the earlier, blocks new call
     const registeredAt = Date.now();
     expect((await client.bareRegistrations()(2)).statusCode).toBe(200); // no refresh: the binding lapses
     const registered = { ...w, client };
-    const { callId } = await answeredCall(registered, ECHO_AT_ONCE, { maxDurationSeconds: 3 });
+    const { callId } = await answeredCall(registered, ECHO_AT_ONCE, { maxDurationSeconds: 4 });
     await sleep(registeredAt + 2_300 - Date.now());
 
     await expectNoNewCalls(registered);
