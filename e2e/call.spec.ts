@@ -1,16 +1,11 @@
-import { expect, pageAudioStats, test } from './fixtures.js';
+import { expect, hangUp, logInAndConnect, pageAudioStats, test } from './fixtures.js';
 
 /**
  * The walking skeleton, end to end: log in, connect, call the answer-at-once number, hear and be heard,
  * hang up, and see the call end with busy false.
  */
 test('a browser call to +12025550100 connects with audio both ways and ends cleanly', async ({ page, simulator }) => {
-  await page.goto('/');
-  await page.getByLabel('Username').fill('e2e-call');
-  await page.getByRole('button', { name: 'Log in' }).click();
-
-  await page.getByRole('button', { name: 'Connect', exact: true }).click();
-  await expect(page.getByTestId('connection')).toHaveText('ready');
+  await logInAndConnect(page, 'e2e-call');
 
   await page.getByLabel('Number to call').fill('+12025550100');
   await page.getByRole('button', { name: 'Call', exact: true }).click();
@@ -33,8 +28,7 @@ test('a browser call to +12025550100 connects with audio both ways and ends clea
   expect(pageAfter.connectionState).toBe('connected');
   expect(after.facts.mediaConnectedAt).not.toBeNull();
 
-  await page.getByRole('button', { name: 'Hang up' }).click();
-  await expect(page.getByTestId('busy')).toHaveText('false');
+  await hangUp(page);
   await expect(page.getByTestId('call-state')).toHaveText('ended');
   const ended = await simulator.call(callId);
   expect(ended.call).toMatchObject({ state: 'ended', busy: false, endReason: 'api_hangup' });

@@ -1,15 +1,11 @@
-import { expect, test } from './fixtures.js';
+import { expect, hangUp, logInAndConnect, test } from './fixtures.js';
 
 /**
  * spec 4.7, 7: a lost createCall answer leaves call_outcome_unknown with the attempt kept; retrying the same
  * attempt returns the original call, and the service never sees a second one.
  */
 test('a lost createCall answer, then a retry with the same key, makes exactly one call', async ({ page, simulator }) => {
-  await page.goto('/');
-  await page.getByLabel('Username').fill('e2e-lost-response');
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('button', { name: 'Connect', exact: true }).click();
-  await expect(page.getByTestId('connection')).toHaveText('ready');
+  await logInAndConnect(page, 'e2e-lost-response');
 
   const armed = await fetch(`${simulator.url}/__sim/faults`, {
     method: 'POST',
@@ -28,10 +24,7 @@ test('a lost createCall answer, then a retry with the same key, makes exactly on
   await expect(page.getByTestId('call-state')).toHaveText('connected');
   const callId = (await page.getByTestId('call-id').textContent()) ?? '';
   const { call } = await simulator.call(callId);
-  const listed = await fetch(`${simulator.url}/__sim/calls?sessionId=${encodeURIComponent(String(call.sessionId))}`);
-  const { calls } = (await listed.json()) as { calls: Array<{ id: string }> };
-  expect(calls.map((c) => c.id)).toEqual([callId]);
+  expect((await simulator.callsOfSession(call.sessionId)).map((c) => c.id)).toEqual([callId]);
 
-  await page.getByRole('button', { name: 'Hang up' }).click();
-  await expect(page.getByTestId('busy')).toHaveText('false');
+  await hangUp(page);
 });

@@ -1,4 +1,4 @@
-import { expect, test } from './fixtures.js';
+import { expect, logInAndConnect, test } from './fixtures.js';
 
 /**
  * spec 4.9, 7: a refused microphone is told apart from other failures, and the call it could not answer
@@ -9,11 +9,7 @@ test('a refused microphone shows microphone_permission_denied and the call ends,
   await page.addInitScript(() => {
     navigator.mediaDevices.getUserMedia = () => Promise.reject(new DOMException('Permission denied', 'NotAllowedError'));
   });
-  await page.goto('/');
-  await page.getByLabel('Username').fill('e2e-microphone');
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('button', { name: 'Connect', exact: true }).click();
-  await expect(page.getByTestId('connection')).toHaveText('ready');
+  await logInAndConnect(page, 'e2e-microphone');
 
   await page.getByLabel('Number to call').fill('+12025550100');
   await page.getByRole('button', { name: 'Call', exact: true }).click();

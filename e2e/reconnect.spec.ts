@@ -1,4 +1,4 @@
-import { expect, pageAudioStats, test } from './fixtures.js';
+import { callConnected, expect, hangUp, logInAndConnect, pageAudioStats, test } from './fixtures.js';
 
 /**
  * A dropped SIP WebSocket (the simulator's close-sip-socket fault): the page shows `reconnecting`, reconnects
@@ -20,12 +20,7 @@ async function dropSipSocket(simUrl: string, sessionId: string): Promise<void> {
 }
 
 test('the page reconnects and registers again after its SIP socket drops, then calls as before', async ({ page, simulator }) => {
-  await page.goto('/');
-  await page.getByLabel('Username').fill('e2e-reconnect');
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('button', { name: 'Connect', exact: true }).click();
-  await expect(page.getByTestId('connection')).toHaveText('ready');
-  const sessionId = await page.evaluate(async () => ((await (await fetch('/voice/browser-sessions')).json()) as { session: { id: string } }).session.id);
+  const sessionId = await logInAndConnect(page, 'e2e-reconnect');
 
   const states: string[] = [];
   await page.exposeFunction('__connection', (state: string) => states.push(state));
@@ -38,28 +33,17 @@ test('the page reconnects and registers again after its SIP socket drops, then c
   await expect.poll(() => states).toContain('reconnecting');
   await expect(page.getByTestId('connection')).toHaveText('ready');
 
-  await page.getByLabel('Number to call').fill('+12025550100');
-  await page.getByRole('button', { name: 'Call', exact: true }).click();
-  await expect(page.getByTestId('call-state')).toHaveText('connected');
-  const callId = (await page.getByTestId('call-id').textContent()) ?? '';
+  const callId = await callConnected(page);
   await expect.poll(async () => (await simulator.call(callId)).media?.packetsFromBrowser ?? 0).toBeGreaterThan(25);
   expect((await simulator.call(callId)).call.sessionId).toBe(sessionId);
 
-  await page.getByRole('button', { name: 'Hang up' }).click();
-  await expect(page.getByTestId('busy')).toHaveText('false');
+  await hangUp(page);
   await expect.poll(async () => (await pageAudioStats(page)).connectionState).toBe('closed');
 });
 
 test('a connected call keeps its audio through a SIP socket drop and hangs up cleanly after', async ({ page, simulator }) => {
-  await page.goto('/');
-  await page.getByLabel('Username').fill('e2e-reconnect-call');
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('button', { name: 'Connect', exact: true }).click();
-  await expect(page.getByTestId('connection')).toHaveText('ready');
-  await page.getByLabel('Number to call').fill('+12025550100');
-  await page.getByRole('button', { name: 'Call', exact: true }).click();
-  await expect(page.getByTestId('call-state')).toHaveText('connected');
-  const callId = (await page.getByTestId('call-id').textContent()) ?? '';
+  await logInAndConnect(page, 'e2e-reconnect-call');
+  const callId = await callConnected(page);
   const { call } = await simulator.call(callId);
 
   await dropSipSocket(simulator.url, call.sessionId);
@@ -69,8 +53,7 @@ test('a connected call keeps its audio through a SIP socket drop and hangs up cl
   await expect.poll(async () => (await pageAudioStats(page)).received).toBeGreaterThan(before + 20);
   await expect(page.getByTestId('call-state')).toHaveText('connected');
 
-  await page.getByRole('button', { name: 'Hang up' }).click();
-  await expect(page.getByTestId('busy')).toHaveText('false');
+  await hangUp(page);
   expect((await simulator.call(callId)).call).toMatchObject({ state: 'ended', busy: false });
   await expect.poll(async () => (await pageAudioStats(page)).connectionState).toBe('closed');
 });
