@@ -35,6 +35,29 @@ describe('spec 4.7 maxDurationSeconds: the call\'s own limit', () => {
   });
 });
 
+describe('DESIGN.md: the two legs end from either side', () => {
+  it('an INVITE the browser never answers is CANCELled after agentAnswerTimeoutMs: failed, agent_no_answer', async () => {
+    const w = await registeredWorld({ agentAnswerTimeoutMs: 500 });
+    const { callId, invitation } = await ringingCall(w);
+    await terminated(invitation);
+    const call = await ended(w, callId);
+    expect(call).toMatchObject({ state: 'failed', endReason: 'agent_no_answer', error: { code: 'agent_no_answer' }, busy: false });
+    const facts = await w.api.facts(callId);
+    expect(facts.browserFinalStatus).toBe(487);
+    expect(facts.history.map((entry) => entry.state)).toEqual(['waiting_agent', 'ending', 'failed']);
+  });
+
+  it('POST /__sim/calls/:id/remote-hangup: the recipient hangs up, a BYE reaches the browser, recipient_hangup', async () => {
+    const w = await registeredWorld();
+    const { callId, invitation } = await answeredCall(w);
+    await w.api.waitForCall(callId, (call) => call.state === 'connected', 'the call to connect');
+    expect(await w.api.remoteHangup(callId)).toBe(202);
+    await terminated(invitation);
+    expect(await ended(w, callId)).toMatchObject({ state: 'ended', endReason: 'recipient_hangup', busy: false });
+    expect(await w.api.remoteHangup('bc_unknown')).toBe(404);
+  });
+});
+
 describe('spec 3.2: session or registration expiry, the earlier, blocks new calls; an accepted call keeps its own limit', () => {
   it('an expired session takes no new call, while its accepted call runs on to max_duration', async () => {
     // The registrar grants at most the session's remaining life (2 s here): the call starts well inside it.

@@ -75,6 +75,11 @@ export class SimulatorApi {
     return (await response.json()) as { call: BrowserCall; facts: CallFacts; media: MediaCounts | null };
   }
 
+  /** `POST /__sim/calls/:id/remote-hangup`: the recipient hangs up; answers the status. */
+  async remoteHangup(id: string): Promise<number> {
+    return (await fetch(`${this.sim.url}/__sim/calls/${id}/remote-hangup`, { method: 'POST' })).status;
+  }
+
   /** `GET /__sim/calls?sessionId=`: every call of the session, oldest first. */
   async callsOf(sessionId: string): Promise<BrowserCall[]> {
     const response = await fetch(`${this.sim.url}/__sim/calls?sessionId=${encodeURIComponent(sessionId)}`);
