@@ -17,9 +17,9 @@ export interface PhoneProps {
 
 /** The phone: connection, dialer, call controls, devices, errors and the live status. */
 export function Phone({ user, onLogout }: PhoneProps) {
-  const audio = useRef<HTMLAudioElement>(null);
+  const audioHost = useRef<HTMLDivElement>(null);
   const devices = useDevices();
-  const voice = useVoice(() => audio.current, { microphoneId: devices.microphoneId, speakerId: devices.speakerId });
+  const voice = useVoice({ microphoneId: devices.microphoneId, speakerId: devices.speakerId });
   const { status } = voice;
   const cleanupOnly = isCleanupOnly(status);
 
@@ -28,6 +28,12 @@ export function Phone({ user, onLogout }: PhoneProps) {
   useEffect(() => {
     if (status.audio === 'playing') refreshDevices();
   }, [status.audio, refreshDevices]);
+
+  const audio = voice.audio;
+  useEffect(() => {
+    audioHost.current?.append(audio);
+    return () => audio.remove();
+  }, [audio]);
 
   return (
     <>
@@ -57,7 +63,7 @@ export function Phone({ user, onLogout }: PhoneProps) {
         </>
       )}
       <StatusPanel status={status} timings={voice.timings} />
-      <audio ref={audio} autoplay />
+      <div ref={audioHost} />
     </>
   );
 }

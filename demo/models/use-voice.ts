@@ -16,6 +16,8 @@ export interface AudioDevices {
 }
 
 export interface VoiceModel {
+  /** Where the call's audio plays: made here so every helper gets it from its start; the page mounts it. */
+  audio: HTMLAudioElement;
   status: VoiceBrowserStatus;
   timings: TimingEvent[];
   /** Digits this page sent on the current call, in order. */
@@ -38,19 +40,20 @@ export interface VoiceModel {
 
 const sameDevices = (a: AudioDevices, b: AudioDevices) => (a.microphoneId || '') === (b.microphoneId || '') && (a.speakerId || '') === (b.speakerId || '');
 
-export function useVoice(remoteAudio: () => HTMLAudioElement | null, devices: AudioDevices): VoiceModel {
+export function useVoice(devices: AudioDevices): VoiceModel {
   const [status, setStatus] = useState<VoiceBrowserStatus | null>(null);
   const [timings, setTimings] = useState<TimingEvent[]>([]);
   const [digitsSent, setDigitsSent] = useState('');
   const [actionError, setActionError] = useState<string | null>(null);
   const [recovering, setRecovering] = useState(true);
   const current = useRef<{ voice: VoiceBrowser; devices: AudioDevices } | null>(null);
+  const [audio] = useState(() => Object.assign(document.createElement('audio'), { autoplay: true }));
 
   const build = (chosen: AudioDevices): { voice: VoiceBrowser; devices: AudioDevices } => {
     const audioDevices = { ...(chosen.microphoneId ? { microphoneId: chosen.microphoneId } : {}), ...(chosen.speakerId ? { speakerId: chosen.speakerId } : {}) };
     const voice: VoiceBrowser = createVoiceBrowser({
       backend: createFetchBackend(),
-      remoteAudio: remoteAudio() ?? undefined,
+      remoteAudio: audio,
       audioDevices,
       // A replaced helper is idle and disconnected; should it still speak, the page no longer listens.
       onStatus: (next) => current.current?.voice === voice && setStatus(next),
@@ -83,6 +86,7 @@ export function useVoice(remoteAudio: () => HTMLAudioElement | null, devices: Au
     };
     const voice = helper();
     return {
+      audio,
       status: status ?? voice.status(),
       timings,
       digitsSent,
