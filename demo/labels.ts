@@ -5,6 +5,22 @@ import type { BrowserCall, VoiceBrowserStatus } from '../lib/index.js';
  * test/demo/labels.test.ts).
  */
 
+/** Connection states of the helper (lib/types.ts), in the order the diagram draws them. */
+export const CONNECTION_STATES: readonly VoiceBrowserStatus['connection'][] = [
+  'disconnected',
+  'connecting',
+  'ready',
+  'reconnecting',
+  'offline',
+  'expired',
+  'renewing',
+  'disconnecting',
+  'recovery_required',
+];
+
+/** Browser call states of spec 3.2: the usual path first, then the two ways off it. */
+export const CALL_STATES: readonly string[] = ['waiting_agent', 'dialing_recipient', 'connected', 'ending', 'ended', 'failed', 'outcome_unknown'];
+
 export function connectionLabel(connection: VoiceBrowserStatus['connection']): string {
   switch (connection) {
     case 'disconnected':

@@ -1,4 +1,4 @@
-import { callConnected, expect, hangUp, logInAndConnect, pageAudioStats, test } from './fixtures.js';
+import { callConnected, expect, hangUp, logInAndConnect, pageAudioStats, screenshot, test } from './fixtures.js';
 
 /**
  * spec 4.9, 7: when the browser refuses to play the call audio (autoplay policy), the page says
@@ -22,6 +22,7 @@ test('blocked call audio shows audio_playback_blocked and Resume audio plays it'
   await expect(page.getByTestId('error-code')).toContainText('audio_playback_blocked');
   await expect(page.getByTestId('error-advice')).toHaveText('The browser blocked the call audio. Press Resume audio to hear the call.');
 
+  await screenshot(page, '07-audio-blocked');
   await page.getByRole('button', { name: 'Resume audio' }).click();
   await expect(page.getByTestId('audio')).toHaveText('playing');
   await expect(page.getByRole('button', { name: 'Resume audio' })).toHaveCount(0);

@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { callConnected, expect, hangUp, logInAndConnect, pageAudioStats, test, type Simulator } from './fixtures.js';
+import { callConnected, expect, hangUp, logInAndConnect, pageAudioStats, screenshot, test, type Simulator } from './fixtures.js';
 
 /**
  * spec 3.2: session or registration expiry (the earlier) blocks new calls; an accepted call keeps running to
@@ -42,6 +42,7 @@ test('an expired session: until the page learns of it the service refuses calls;
   // Which path told the page: the registration ending (lib/sip-adapter.ts), not the expiresAt timer.
   await expect(page.getByTestId('error-code')).toContainText('browser_session_unavailable: the SIP registration ended');
   await expect(page.getByTestId('error-advice')).toContainText('Renew it');
+  await screenshot(page, '06-expired');
   await expect(callButton(page)).toBeDisabled();
 
   await page.getByRole('button', { name: 'Renew' }).click();

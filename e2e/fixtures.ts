@@ -61,6 +61,14 @@ export const test = base.extend<{ simulator: Simulator }>({
 
 export { expect };
 
+/** Where the suite saves screenshots of the main states (gitignored: e2e/artifacts/). */
+export const SCREENSHOTS_DIR = 'e2e/artifacts/screenshots';
+
+/** Saves a full-page screenshot of the page's current state as `<name>.png` under {@link SCREENSHOTS_DIR}. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: `${SCREENSHOTS_DIR}/${name}.png`, fullPage: true });
+}
+
 /** Logs in as `username` (any name: the demo's stand-in login). */
 export async function logIn(page: Page, username: string): Promise<void> {
   await page.goto('/');

@@ -1,4 +1,4 @@
-import { callConnected, expect, logInAndConnect, test } from './fixtures.js';
+import { callConnected, expect, logInAndConnect, screenshot, test } from './fixtures.js';
 
 /**
  * spec 4.9: after a reload during a call, recover() shows the leftover session and its call with cleanup
@@ -14,6 +14,7 @@ test('a reload during a call shows recovery_required with the call and cleanup o
   await expect(page.getByTestId('session-id')).toHaveText(sessionId);
   await expect(page.getByTestId('call-id')).toHaveText(callId);
   await expect(page.getByTestId('busy')).toHaveText('true');
+  await screenshot(page, '05-recovery-required');
   await expect(page.getByRole('region', { name: 'Recovered call' })).toBeVisible();
 
   // Only the cleanup controls: Hang up and End session; nothing that would call, connect or renew.

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks';
 import type { DemoUser } from '../api.js';
-import { isCleanupOnly } from '../labels.js';
+import { CALL_STATES, CONNECTION_STATES, isCleanupOnly } from '../labels.js';
 import { useDevices } from '../models/use-devices.js';
 import { useVoice } from '../models/use-voice.js';
 import { CallControls } from './call-controls.js';
@@ -8,6 +8,8 @@ import { ConnectionControls } from './connection-controls.js';
 import { DevicePickers } from './device-pickers.js';
 import { Dialer } from './dialer.js';
 import { ErrorNotice } from './error-notice.js';
+import { EventLog } from './event-log.js';
+import { StateDiagram } from './state-diagram.js';
 import { StatusPanel } from './status-panel.js';
 
 export interface PhoneProps {
@@ -62,7 +64,12 @@ export function Phone({ user, onLogout }: PhoneProps) {
           />
         </>
       )}
-      <StatusPanel status={status} timings={voice.timings} />
+      <StatusPanel status={status} />
+      <section aria-label="State diagrams">
+        <StateDiagram label="Connection states" states={CONNECTION_STATES} current={status.connection} path={voice.paths.connection} />
+        <StateDiagram label="Call states" states={CALL_STATES} current={status.call?.state ?? null} path={voice.paths.call} />
+      </section>
+      <EventLog timings={voice.timings} />
       <div ref={audioHost} />
     </>
   );

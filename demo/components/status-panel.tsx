@@ -1,13 +1,12 @@
-import type { TimingEvent, VoiceBrowserStatus } from '../../lib/index.js';
+import type { VoiceBrowserStatus } from '../../lib/index.js';
 import { callLabel, connectionLabel, endLabel } from '../labels.js';
 
 export interface StatusPanelProps {
   status: VoiceBrowserStatus;
-  timings: TimingEvent[];
 }
 
-/** The live status: connection, call state and busy, as the helper reports them, and the timing log. */
-export function StatusPanel({ status, timings }: StatusPanelProps) {
+/** The live status: connection, call state and busy, as the helper reports them. */
+export function StatusPanel({ status }: StatusPanelProps) {
   const ended = endLabel(status.call);
   return (
     <section aria-label="Status">
@@ -30,15 +29,6 @@ export function StatusPanel({ status, timings }: StatusPanelProps) {
         <dd>{String(status.muted)}</dd>
       </dl>
       {ended && <p data-testid="call-end">{ended}</p>}
-      {timings.length > 0 && (
-        <ol aria-label="Timings">
-          {timings.map((t) => (
-            <li key={`${t.name}-${t.at}`}>
-              {t.name} {t.callId ? `(${t.callId}) ` : ''}+{t.sinceStartMs} ms
-            </li>
-          ))}
-        </ol>
-      )}
     </section>
   );
 }

@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { emptyPaths, trackPaths, type StatePaths } from './state-paths.js';
 import { createFetchBackend, createVoiceBrowser, type TimingEvent, type VoiceBrowser, type VoiceBrowserStatus } from '../../lib/index.js';
 
 /**
@@ -19,6 +20,8 @@ export interface VoiceModel {
   /** Where the call's audio plays: made here so every helper gets it from its start; the page mounts it. */
   audio: HTMLAudioElement;
   status: VoiceBrowserStatus;
+  /** The connection states and the current call's states taken so far, for the live diagram. */
+  paths: StatePaths;
   timings: TimingEvent[];
   /** Digits this page sent on the current call, in order. */
   digitsSent: string;
@@ -43,6 +46,7 @@ const sameDevices = (a: AudioDevices, b: AudioDevices) => (a.microphoneId || '')
 export function useVoice(devices: AudioDevices): VoiceModel {
   const [status, setStatus] = useState<VoiceBrowserStatus | null>(null);
   const [timings, setTimings] = useState<TimingEvent[]>([]);
+  const [paths, setPaths] = useState<StatePaths>({ ...emptyPaths, connection: ['disconnected'] });
   const [digitsSent, setDigitsSent] = useState('');
   const [actionError, setActionError] = useState<string | null>(null);
   const [recovering, setRecovering] = useState(true);
@@ -56,7 +60,11 @@ export function useVoice(devices: AudioDevices): VoiceModel {
       remoteAudio: audio,
       audioDevices,
       // A replaced helper is idle and disconnected; should it still speak, the page no longer listens.
-      onStatus: (next) => current.current?.voice === voice && setStatus(next),
+      onStatus: (next) => {
+        if (current.current?.voice !== voice) return;
+        setStatus(next);
+        setPaths((taken) => trackPaths(taken, next));
+      },
       onTiming: (event) => current.current?.voice === voice && setTimings((list) => [...list.slice(-49), event]),
     });
     current.current = { voice, devices: { ...chosen } };
@@ -88,6 +96,7 @@ export function useVoice(devices: AudioDevices): VoiceModel {
     return {
       audio,
       status: status ?? voice.status(),
+      paths,
       timings,
       digitsSent,
       recovering,
@@ -115,5 +124,5 @@ export function useVoice(devices: AudioDevices): VoiceModel {
         }),
       resumeAudio: () => act(() => voice.resumeAudio()),
     };
-  }, [status, timings, digitsSent, recovering, devicesPending, actionError, devices.microphoneId, devices.speakerId]);
+  }, [status, paths, timings, digitsSent, recovering, devicesPending, actionError, devices.microphoneId, devices.speakerId]);
 }

@@ -1,0 +1,25 @@
+import type { TimingEvent } from '../../lib/index.js';
+
+export interface EventLogProps {
+  timings: readonly TimingEvent[];
+}
+
+/** The onTiming milestones of connect and of each call, with the time since the operation began. */
+export function EventLog({ timings }: EventLogProps) {
+  return (
+    <section aria-label="Event log">
+      <h2>Event log</h2>
+      {timings.length === 0 ? (
+        <p>No events yet: connect to see the milestones.</p>
+      ) : (
+        <ol class="log">
+          {timings.map((t) => (
+            <li key={`${t.name}-${t.at}-${t.callId ?? ''}`}>
+              <code>{t.name}</code> +{t.sinceStartMs} ms{t.callId ? ` (${t.callId})` : ''}
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
