@@ -42,3 +42,16 @@ test('muting silences the outgoing audio at the simulator while packets keep flo
 
   await hangUp(page);
 });
+
+test('a mute set before the call holds for it: the far end never hears a voiced packet', async ({ page, simulator }) => {
+  await logInAndConnect(page, 'e2e-mute-before');
+  await muteButton(page).click();
+  await expect(muteButton(page)).toHaveAttribute('aria-pressed', 'true');
+  const callId = await callConnected(page);
+  const after = await packetsPass(simulator, callId, 50);
+  expect(after.voiced).toBe(0);
+
+  await muteButton(page).click();
+  await expect.poll(async () => (await counts(simulator, callId)).voiced).toBeGreaterThan(10);
+  await hangUp(page);
+});
