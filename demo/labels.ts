@@ -113,11 +113,14 @@ export function endLabel(call: BrowserCall | null): string | null {
     agent_hangup: 'this page hung up',
     recipient_hangup: 'the other side hung up',
     recipient_busy: 'the number was busy',
+    recipient_failed: "the recipient's leg failed",
     no_answer: 'nobody answered',
     max_duration: 'the call reached its time limit',
     session_ended: 'the session ended',
     agent_rejected: 'this page declined the call',
     agent_no_answer: 'this page did not answer',
+    agent_unreachable: 'this page was not registered',
+    media_failed: 'the audio could not start',
     outcome_resolved: 'the unknown outcome was resolved',
   };
   const reason = call.endReason ? (reasons[call.endReason] ?? call.endReason) : null;

@@ -1,0 +1,22 @@
+import { callConnected, expect, hangUp, logInAndConnect, test } from './fixtures.js';
+
+/**
+ * Two tabs of one user: while the first has a call, the second finds that session and call (recover() on
+ * load), offers cleanup only, and cannot start a call; once the first hangs up, the second sees the call end.
+ */
+test('a second tab of the same user cannot start a call while the first is busy', async ({ page, context }) => {
+  await logInAndConnect(page, 'e2e-two-tabs');
+  const callId = await callConnected(page);
+
+  const second = await context.newPage();
+  await second.goto('/');
+  await expect(second.getByTestId('connection')).toHaveText('recovery_required');
+  await expect(second.getByTestId('call-id')).toHaveText(callId);
+  await expect(second.getByRole('button', { name: 'Call', exact: true })).toHaveCount(0);
+  await expect(second.getByRole('button', { name: 'Connect', exact: true })).toHaveCount(0);
+
+  await hangUp(page);
+  await expect(second.getByTestId('call-state')).toHaveText('ended');
+  await expect(second.getByTestId('busy')).toHaveText('false');
+  await second.close();
+});
