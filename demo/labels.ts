@@ -153,3 +153,12 @@ export function errorAdvice(code: string): string {
   if (code.startsWith('compliance_')) return 'This number is blocked for compliance (for example do-not-call). Call another number.';
   return ADVICE[code] ?? 'Something unexpected failed. Try again; if it keeps failing, disconnect and connect.';
 }
+
+/** A call's duration as m:ss (h:mm:ss past an hour); an em dash before the call is connected. */
+export function durationLabel(seconds: number | null): string {
+  if (seconds === null) return '—';
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = String(seconds % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}

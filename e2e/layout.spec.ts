@@ -43,6 +43,8 @@ test('at 360 px the page works by keyboard, the diagrams follow the call, and no
   // The path is what the reads proved: a recipient that answers at once may skip dialing_recipient between two reads.
   await expect(call.locator('.path')).toHaveText(/^Path: waiting_agent → (dialing_recipient → )?connected$/);
   await expect(page.getByRole('region', { name: 'Event log' })).toContainText('media_connected');
+  // The call timer counts from the answer the service reported.
+  await expect(page.getByTestId('call-time')).toHaveText(/^0:0[1-9]$/);
   await screenshot(page, '03-connected');
   await noSidewaysScroll(page);
 

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import type { DemoUser } from '../api.js';
 import { CALL_STATES, CONNECTION_STATES, isCleanupOnly } from '../labels.js';
+import { useCallTimer } from '../models/use-call-timer.js';
 import { useDevices } from '../models/use-devices.js';
 import { useVoice } from '../models/use-voice.js';
 import { CallControls } from './call-controls.js';
@@ -23,6 +24,7 @@ export function Phone({ user, onLogout }: PhoneProps) {
   const devices = useDevices();
   const voice = useVoice({ microphoneId: devices.microphoneId, speakerId: devices.speakerId });
   const { status } = voice;
+  const callSeconds = useCallTimer(status);
   const cleanupOnly = isCleanupOnly(status);
 
   // Device names appear once the page has used the microphone: list them again when a call's audio starts.
@@ -64,7 +66,7 @@ export function Phone({ user, onLogout }: PhoneProps) {
           />
         </>
       )}
-      <StatusPanel status={status} />
+      <StatusPanel status={status} callSeconds={callSeconds} />
       <section aria-label="State diagrams">
         <StateDiagram label="Connection states" states={CONNECTION_STATES} current={status.connection} path={voice.paths.connection} />
         <StateDiagram label="Call states" states={CALL_STATES} current={status.call?.state ?? null} path={voice.paths.call} />

@@ -1,12 +1,14 @@
 import type { VoiceBrowserStatus } from '../../lib/index.js';
-import { callLabel, connectionLabel, endLabel } from '../labels.js';
+import { callLabel, connectionLabel, durationLabel, endLabel } from '../labels.js';
 
 export interface StatusPanelProps {
   status: VoiceBrowserStatus;
+  /** Seconds connected, or null before the answer. */
+  callSeconds: number | null;
 }
 
 /** The live status: connection, call state and busy, as the helper reports them. */
-export function StatusPanel({ status }: StatusPanelProps) {
+export function StatusPanel({ status, callSeconds }: StatusPanelProps) {
   const ended = endLabel(status.call);
   return (
     <section aria-label="Status">
@@ -19,6 +21,8 @@ export function StatusPanel({ status }: StatusPanelProps) {
         <dd data-testid="session-id">{status.session?.id ?? '—'}</dd>
         <dt>call state</dt>
         <dd data-testid="call-state">{callLabel(status)}</dd>
+        <dt>call time</dt>
+        <dd data-testid="call-time">{durationLabel(callSeconds)}</dd>
         <dt>busy</dt>
         <dd data-testid="busy">{String(status.busy)}</dd>
         <dt>call id</dt>

@@ -10,6 +10,7 @@ import {
   canSendDtmf,
   connectionLabel,
   dialName,
+  durationLabel,
   disconnectLabel,
   endLabel,
   errorAdvice,
@@ -127,5 +128,12 @@ describe('demo labels', () => {
     expect(errorAdvice('call_outcome_unknown')).toContain('same attempt');
     expect(errorAdvice('audio_playback_blocked')).toContain('Resume audio');
     expect(errorAdvice('compliance_dnc')).toContain('blocked for compliance');
+  });
+
+  it('shows the call time as m:ss, h:mm:ss past an hour, and a dash before the answer', () => {
+    expect(durationLabel(null)).toBe('—');
+    expect(durationLabel(0)).toBe('0:00');
+    expect(durationLabel(65)).toBe('1:05');
+    expect(durationLabel(3725)).toBe('1:02:05');
   });
 });
