@@ -11,32 +11,36 @@ export interface DevicePickersProps {
   onSpeaker(id: string): void;
 }
 
+interface DeviceSelectProps {
+  label: string;
+  devices: DeviceOption[];
+  value: string;
+  onPick(id: string): void;
+}
+
+/** One labelled device list; '' is the system default. */
+function DeviceSelect({ label, devices, value, onPick }: DeviceSelectProps) {
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(event) => onPick(event.currentTarget.value)}>
+        <option value="">System default</option>
+        {devices.map((device) => (
+          <option key={device.id} value={device.id}>
+            {device.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 /** Microphone and speaker pickers; a helper's devices are fixed for its life, so a change waits for Connect. */
 export function DevicePickers({ microphones, speakers, microphoneId, speakerId, pending, onMicrophone, onSpeaker }: DevicePickersProps) {
   return (
     <section aria-label="Audio devices">
-      <label>
-        Microphone
-        <select value={microphoneId} onChange={(event) => onMicrophone(event.currentTarget.value)}>
-          <option value="">System default</option>
-          {microphones.map((device) => (
-            <option key={device.id} value={device.id}>
-              {device.label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Speaker
-        <select value={speakerId} onChange={(event) => onSpeaker(event.currentTarget.value)}>
-          <option value="">System default</option>
-          {speakers.map((device) => (
-            <option key={device.id} value={device.id}>
-              {device.label}
-            </option>
-          ))}
-        </select>
-      </label>
+      <DeviceSelect label="Microphone" devices={microphones} value={microphoneId} onPick={onMicrophone} />
+      <DeviceSelect label="Speaker" devices={speakers} value={speakerId} onPick={onSpeaker} />
       {pending && <p data-testid="devices-pending">The new devices apply at the next Connect (disconnect first if connected).</p>}
     </section>
   );
