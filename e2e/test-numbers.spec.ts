@@ -1,9 +1,9 @@
-import { expect, logInAndConnect, test } from './fixtures.js';
+import { callConnected, expect, hangUp, logInAndConnect, test } from './fixtures.js';
 
 /**
- * The simulator's quick test numbers (DESIGN.md) end as documented, and the page says so in words. The slow
- * ones (no answer after 8 s, recipient hangup after 5 s, outcome unknown for 10 s) are covered by the
- * simulator's unit tests with shortened timings.
+ * The simulator's test numbers (DESIGN.md) behave as documented, and the page says so in words. The two
+ * slowest (no answer after 8 s, outcome unknown for 10 s) are covered by test/simulator/recipients.test.ts
+ * with shortened timings; +12025550100 by call.spec.ts.
  */
 const cases = [
   { to: '+12025550102', state: 'ended', words: 'Ended: the number was busy', sim: { endReason: 'recipient_busy' } },
@@ -33,4 +33,21 @@ test('a compliance-blocked number is refused before any call, in words, and the 
   await expect(page.getByTestId('busy')).toHaveText('false');
   expect(await simulator.callsOfSession(sessionId)).toEqual([]);
   await expect(page.getByRole('button', { name: 'Call', exact: true })).toBeEnabled();
+});
+
+test('+12025550101 rings (dialing_recipient) before it answers', async ({ page }) => {
+  await logInAndConnect(page, 'e2e-number-101');
+  await page.getByLabel('Number to call').fill('+12025550101');
+  await page.getByRole('button', { name: 'Call', exact: true }).click();
+  await expect(page.getByTestId('call-state')).toHaveText('dialing_recipient');
+  await expect(page.getByTestId('call-state')).toHaveText('connected');
+  await hangUp(page);
+});
+
+test('+12025550106 answers, then the recipient hangs up by itself', async ({ page, simulator }) => {
+  await logInAndConnect(page, 'e2e-number-106');
+  const callId = await callConnected(page, '+12025550106');
+  await expect(page.getByTestId('call-end')).toHaveText('Ended: the other side hung up');
+  await expect(page.getByTestId('busy')).toHaveText('false');
+  expect((await simulator.call(callId)).call).toMatchObject({ state: 'ended', endReason: 'recipient_hangup' });
 });
