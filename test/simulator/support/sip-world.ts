@@ -16,6 +16,13 @@ import { watchUdp, type UdpWatch } from './udp-watch.js';
  * that no socket, server or timer of the simulators and clients is left behind.
  */
 
+/**
+ * How early a simulator timer may seem to fire by the wall clock: Node arms a timer from the event loop's
+ * cached time, which lags `Date.now()` by whatever ran earlier in that turn, and ISO timestamps drop the
+ * sub-millisecond part. A delay checked from recorded timestamps is "at least its length, less this".
+ */
+export const TIMER_SLACK_MS = 25;
+
 export interface World {
   sim: RunningSimulator;
   api: SimulatorApi;
