@@ -27,6 +27,8 @@ export type CallControl = ReturnType<typeof createCallControl>;
 const E164 = /^\+[1-9]\d{1,14}$/;
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,128}$/;
 const DTMF_DIGIT = /^[0-9*#A-D]$/;
+/** How many past calls the helper remembers (for reconciliation and once-only milestones). */
+const RECENT_CALLS = 16;
 
 /** An answer came back and said no: nothing was created (spec 7). Anything else leaves the outcome unknown. */
 function isDefiniteRejection(error: VoiceBrowserError): boolean {
@@ -56,9 +58,21 @@ export function createCallControl(options: CallControlOptions) {
   let readFailed = false;
   let callStartedAt = 0;
   let sessionId: string | undefined;
-  /** Every call id this helper has seen: a reconciling read adopts only a call it has not. */
-  const seen = new Set<string>();
-  const reported = new Set<string>();
+  /**
+   * The calls this helper has seen (a reconciling read adopts only a call it has not) and the milestones
+   * reported for each: the last few calls only, so a page that makes thousands of calls does not grow.
+   */
+  const recent = new Map<string, Set<string>>();
+  const remember = (callId: string): Set<string> => {
+    let milestones = recent.get(callId);
+    if (!milestones) {
+      milestones = new Set();
+      recent.set(callId, milestones);
+      // Map keeps insertion order: the oldest call goes first.
+      if (recent.size > RECENT_CALLS) recent.delete(recent.keys().next().value as string);
+    }
+    return milestones;
+  };
   const endWaiters = new Set<() => void>();
 
   const fail = (error: VoiceBrowserError): Promise<never> => {
@@ -68,8 +82,10 @@ export function createCallControl(options: CallControlOptions) {
 
   /** Once per call and milestone: reads and SIP events may both report the same moment. */
   function callTiming(name: 'call_admitted' | 'invite_received' | 'media_connected' | 'connected' | 'ended', callId: string | undefined): void {
-    if (!callId || reported.has(`${callId}:${name}`)) return;
-    reported.add(`${callId}:${name}`);
+    if (!callId) return;
+    const milestones = remember(callId);
+    if (milestones.has(name)) return;
+    milestones.add(name);
     store.timing(name, callStartedAt, callId);
   }
 
@@ -77,7 +93,7 @@ export function createCallControl(options: CallControlOptions) {
     const [next, effects] = transition(slice, event);
     const errorChanged = next.error !== slice.error;
     slice = next;
-    if (next.call) seen.add(next.call.id);
+    if (next.call) remember(next.call.id);
     store.commit({ attempt: next.attempt, call: next.call, busy: next.busy, ...(errorChanged ? { error: next.error } : {}) });
     if (next.call?.state === 'connected') callTiming('connected', next.call.id);
     for (const effect of effects) run(effect);
@@ -117,7 +133,7 @@ export function createCallControl(options: CallControlOptions) {
           onRead: ({ call }) => {
             readSuccess();
             // Only this session's call, and one we have not seen before, can be the attempt's.
-            if (call && call.sessionId === sessionId && !seen.has(call.id)) found(call);
+            if (call && call.sessionId === sessionId && !recent.has(call.id)) found(call);
           },
           onError: readFailure,
         });
