@@ -15,11 +15,14 @@ export interface BenchPage {
   close(): Promise<void>;
 }
 
-/** Runs in the page before anything else: counts what could leak. */
+/**
+ * Runs in the page before anything else: counts what could leak. Weak references, so that the counting
+ * itself keeps nothing alive for the heap figure.
+ */
 function instrument(): void {
   const w = window as unknown as Record<string, unknown>;
-  const pcs: RTCPeerConnection[] = [];
-  const sockets: WebSocket[] = [];
+  const pcs: Array<WeakRef<RTCPeerConnection>> = [];
+  const sockets: Array<WeakRef<WebSocket>> = [];
   const timers = new Set<unknown>();
   w.__pcs = pcs;
   w.__sockets = sockets;
@@ -28,14 +31,14 @@ function instrument(): void {
   window.RTCPeerConnection = class extends NativePc {
     constructor(config?: RTCConfiguration) {
       super(config);
-      pcs.push(this);
+      pcs.push(new WeakRef(this));
     }
   };
   const NativeWs = window.WebSocket;
   window.WebSocket = class extends NativeWs {
     constructor(url: string | URL, protocols?: string | string[]) {
       super(url, protocols);
-      sockets.push(this);
+      sockets.push(new WeakRef(this));
     }
   };
   const set = window.setTimeout.bind(window);

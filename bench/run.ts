@@ -1,8 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { startApp } from '../scripts/start-app.js';
-import { openBenchPage } from './browser.js';
+import { openBenchPage, type BenchPage } from './browser.js';
 import { measureLatency } from './latency.js';
 import { measureSize } from './size.js';
+import { measureSoak } from './soak.js';
 import { printTable, type Row } from './stats.js';
 
 /**
@@ -11,7 +12,8 @@ import { printTable, type Row } from './stats.js';
  */
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
-const only = new Set((process.env.BENCH_ONLY ?? 'size,latency').split(','));
+const SOAK_CYCLES = Number(process.env.BENCH_SOAK_CYCLES ?? 300);
+const only = new Set((process.env.BENCH_ONLY ?? 'size,latency,soak').split(','));
 
 const rows: Row[] = [];
 const results: Record<string, unknown> = { at: new Date().toISOString(), runs: RUNS };
@@ -22,21 +24,32 @@ if (only.has('size')) {
   results.size = size.figures;
 }
 
-if (only.has('latency')) {
-  // The bench's one user makes far more requests than spec 8's default quota allows a key.
+/** Runs `measure` with the app and a fresh Chromium page, and stops both whatever happens. */
+async function inBrowser<T>(user: string, measure: (page: BenchPage, simUrl: string) => Promise<T>): Promise<T> {
+  // The bench's users make far more requests than spec 8's default quota allows a key.
   const app = await startApp({ SIM_QUOTA_PER_MINUTE: '10000000', SIM_QUOTA_PER_HOUR: '100000000' });
   try {
-    const page = await openBenchPage(app.demo, 'bench-latency');
+    const page = await openBenchPage(app.demo, user);
     try {
-      const latency = await measureLatency(page, app.sim, RUNS);
-      rows.push(...latency.rows);
-      results.latency = latency.figures;
+      return await measure(page, app.sim);
     } finally {
       await page.close();
     }
   } finally {
     await app.stop();
   }
+}
+
+if (only.has('latency')) {
+  const latency = await inBrowser('bench-latency', (page, sim) => measureLatency(page, sim, RUNS));
+  rows.push(...latency.rows);
+  results.latency = latency.figures;
+}
+
+if (only.has('soak')) {
+  const soak = await inBrowser('bench-soak', (page) => measureSoak(page, SOAK_CYCLES));
+  rows.push(...soak.rows);
+  results.soak = soak.figures;
 }
 
 printTable(rows);
