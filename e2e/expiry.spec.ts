@@ -22,19 +22,31 @@ async function expireAtSimulator(simulator: Simulator, sessionId: string) {
 
 const callButton = (page: Page) => page.getByRole('button', { name: 'Call', exact: true });
 
-test('an expired session: until the page learns of it the service refuses calls; at the registration refresh the page shows expired; renew brings calls back', async ({
-  page,
-  simulator,
-}) => {
+test('a call the service refuses for an expired session shows expired at once, in words; renew brings calls back', async ({ page, simulator }) => {
+  const sessionId = await logInAndConnect(page, 'e2e-expiry-refused');
+  await expireAtSimulator(simulator, sessionId);
+
+  // The page has not been told; the service's 409 browser_session_unavailable tells it.
+  await callButton(page).click();
+  await expect(page.getByTestId('connection')).toHaveText('expired');
+  await expect(page.getByTestId('error-code')).toContainText('browser_session_unavailable');
+  await expect(page.getByTestId('error-advice')).toContainText('Renew it');
+  await expect(page.getByTestId('busy')).toHaveText('false');
+  await expect(callButton(page)).toBeDisabled();
+  expect(await simulator.callsOfSession(sessionId)).toEqual([]);
+
+  await page.getByRole('button', { name: 'Renew' }).click();
+  await expect(page.getByTestId('connection')).toHaveText('ready');
+  await expect(page.getByTestId('session-id')).not.toHaveText(sessionId);
+  await callConnected(page);
+  await hangUp(page);
+});
+
+test('an expired session the page never called on: at the registration refresh the page shows expired; renew brings calls back', async ({ page, simulator }) => {
   await page.clock.install();
   const sessionId = await logInAndConnect(page, 'e2e-expiry-idle');
   await expireAtSimulator(simulator, sessionId);
-
-  // Not yet told: the page still says ready, and the service refuses the call.
-  await callButton(page).click();
-  await expect(page.getByTestId('error-code')).toContainText('browser_session_unavailable');
-  await expect(page.getByTestId('busy')).toHaveText('false');
-  expect(await simulator.callsOfSession(sessionId)).toEqual([]);
+  await expect(page.getByTestId('connection')).toHaveText('ready');
 
   // The SIP.js registerer refreshes before its 600 s run out; the registrar refuses the expired session's credentials.
   await page.clock.fastForward(REGISTRATION_REFRESH);

@@ -20,6 +20,8 @@ export interface CallControlOptions {
   sessionForCall(): string | VoiceBrowserError;
   /** Aborted when the helper disconnects. */
   signal(): AbortSignal;
+  /** The service refused a call because the session or its registration is gone (spec 7). */
+  onSessionUnavailable?(error: VoiceBrowserError): void;
 }
 
 export type CallControl = ReturnType<typeof createCallControl>;
@@ -214,6 +216,7 @@ export function createCallControl(options: CallControlOptions) {
         // Nothing was created, so an INVITE held for this attempt is not ours.
         settleHeldInvite(undefined);
         dispatch({ type: 'attempt_rejected', error: error.toStatus() });
+        if (error.code === 'browser_session_unavailable') options.onSessionUnavailable?.(error);
         throw error;
       }
       // spec 4.7, 7: a lost answer keeps the attempt and its key; the caller retries with the same key.

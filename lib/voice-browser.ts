@@ -116,6 +116,10 @@ export function createVoiceBrowser(options: VoiceBrowserOptions & VoiceBrowserIn
       return connection() === 'ready' && session ? session.id : noCallsNow(connection());
     },
     signal: () => lifetime.signal,
+    // The service knows first when a session lapsed early (revoked, expired at its clock): stop offering calls.
+    onSessionUnavailable: (error) => {
+      if (connection() === 'ready' || connection() === 'reconnecting') store.commit({ connection: 'expired', error: error.toStatus() });
+    },
   });
 
   function eventsFor(token: object): SipEvents {
@@ -271,7 +275,7 @@ export function createVoiceBrowser(options: VoiceBrowserOptions & VoiceBrowserIn
 
   let recovering: Promise<VoiceBrowserStatus> | undefined;
 
-  return {
+  const helper: VoiceBrowser = {
     recover() {
       if (recovering) return recovering;
       const { session } = store.get();
@@ -287,7 +291,9 @@ export function createVoiceBrowser(options: VoiceBrowserOptions & VoiceBrowserIn
       if (connection() === 'recovery_required') {
         return fail(new VoiceBrowserError('browser_session_unavailable', 'a session from before the reload exists; disconnect() cleans it up, then connect() (spec 4.9)'));
       }
-      if (connection() !== 'disconnected' || store.get().session || recovering) {
+      // recover() decides whether there is a session to clean up first: connect() follows its answer.
+      if (recovering) return recovering.then(() => helper.connect());
+      if (connection() !== 'disconnected' || store.get().session) {
         return fail(new VoiceBrowserError('browser_session_unavailable', `connect() while ${connection()}${store.get().session ? ' with a session to clean up: disconnect() first' : ''}`));
       }
       connecting = doConnect().finally(() => (connecting = undefined));
@@ -323,4 +329,5 @@ export function createVoiceBrowser(options: VoiceBrowserOptions & VoiceBrowserIn
     },
     status: () => store.get(),
   };
+  return helper;
 }

@@ -57,6 +57,32 @@ describe('recover() (spec 4.9)', () => {
     expect(after.voice.status()).toMatchObject({ connection: 'ready', session: { id: 'session-2' } });
   });
 
+  it('makes a connect() called while it reads wait for its answer: refused when a session is found', async () => {
+    const before = await inCall();
+    const { voice, backend, sip } = setup({ backend: before.backend });
+    const read = backend.hold('getCurrentSession');
+    const recovering = voice.recover();
+    const connecting = rejection(voice.connect());
+    read.release();
+    await recovering;
+    const refused = await connecting;
+    expect(refused.code).toBe('browser_session_unavailable');
+    expect(refused.message).toContain('disconnect()');
+    expect(sip.links).toHaveLength(0);
+  });
+
+  it('makes a connect() called while it reads go on to connect when no session is found', async () => {
+    const { voice, backend } = setup();
+    const read = backend.hold('getCurrentSession');
+    const recovering = voice.recover();
+    const connecting = voice.connect();
+    expect(backend.requestsOf('createSession')).toHaveLength(0);
+    read.release();
+    await recovering;
+    await connecting;
+    expect(voice.status()).toMatchObject({ connection: 'ready', session: { id: 'session-1' } });
+  });
+
   it('is refused once the helper holds a session', async () => {
     const { voice } = await connected();
     expect((await rejection(voice.recover())).code).toBe('browser_session_unavailable');
@@ -146,6 +172,18 @@ describe('expiry (spec 3.2)', () => {
     expect(voice.status()).toMatchObject({ connection: 'expired', busy: false });
     await voice.renew();
     expect(voice.status().connection).toBe('ready');
+  });
+
+  it('shows expired when the service refuses a call for the session (409 browser_session_unavailable), and renew() recovers', async () => {
+    const { voice, backend } = await connected();
+    backend.fail('createCall', httpError(409, 'browser_session_unavailable'));
+    expect((await rejection(voice.startCall(CALL, { idempotencyKey: 'key-1' }))).code).toBe('browser_session_unavailable');
+    expect(voice.status()).toMatchObject({ connection: 'expired', busy: false, attempt: null, error: { code: 'browser_session_unavailable' } });
+    // No second request is sent for a session the service said is gone.
+    expect((await rejection(voice.startCall(CALL, { idempotencyKey: 'key-2' }))).code).toBe('browser_session_unavailable');
+    expect(backend.requestsOf('createCall')).toHaveLength(1);
+    await voice.renew();
+    await expect(voice.startCall(CALL, { idempotencyKey: 'key-3' })).resolves.toMatchObject({ sessionId: 'session-2' });
   });
 
   it('treats a registration the registrar ended as expiry', async () => {
