@@ -187,7 +187,7 @@ export function createCallControl(options: CallControlOptions) {
     else invite.reject();
   }
 
-  const sipEvents: Pick<SipEvents, 'onInvite' | 'onSessionEnded' | 'onCallChanged' | 'onMediaConnected'> = {
+  const sipEvents: Pick<SipEvents, 'onInvite' | 'onSessionEnded' | 'onCallChanged' | 'onMediaConnected' | 'onQuality'> = {
     onInvite(invite) {
       const attempt = slice.attempt;
       // Only our own call's INVITE is answered (DESIGN.md); it may come before the 202 does.
@@ -203,6 +203,7 @@ export function createCallControl(options: CallControlOptions) {
     onSessionEnded: () => poller?.pollNow(),
     onCallChanged: () => poller?.pollNow(),
     onMediaConnected: (callId) => callTiming('media_connected', callId),
+    onQuality: (callId, quality) => store.timing('call_quality', callStartedAt, callId, quality),
   };
 
   async function create(input: CallInput, key: string): Promise<BrowserCall> {

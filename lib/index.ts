@@ -16,6 +16,7 @@ export type {
   CallAttempt,
   CallbackOptions,
   CallInput,
+  CallQuality,
   Connection,
   SessionTransport,
   StatusError,

@@ -5,10 +5,11 @@ import type { Session } from 'sip.js/lib/api/session.js';
 import { SessionState } from 'sip.js/lib/api/session-state.js';
 import { UserAgent } from 'sip.js/lib/api/user-agent.js';
 import type { SessionDescriptionHandler } from 'sip.js/lib/platform/web/session-description-handler/session-description-handler.js';
+import { watchQuality } from './call-quality.js';
 import type { Clock } from './clock.js';
 import { VoiceBrowserError } from './errors.js';
 import { createMediaControls, microphoneError, type DtmfMethod, type MediaControls } from './media-controls.js';
-import type { SessionTransport } from './types.js';
+import type { CallQuality, SessionTransport } from './types.js';
 
 /**
  * The only file that imports SIP.js: a registered user agent over WebSocket that reports INVITEs, session
@@ -37,6 +38,8 @@ export interface SipEvents {
   onCallChanged(callId: string | undefined): void;
   /** ICE and DTLS are up: audio can flow. */
   onMediaConnected(callId: string | undefined): void;
+  /** A sample of the call's WebRTC statistics, every 2 s while its media is connected. */
+  onQuality(callId: string | undefined, quality: CallQuality): void;
   onAudio(state: 'playing' | 'blocked'): void;
   /** The WebSocket dropped; the link is trying to reconnect and register again. */
   onReconnecting(): void;
@@ -104,6 +107,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   });
 
   const watch = (session: Session, callId: string | undefined) => {
+    let stopQuality: (() => void) | undefined;
     // A service may tell of a state change in the dialog (the simulator sends INFO): read the call at once.
     // Setting the delegate means answering ourselves.
     session.delegate = {
@@ -120,7 +124,9 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
       if (state === SessionState.Established) {
         const pc = handlerOf(session)?.peerConnection;
         const report = () => {
-          if (pc?.connectionState === 'connected') events.onMediaConnected(callId);
+          if (pc?.connectionState !== 'connected') return;
+          events.onMediaConnected(callId);
+          stopQuality ??= watchQuality(pc, clock, (quality) => events.onQuality(callId, quality));
         };
         pc?.addEventListener('connectionstatechange', report);
         report();
@@ -128,6 +134,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
         void media.play(handlerOf(session)?.remoteMediaStream);
       }
       if (state === SessionState.Terminated) {
+        stopQuality?.();
         if (current === session) current = undefined;
         events.onSessionEnded(callId);
       }

@@ -1,4 +1,4 @@
-import type { TimingEvent, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
+import type { CallQuality, TimingEvent, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
 import type { Clock } from './clock.js';
 
 /**
@@ -9,8 +9,8 @@ import type { Clock } from './clock.js';
 export interface StatusStore {
   get(): VoiceBrowserStatus;
   commit(patch: Partial<VoiceBrowserStatus>): void;
-  /** Reports a milestone to `onTiming`, timed from `startedAt`. */
-  timing(name: TimingEvent['name'], startedAt: number, callId?: string): void;
+  /** Reports a milestone (or a quality sample) to `onTiming`, timed from `startedAt`. */
+  timing(name: TimingEvent['name'], startedAt: number, callId?: string, quality?: CallQuality): void;
 }
 
 export const initialStatus: VoiceBrowserStatus = Object.freeze({
@@ -39,9 +39,9 @@ export function createStatusStore(options: Pick<VoiceBrowserOptions, 'onStatus' 
       status = deepFreeze({ ...status, ...patch });
       options.onStatus?.(status);
     },
-    timing(name, startedAt, callId) {
+    timing(name, startedAt, callId, quality) {
       const at = clock.now();
-      options.onTiming?.({ name, at, sinceStartMs: at - startedAt, ...(callId ? { callId } : {}) });
+      options.onTiming?.({ name, at, sinceStartMs: at - startedAt, ...(callId ? { callId } : {}), ...(quality ? { quality } : {}) });
     },
   };
 }

@@ -134,14 +134,40 @@ export interface VoiceBrowserStatus {
   error: StatusError | null;
 }
 
-/** A milestone of connect or of a call, with the time since the operation started (spec 4.9 `onTiming`). */
+/**
+ * How a connected call sounds, from the browser's WebRTC statistics: a sample every 2 s while its media flows.
+ * A figure the browser does not (yet) report is `null`.
+ */
+export interface CallQuality {
+  /** Media round trip (RTCP), else the ICE pair's; ms. */
+  rttMs: number | null;
+  /** Inbound interarrival jitter, ms. */
+  jitterMs: number | null;
+  /** Audio packets received and lost since the call's media began. */
+  packetsReceived: number;
+  packetsLost: number;
+  /** Inbound loss over the last interval, percent; null when no packet was due. */
+  lossPercent: number | null;
+  packetsSent: number;
+  /** Estimated mean opinion score, 1 to 4.5 (simplified ITU-T G.107 E-model): a guide, not a measurement. */
+  mos: number | null;
+  /** The inbound audio codec, e.g. `PCMU`. */
+  codec: string | null;
+}
+
+/**
+ * A milestone of connect or of a call, with the time since the operation started (spec 4.9 `onTiming`); and,
+ * while a call's media flows, a `call_quality` sample every 2 s carrying `quality`.
+ */
 export interface TimingEvent {
-  name: 'session_created' | 'registered' | 'call_admitted' | 'invite_received' | 'media_connected' | 'connected' | 'ended';
+  name: 'session_created' | 'registered' | 'call_admitted' | 'invite_received' | 'media_connected' | 'connected' | 'call_quality' | 'ended';
   /** Call id, for call milestones. */
   callId?: string;
   at: number;
   /** Milliseconds since connect(), renew() or startCall() began. */
   sinceStartMs: number;
+  /** Present on `call_quality` events only. */
+  quality?: CallQuality;
 }
 
 export interface VoiceBrowserOptions {

@@ -1,0 +1,105 @@
+import type { Clock } from './clock.js';
+import type { CallQuality } from './types.js';
+
+/**
+ * Call quality from the peer connection's statistics (W3C webrtc-stats), sampled while a call's media flows.
+ * Part of the SIP chunk: only sip-adapter.ts imports it.
+ */
+
+/** How often a connected call's statistics are read (ms). */
+export const QUALITY_SAMPLE_MS = 2000;
+
+/** Packet counters of the last sample: loss is told per interval, not since the call began. */
+export interface QualityTotals {
+  packetsReceived: number;
+  packetsLost: number;
+}
+
+interface AudioStats {
+  type: string;
+  kind?: string;
+  packetsReceived?: number;
+  packetsLost?: number;
+  packetsSent?: number;
+  jitter?: number;
+  roundTripTime?: number;
+  currentRoundTripTime?: number;
+  nominated?: boolean;
+  state?: string;
+  codecId?: string;
+  mimeType?: string;
+}
+
+const round1 = (value: number): number => Math.round(value * 10) / 10;
+
+/**
+ * Mean opinion score (1-4.5) from one-way delay, jitter and loss by the simplified E-model of ITU-T G.107 for
+ * G.711 (the delay impairment of Cole and Rosenbluth, 2001): a rough guide, not a measurement of speech.
+ */
+export function estimateMos(rttMs: number, jitterMs: number, lossPercent: number): number {
+  const latency = rttMs / 2 + 2 * jitterMs + 10;
+  const r = 93.2 - (latency < 160 ? latency / 40 : (latency - 120) / 10) - 2.5 * lossPercent;
+  if (r <= 0) return 1;
+  return round1(Math.min(4.5, 1 + 0.035 * r + 0.000007 * r * (r - 60) * (100 - r)));
+}
+
+/** One sample from a stats report; `previous` is the last sample's totals. */
+export function readQuality(report: RTCStatsReport, previous?: QualityTotals): { quality: CallQuality; totals: QualityTotals } {
+  let inbound: AudioStats | undefined;
+  let outbound: AudioStats | undefined;
+  let remoteRtt: number | undefined;
+  let pairRtt: number | undefined;
+  report.forEach((stat: AudioStats) => {
+    if (stat.type === 'inbound-rtp' && stat.kind === 'audio') inbound = stat;
+    else if (stat.type === 'outbound-rtp' && stat.kind === 'audio') outbound = stat;
+    // RTCP receiver reports give the round trip of the media itself; ICE's own checks are the fallback.
+    else if (stat.type === 'remote-inbound-rtp' && stat.kind === 'audio' && stat.roundTripTime !== undefined) remoteRtt = stat.roundTripTime;
+    else if (stat.type === 'candidate-pair' && stat.nominated && stat.state === 'succeeded' && stat.currentRoundTripTime !== undefined) pairRtt = stat.currentRoundTripTime;
+  });
+  const totals = { packetsReceived: inbound?.packetsReceived ?? 0, packetsLost: Math.max(0, inbound?.packetsLost ?? 0) };
+  const received = totals.packetsReceived - (previous?.packetsReceived ?? 0);
+  const lost = totals.packetsLost - (previous?.packetsLost ?? 0);
+  const rtt = remoteRtt ?? pairRtt;
+  const rttMs = rtt === undefined ? null : round1(rtt * 1000);
+  const jitterMs = inbound?.jitter === undefined ? null : round1(inbound.jitter * 1000);
+  const lossPercent = received + lost > 0 ? round1((100 * Math.max(0, lost)) / (received + lost)) : null;
+  const codec = inbound?.codecId ? (report.get(inbound.codecId) as AudioStats | undefined)?.mimeType?.replace(/^audio\//i, '') ?? null : null;
+  return {
+    quality: {
+      rttMs,
+      jitterMs,
+      packetsReceived: totals.packetsReceived,
+      packetsLost: totals.packetsLost,
+      lossPercent,
+      packetsSent: outbound?.packetsSent ?? 0,
+      mos: jitterMs === null || lossPercent === null ? null : estimateMos(rttMs ?? 0, jitterMs, lossPercent),
+      codec,
+    },
+    totals,
+  };
+}
+
+/**
+ * Reads `pc`'s statistics every {@link QUALITY_SAMPLE_MS} and reports each sample; returns the stop function.
+ * A failed read (the connection closing) is skipped, never thrown from the timer.
+ */
+export function watchQuality(pc: RTCPeerConnection, clock: Clock, onSample: (quality: CallQuality) => void): () => void {
+  let previous: QualityTotals | undefined;
+  let timer: unknown;
+  let stopped = false;
+  const tick = async () => {
+    try {
+      const { quality, totals } = readQuality(await pc.getStats(), previous);
+      previous = totals;
+      if (!stopped) onSample(quality);
+    } catch {
+      // getStats() rejects once the connection closes; the call's end stops the watch.
+    }
+    if (!stopped) timer = clock.setTimeout(() => void tick(), QUALITY_SAMPLE_MS);
+  };
+  timer = clock.setTimeout(() => void tick(), QUALITY_SAMPLE_MS);
+  return () => {
+    stopped = true;
+    clock.clearTimeout(timer);
+  };
+}
