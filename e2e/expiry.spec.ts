@@ -22,6 +22,15 @@ async function expireAtSimulator(simulator: Simulator, sessionId: string) {
 
 const callButton = (page: Page) => page.getByRole('button', { name: 'Call', exact: true });
 
+/** Renew gives a new session, and a call on it connects and hangs up. */
+async function renewThenCall(page: Page, oldSessionId: string) {
+  await page.getByRole('button', { name: 'Renew' }).click();
+  await expect(page.getByTestId('connection')).toHaveText('ready');
+  await expect(page.getByTestId('session-id')).not.toHaveText(oldSessionId);
+  await callConnected(page);
+  await hangUp(page);
+}
+
 test('a call the service refuses for an expired session shows expired at once, in words; renew brings calls back', async ({ page, simulator }) => {
   const sessionId = await logInAndConnect(page, 'e2e-expiry-refused');
   await expireAtSimulator(simulator, sessionId);
@@ -35,11 +44,7 @@ test('a call the service refuses for an expired session shows expired at once, i
   await expect(callButton(page)).toBeDisabled();
   expect(await simulator.callsOfSession(sessionId)).toEqual([]);
 
-  await page.getByRole('button', { name: 'Renew' }).click();
-  await expect(page.getByTestId('connection')).toHaveText('ready');
-  await expect(page.getByTestId('session-id')).not.toHaveText(sessionId);
-  await callConnected(page);
-  await hangUp(page);
+  await renewThenCall(page, sessionId);
 });
 
 test('an expired session the page never called on: at the registration refresh the page shows expired; renew brings calls back', async ({ page, simulator }) => {
@@ -57,11 +62,7 @@ test('an expired session the page never called on: at the registration refresh t
   await screenshot(page, '06-expired');
   await expect(callButton(page)).toBeDisabled();
 
-  await page.getByRole('button', { name: 'Renew' }).click();
-  await expect(page.getByTestId('connection')).toHaveText('ready');
-  await expect(page.getByTestId('session-id')).not.toHaveText(sessionId);
-  await callConnected(page);
-  await hangUp(page);
+  await renewThenCall(page, sessionId);
 });
 
 test('a connected call outlives the expiry of its session, with audio, until hung up; then renew', async ({ page, simulator }) => {
@@ -85,10 +86,7 @@ test('a connected call outlives the expiry of its session, with audio, until hun
   await hangUp(page);
   expect((await simulator.call(callId)).call).toMatchObject({ state: 'ended', busy: false, endReason: 'api_hangup' });
   await expect(page.getByTestId('connection')).toHaveText('expired');
-  await page.getByRole('button', { name: 'Renew' }).click();
-  await expect(page.getByTestId('connection')).toHaveText('ready');
-  await callConnected(page);
-  await hangUp(page);
+  await renewThenCall(page, sessionId);
 });
 
 test("the page's own timer at the session's expiresAt shows expired, even while the registration is still good", async ({ page }) => {
