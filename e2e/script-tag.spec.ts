@@ -32,7 +32,7 @@ test('window.VoiceBrowser from the minified script connects and disconnects', as
   expect(requested.filter((path) => path.endsWith('.js'))).toEqual(['/lib/voice-browser.min.js']);
 });
 
-test('the trimmed script-tag bundle answers a call, sends a digit and hangs up (no SIP.js part it needs is missing)', async ({ page, simulator }) => {
+test('the trimmed script-tag bundle answers a call, reports its quality, sends a digit and hangs up (no SIP.js part it needs is missing)', async ({ page, simulator }) => {
   const login = await page.request.post('/auth/login', { data: { username: 'e2e-script-tag-call' } });
   expect(login.status()).toBe(200);
   await page.goto('/auth/me');
@@ -40,13 +40,32 @@ test('the trimmed script-tag bundle answers a call, sends a digit and hangs up (
 
   const callId = await page.evaluate(async () => {
     const api = window.VoiceBrowser;
-    const voice = api.createVoiceBrowser({ backend: api.createFetchBackend(), remoteAudio: document.body.appendChild(document.createElement('audio')) });
-    (window as unknown as { voice: typeof voice }).voice = voice;
+    const timings: unknown[] = [];
+    const voice = api.createVoiceBrowser({
+      backend: api.createFetchBackend(),
+      remoteAudio: document.body.appendChild(document.createElement('audio')),
+      onTiming: (event) => timings.push(event),
+    });
+    Object.assign(window, { voice, timings });
     await voice.connect();
     const call = await voice.startCall({ from: '+12025550199', to: '+12025550100' }, { idempotencyKey: crypto.randomUUID() });
     return call.id;
   });
   await expect.poll(() => page.evaluate(() => (window as unknown as { voice: { status(): { call: { state: string } | null } } }).voice.status().call?.state)).toBe('connected');
+  // Quality samples every 2 s from the call's WebRTC statistics: packets grow, the line is clean on loopback.
+  const samples = () =>
+    page.evaluate(() =>
+      ((window as unknown as { timings: Array<{ name: string; callId?: string; quality?: Record<string, unknown> }> }).timings)
+        .filter((event) => event.name === 'call_quality')
+        .map((event) => ({ callId: event.callId, ...event.quality })),
+    );
+  await expect.poll(async () => (await samples()).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+  const [first, second] = (await samples()) as Array<{ callId: string; packetsReceived: number; packetsSent: number; rttMs: number | null; jitterMs: number | null; lossPercent: number | null; mos: number | null; codec: string | null }>;
+  expect(first).toMatchObject({ callId, codec: 'PCMU', lossPercent: 0 });
+  expect(second?.packetsReceived).toBeGreaterThan((first?.packetsReceived ?? 0) + 50);
+  expect(second?.packetsSent).toBeGreaterThan((first?.packetsSent ?? 0) + 50);
+  for (const figure of [second?.rttMs, second?.jitterMs, second?.mos]) expect(typeof figure).toBe('number');
+  expect(second?.mos).toBeGreaterThan(4);
   await page.evaluate(() => (window as unknown as { voice: { sendDtmf(d: string): Promise<void> } }).voice.sendDtmf('7'));
   const digits = async () => ((await simulator.call(callId)).facts as unknown as { dtmf: Array<{ digit: string; method: string }> }).dtmf;
   await expect.poll(digits).toEqual([expect.objectContaining({ digit: '7', method: 'rfc4733' })]);
