@@ -1,4 +1,5 @@
 import { idleCall, isTerminal, transition, type CallEffect, type CallEvent, type CallSlice } from './call-machine.js';
+import { checkStart, copyInput, sameInput } from './call-input.js';
 import type { Clock } from './clock.js';
 import { toVoiceError, VoiceBrowserError } from './errors.js';
 import { createPoller, type Poller } from './poller.js';
@@ -26,8 +27,6 @@ export interface CallControlOptions {
 
 export type CallControl = ReturnType<typeof createCallControl>;
 
-const E164 = /^\+[1-9]\d{1,14}$/;
-const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,128}$/;
 const DTMF_DIGIT = /^[0-9*#A-D]$/;
 /** How many past calls the helper remembers (for reconciliation and once-only milestones). */
 const RECENT_CALLS = 16;
@@ -38,15 +37,6 @@ function isDefiniteRejection(error: VoiceBrowserError): boolean {
   // A conflict on our key proves something exists under it; in progress means it is still being made.
   const keyInUse = error.code === 'idempotency_in_progress' || error.code === 'idempotency_conflict';
   return status >= 400 && status < 500 && status !== 408 && !keyInUse;
-}
-
-function sameInput(a: CallInput, b: CallInput): boolean {
-  return JSON.stringify([a.from, a.to, a.maxDurationSeconds, a.record, a.customData]) === JSON.stringify([b.from, b.to, b.maxDurationSeconds, b.record, b.customData]);
-}
-
-/** The caller's input, copied: the status snapshot is frozen and must not freeze the caller's object. */
-function copyInput(input: CallInput): CallInput {
-  return { ...input, ...(input.customData ? { customData: { ...input.customData } } : {}) };
 }
 
 export function createCallControl(options: CallControlOptions) {
@@ -229,12 +219,8 @@ export function createCallControl(options: CallControlOptions) {
 
   function startCall(input: CallInput, callOptions: { idempotencyKey: string }): Promise<BrowserCall> {
     const key = callOptions?.idempotencyKey;
-    if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key) || key.trim() === '') {
-      return fail(new VoiceBrowserError('invalid_argument', 'idempotencyKey must be 1-128 printable ASCII characters, new for each new call'));
-    }
-    if (!input || !E164.test(input.from) || !E164.test(input.to)) {
-      return fail(new VoiceBrowserError('invalid_argument', 'from and to must be E.164 numbers such as +12025550100'));
-    }
+    const invalid = checkStart(input, key);
+    if (invalid) return fail(invalid);
     // A double click with the same key joins the request in flight: one intent, one call.
     if (starting?.key === key) return starting.promise;
     const attempt = slice.attempt;

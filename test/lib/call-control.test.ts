@@ -110,6 +110,14 @@ describe('a lost createCall answer (spec 7: reconcile without redialing)', () =>
     expect(voice.status()).toMatchObject({ busy: true, attempt: { phase: 'outcome_unknown', input: CALL } });
   });
 
+  it('takes a retry whose customData has the same pairs written in another order', async () => {
+    const { voice, backend } = await connected();
+    backend.fail('createCall', networkError());
+    await rejection(voice.startCall({ ...CALL, customData: { ticket: '42', agent: 'ann' } }, { idempotencyKey: 'key-1' }));
+    await expect(voice.startCall({ ...CALL, customData: { agent: 'ann', ticket: '42' } }, { idempotencyKey: 'key-1' })).resolves.toMatchObject({ id: 'call-1' });
+    expect(backend.calls.size).toBe(1);
+  });
+
   it('stays unknown when the retry meets idempotency_conflict: something exists under the key', async () => {
     const { voice, backend } = await connected();
     backend.fail('createCall', networkError());
