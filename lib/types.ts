@@ -50,11 +50,17 @@ export interface SessionTransport {
   [field: string]: unknown;
 }
 
+/** What `startCall()` asks for (spec 2.6 "Browser call input"); the helper adds the session id. */
 export interface CallInput {
+  /** The caller id shown to the recipient, E.164. */
   from: string;
+  /** The recipient, E.164. */
   to: string;
+  /** The call's own limit from the answer; renewing the session never extends it (spec 3.2). */
   maxDurationSeconds?: number;
+  /** Honoured only when the account supports recording. */
   record?: boolean;
+  /** At most 32 string pairs, keys 1-128 characters not starting with `$`, values ≤ 1,024, JSON ≤ 8,192 bytes. */
   customData?: Record<string, string>;
 }
 
@@ -113,6 +119,7 @@ export interface CallAttempt {
   phase: 'creating' | 'admitted' | 'outcome_unknown';
 }
 
+/** The last failure, as the page shows it: a stable `code` (README's table) and what to do next. */
 export interface StatusError {
   code: string;
   message: string;
@@ -170,12 +177,16 @@ export interface TimingEvent {
   quality?: CallQuality;
 }
 
+/** `createVoiceBrowser()`'s options (spec 4.9). */
 export interface VoiceBrowserOptions {
+  /** The six callbacks to your server; `createFetchBackend()` speaks to our proxy. */
   backend: VoiceBackend;
   /** Where the remote party's audio plays. */
   remoteAudio?: HTMLAudioElement;
   /** Fixed for the helper's life (spec 4.9). */
   audioDevices?: { microphoneId?: string; speakerId?: string };
+  /** Every status change, as a new frozen snapshot. */
   onStatus?(status: VoiceBrowserStatus): void;
+  /** Milestones of connect and of each call, and call quality samples. */
   onTiming?(event: TimingEvent): void;
 }
