@@ -177,7 +177,7 @@ export function createCallControl(options: CallControlOptions) {
     else invite.reject();
   }
 
-  const sipEvents: Pick<SipEvents, 'onInvite' | 'onSessionEnded' | 'onCallChanged' | 'onMediaConnected' | 'onQuality'> = {
+  const sipEvents: Pick<SipEvents, 'onInvite' | 'onSessionEnded' | 'onCallChanged' | 'onMediaConnected' | 'onMediaFailed' | 'onQuality'> = {
     onInvite(invite) {
       const attempt = slice.attempt;
       // Only our own call's INVITE is answered (DESIGN.md); it may come before the 202 does.
@@ -193,6 +193,12 @@ export function createCallControl(options: CallControlOptions) {
     onSessionEnded: () => poller?.pollNow(),
     onCallChanged: () => poller?.pollNow(),
     onMediaConnected: (callId) => callTiming('media_connected', callId),
+    onMediaFailed: (callId) => {
+      if (!callId || slice.call?.id !== callId || isTerminal(slice.call)) return;
+      // Not an end (spec 3.2: only a read says so): the page is told its audio is gone, and what to do.
+      store.commit({ audio: 'ended', error: { code: 'connection_failed', message: "the call's audio path failed (ICE/DTLS); hang up and call again" } });
+      poller?.pollNow();
+    },
     onQuality: (callId, quality) => store.timing('call_quality', callStartedAt, callId, quality),
   };
 

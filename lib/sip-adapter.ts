@@ -38,6 +38,8 @@ export interface SipEvents {
   onCallChanged(callId: string | undefined): void;
   /** ICE and DTLS are up: audio can flow. */
   onMediaConnected(callId: string | undefined): void;
+  /** The call's media path failed (ICE or DTLS): the call is up in SIP but no audio can flow. */
+  onMediaFailed(callId: string | undefined): void;
   /** A sample of the call's WebRTC statistics, every 2 s while its media is connected. */
   onQuality(callId: string | undefined, quality: CallQuality): void;
   onAudio(state: 'playing' | 'blocked'): void;
@@ -124,6 +126,8 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
       if (state === SessionState.Established) {
         const pc = handlerOf(session)?.peerConnection;
         const report = () => {
+          // ICE or DTLS gave up: no audio will flow on this call (SIP.js does not restart ICE).
+          if (pc?.connectionState === 'failed') return events.onMediaFailed(callId);
           if (pc?.connectionState !== 'connected') return;
           events.onMediaConnected(callId);
           stopQuality ??= watchQuality(pc, clock, (quality) => events.onQuality(callId, quality));

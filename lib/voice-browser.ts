@@ -129,6 +129,7 @@ export function createVoiceBrowser(options: VoiceBrowserOptions & VoiceBrowserIn
       onSessionEnded: (callId) => live() && calls.sipEvents.onSessionEnded(callId),
       onCallChanged: (callId) => live() && calls.sipEvents.onCallChanged(callId),
       onMediaConnected: (callId) => live() && calls.sipEvents.onMediaConnected(callId),
+      onMediaFailed: (callId) => live() && calls.sipEvents.onMediaFailed(callId),
       onQuality: (callId, quality) => live() && calls.sipEvents.onQuality(callId, quality),
       onAudio: (audio) => {
         if (!live()) return;

@@ -155,6 +155,25 @@ describe('a lost createCall answer (spec 7: reconcile without redialing)', () =>
   });
 });
 
+describe('the call\'s media path', () => {
+  it('tells the page when ICE or DTLS fails: audio ended, connection_failed in words, busy kept, the call read at once', async () => {
+    const { voice, sip, backend, clock } = await talking();
+    const reads = backend.requestsOf('getCall').length;
+    sip.events.onMediaFailed('call-1');
+    expect(voice.status()).toMatchObject({ audio: 'ended', busy: true, call: { state: 'connected' }, error: { code: 'connection_failed' } });
+    expect(voice.status().error?.message).toContain('hang up and call again');
+    await clock.advance(0);
+    expect(backend.requestsOf('getCall').length).toBe(reads + 1);
+  });
+
+  it('ignores a media failure of another call', async () => {
+    const { voice, sip } = await talking();
+    const before = voice.status();
+    sip.events.onMediaFailed('call-9');
+    expect(voice.status()).toBe(before);
+  });
+});
+
 describe('hangup() and reads', () => {
   it('reads the call at once when the service signals a change in the dialog, not at the next tick', async () => {
     const { voice, backend, sip, clock } = await inCall();
