@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createControlApp } from '../../server-proxy/simulator/control.js';
 import { FaultPlan } from '../../server-proxy/simulator/faults.js';
 import { RestWorld } from './rest-support.js';
@@ -39,6 +39,8 @@ describe('/__sim control API (DESIGN.md)', () => {
     const started = await world.startCall(sessionId, 'control-expire-call');
     expect(started.status).toBe(202);
     const callId = String((started.json['call'] as { id: string }).id);
+    // Accepted means its INVITE went out: expiring earlier would leave the call no agent to ring (agent_unreachable).
+    await vi.waitFor(() => expect(world.service.inspectCall(callId)?.facts.inviteSentAt).toEqual(expect.any(String)));
 
     const response = await app.request(`/__sim/sessions/${sessionId}/expire`, { method: 'POST' });
     expect(response.status).toBe(200);
