@@ -1,4 +1,4 @@
-import type { BrowserCall, VoiceBrowserStatus } from '../lib/index.js';
+import type { BrowserCall, CallQuality, TimingEvent, VoiceBrowserStatus } from '../lib/index.js';
 
 /**
  * Words for what the page shows and which controls it offers, as pure functions (tested directly in
@@ -161,4 +161,27 @@ export function durationLabel(seconds: number | null): string {
   const m = Math.floor((seconds % 3600) / 60);
   const s = String(seconds % 60).padStart(2, '0');
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
+
+/** A call quality sample in words: "rtt 2 ms, jitter 1.2 ms, loss 0 %, MOS 4.4, PCMU, 250 packets in, 251 out". */
+export function qualityLabel(quality: CallQuality): string {
+  const figure = (value: number | null, unit: string) => (value === null ? '—' : `${value}${unit}`);
+  return [
+    `rtt ${figure(quality.rttMs, ' ms')}`,
+    `jitter ${figure(quality.jitterMs, ' ms')}`,
+    `loss ${figure(quality.lossPercent, ' %')}`,
+    `MOS ${figure(quality.mos, '')}`,
+    quality.codec ?? 'codec —',
+    `${quality.packetsReceived} packets in, ${quality.packetsSent} out`,
+  ].join(', ');
+}
+
+/**
+ * The event log after `event`: milestones append (the last 50 kept); a call's quality sample replaces the one
+ * before it, so the log shows one live quality line per call rather than a line every 2 s.
+ */
+export function logEvent(log: readonly TimingEvent[], event: TimingEvent): TimingEvent[] {
+  const last = log.at(-1);
+  if (event.name === 'call_quality' && last?.name === 'call_quality' && last.callId === event.callId) return [...log.slice(0, -1), event];
+  return [...log.slice(-49), event];
 }

@@ -1,10 +1,11 @@
 import type { TimingEvent } from '../../lib/index.js';
+import { qualityLabel } from '../labels.js';
 
 export interface EventLogProps {
   timings: readonly TimingEvent[];
 }
 
-/** The onTiming milestones of connect and of each call, with the time since the operation began. */
+/** The onTiming milestones of connect and of each call, with the time since the operation began, and the call's quality. */
 export function EventLog({ timings }: EventLogProps) {
   return (
     <section aria-label="Event log">
@@ -14,8 +15,9 @@ export function EventLog({ timings }: EventLogProps) {
       ) : (
         <ol class="log">
           {timings.map((t) => (
-            <li key={`${t.name}-${t.at}-${t.callId ?? ''}`}>
+            <li key={`${t.name}-${t.at}-${t.callId ?? ''}`} data-testid={t.quality ? 'call-quality' : undefined}>
               <code>{t.name}</code> +{t.sinceStartMs} ms{t.callId ? ` (${t.callId})` : ''}
+              {t.quality ? `: ${qualityLabel(t.quality)}` : ''}
             </li>
           ))}
         </ol>

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { emptyPaths, trackPaths, type StatePaths } from './state-paths.js';
+import { logEvent } from '../labels.js';
 import { createFetchBackend, createVoiceBrowser, type TimingEvent, type VoiceBrowser, type VoiceBrowserStatus } from '../../lib/index.js';
 
 /**
@@ -65,7 +66,7 @@ export function useVoice(devices: AudioDevices): VoiceModel {
         setStatus(next);
         setPaths((taken) => trackPaths(taken, next));
       },
-      onTiming: (event) => current.current?.voice === voice && setTimings((list) => [...list.slice(-49), event]),
+      onTiming: (event) => current.current?.voice === voice && setTimings((list) => logEvent(list, event)),
     });
     current.current = { voice, devices: { ...chosen } };
     return current.current;

@@ -16,8 +16,10 @@ import {
   errorAdvice,
   isCleanupOnly,
   KEYPAD_DIGITS,
+  logEvent,
+  qualityLabel,
 } from '../../demo/labels.js';
-import type { VoiceBrowserStatus } from '../../lib/index.js';
+import type { CallQuality, TimingEvent, VoiceBrowserStatus } from '../../lib/index.js';
 
 const idle: VoiceBrowserStatus = { connection: 'ready', session: { id: 'bs_1', expiresAt: '2026-01-01T00:00:00Z' }, call: null, attempt: null, busy: false, audio: 'none', muted: false, error: null };
 const attempt = (phase: 'creating' | 'admitted' | 'outcome_unknown') => ({ idempotencyKey: 'k', input: { from: '+12025550199', to: '+12025550100' }, phase });
@@ -135,5 +137,21 @@ describe('demo labels', () => {
     expect(durationLabel(0)).toBe('0:00');
     expect(durationLabel(65)).toBe('1:05');
     expect(durationLabel(3725)).toBe('1:02:05');
+  });
+
+  it('words a quality sample, with a dash for a figure the browser has not given', () => {
+    const quality: CallQuality = { rttMs: 2, jitterMs: 1.2, packetsReceived: 250, packetsLost: 0, lossPercent: 0, packetsSent: 251, mos: 4.4, codec: 'PCMU' };
+    expect(qualityLabel(quality)).toBe('rtt 2 ms, jitter 1.2 ms, loss 0 %, MOS 4.4, PCMU, 250 packets in, 251 out');
+    expect(qualityLabel({ ...quality, rttMs: null, mos: null, codec: null })).toBe('rtt —, jitter 1.2 ms, loss 0 %, MOS —, codec —, 250 packets in, 251 out');
+  });
+
+  it('keeps one live quality line per call in the log, and the last 50 events', () => {
+    const event = (name: TimingEvent['name'], at: number, callId = 'c1'): TimingEvent => ({ name, at, sinceStartMs: at, callId, ...(name === 'call_quality' ? { quality: { rttMs: at, jitterMs: 0, packetsReceived: at, packetsLost: 0, lossPercent: 0, packetsSent: at, mos: 4.4, codec: 'PCMU' } } : {}) });
+    let log: TimingEvent[] = [];
+    for (const e of [event('connected', 1), event('call_quality', 2), event('call_quality', 4), event('ended', 5), event('call_quality', 6, 'c2'), event('call_quality', 8, 'c2')]) log = logEvent(log, e);
+    expect(log.map((e) => `${e.name}@${e.at}`)).toEqual(['connected@1', 'call_quality@4', 'ended@5', 'call_quality@8']);
+    for (let at = 10; at < 80; at += 1) log = logEvent(log, event('connected', at));
+    expect(log).toHaveLength(50);
+    expect(log.at(-1)?.at).toBe(79);
   });
 });
