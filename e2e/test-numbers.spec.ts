@@ -1,9 +1,9 @@
 import { callConnected, expect, hangUp, logInAndConnect, test } from './fixtures.js';
 
 /**
- * The simulator's test numbers (DESIGN.md) behave as documented, and the page says so in words. The two
- * slowest (no answer after 8 s, outcome unknown for 10 s) are covered by test/simulator/recipients.test.ts
- * with shortened timings; +12025550100 by call.spec.ts.
+ * The simulator's test numbers (DESIGN.md) behave as documented, and the page says so in words, with the
+ * documented timings (8 s of ringing for +12025550103, 10 s of unknown outcome for +12025550107);
+ * +12025550100 is call.spec.ts's.
  */
 const cases = [
   { to: '+12025550102', state: 'ended', words: 'Ended: the number was busy', sim: { endReason: 'recipient_busy' } },
@@ -50,4 +50,31 @@ test('+12025550106 answers, then the recipient hangs up by itself', async ({ pag
   await expect(page.getByTestId('call-end')).toHaveText('Ended: the other side hung up');
   await expect(page.getByTestId('busy')).toHaveText('false');
   expect((await simulator.call(callId)).call).toMatchObject({ state: 'ended', endReason: 'recipient_hangup' });
+});
+
+test('+12025550103 rings unanswered, then gives up: the page says nobody answered', async ({ page, simulator }) => {
+  await logInAndConnect(page, 'e2e-number-103');
+  await page.getByLabel('Number to call').fill('+12025550103');
+  await page.getByRole('button', { name: 'Call', exact: true }).click();
+  await expect(page.getByTestId('call-state')).toHaveText('dialing_recipient');
+  await expect(page.getByTestId('busy')).toHaveText('true');
+  await expect(page.getByTestId('call-end')).toHaveText('Ended: nobody answered', { timeout: 20_000 });
+  await expect(page.getByTestId('busy')).toHaveText('false');
+  const callId = (await page.getByTestId('call-id').textContent()) ?? '';
+  expect((await simulator.call(callId)).call).toMatchObject({ state: 'ended', endReason: 'no_answer', busy: false });
+});
+
+test('+12025550107 stays outcome_unknown with busy true (spec 3.2: not an end), then resolves to ended', async ({ page, simulator }) => {
+  await logInAndConnect(page, 'e2e-number-107');
+  await page.getByLabel('Number to call').fill('+12025550107');
+  await page.getByRole('button', { name: 'Call', exact: true }).click();
+  await expect(page.getByTestId('call-state')).toHaveText('outcome_unknown');
+  await expect(page.getByTestId('busy')).toHaveText('true');
+  // No new call while the outcome is unknown.
+  await expect(page.getByRole('button', { name: 'Call', exact: true })).toBeDisabled();
+  await expect(page.getByTestId('call-end')).toHaveText('Ended: the unknown outcome was resolved', { timeout: 20_000 });
+  await expect(page.getByTestId('busy')).toHaveText('false');
+  const callId = (await page.getByTestId('call-id').textContent()) ?? '';
+  expect((await simulator.call(callId)).call).toMatchObject({ state: 'ended', endReason: 'outcome_resolved', busy: false });
+  await expect(page.getByRole('button', { name: 'Call', exact: true })).toBeEnabled();
 });
