@@ -61,8 +61,11 @@ export const test = base.extend<{ simulator: Simulator }>({
 
 export { expect };
 
-/** Where the suite saves screenshots of the main states (gitignored: e2e/artifacts/). */
-export const SCREENSHOTS_DIR = 'e2e/artifacts/screenshots';
+/**
+ * Where the suite saves screenshots of the main states: e2e/artifacts/ (gitignored) by default;
+ * `SCREENSHOTS_DIR=docs/screenshots npm run test:e2e` refreshes the copies the README shows.
+ */
+export const SCREENSHOTS_DIR = process.env.SCREENSHOTS_DIR ?? 'e2e/artifacts/screenshots';
 
 /** Saves a full-page screenshot of the page's current state as `<name>.png` under {@link SCREENSHOTS_DIR}. */
 export async function screenshot(page: Page, name: string): Promise<void> {
