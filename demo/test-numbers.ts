@@ -9,3 +9,12 @@ export const TEST_NUMBERS: ReadonlyArray<{ number: string; behaviour: string }> 
   { number: '+12025550106', behaviour: 'answers, hangs up after 5 s' },
   { number: '+12025550107', behaviour: 'outcome unknown for 10 s' },
 ];
+
+/**
+ * The caller ids the demo offers as `from`. The simulator takes any E.164 number; a real account would list
+ * its own numbers here.
+ */
+export const FROM_NUMBERS: ReadonlyArray<{ number: string; label: string }> = [
+  { number: '+12025550199', label: 'Support line' },
+  { number: '+12025550198', label: 'Sales line' },
+];

@@ -1,18 +1,20 @@
 import { expect, hangUp, logInAndConnect, pageAudioStats, test } from './fixtures.js';
 
 /**
- * The walking skeleton, end to end: log in, connect, call the answer-at-once number, hear and be heard,
- * hang up, and see the call end with busy false.
+ * The walking skeleton, end to end: log in, connect, call the answer-at-once number from the picked caller id,
+ * hear and be heard, hang up, and see the call end with busy false.
  */
 test('a browser call to +12025550100 connects with audio both ways and ends cleanly', async ({ page, simulator }) => {
   await logInAndConnect(page, 'e2e-call');
 
+  await page.getByLabel('From number').selectOption('+12025550198');
   await page.getByLabel('Number to call').fill('+12025550100');
   await page.getByRole('button', { name: 'Call', exact: true }).click();
   await expect(page.getByTestId('busy')).toHaveText('true');
   await expect(page.getByTestId('call-state')).toHaveText('connected');
   const callId = (await page.getByTestId('call-id').textContent()) ?? '';
   expect(callId).toMatch(/^bc_/);
+  expect((await simulator.call(callId)).call).toMatchObject({ from: '+12025550198', to: '+12025550100' });
 
   // Audio flows both ways: the simulator counts RTP from the browser, the browser counts RTP from it.
   await expect.poll(async () => (await simulator.call(callId)).media?.packetsFromBrowser ?? 0).toBeGreaterThan(25);

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { VoiceBrowserStatus } from '../../lib/index.js';
 import { callButtonLabel, canCall, canHangUp, isCleanupOnly } from '../labels.js';
-import { TEST_NUMBERS } from '../test-numbers.js';
+import { FROM_NUMBERS, TEST_NUMBERS } from '../test-numbers.js';
 
 export interface DialerProps {
   status: VoiceBrowserStatus;
@@ -11,7 +11,7 @@ export interface DialerProps {
 
 /** From and to numbers, Call and Hang up; after a reload only Hang up for the recovered call (spec 4.9). */
 export function Dialer({ status, onCall, onHangUp }: DialerProps) {
-  const [from, setFrom] = useState('+12025550199');
+  const [from, setFrom] = useState(FROM_NUMBERS[0]?.number ?? '');
   const [to, setTo] = useState('+12025550100');
   const hangUp = (
     <button type="button" class="secondary" onClick={onHangUp} disabled={!canHangUp(status)}>
@@ -39,7 +39,13 @@ export function Dialer({ status, onCall, onHangUp }: DialerProps) {
       >
         <label>
           From number
-          <input value={from} onInput={(event) => setFrom(event.currentTarget.value)} inputMode="tel" />
+          <select value={from} onChange={(event) => setFrom(event.currentTarget.value)}>
+            {FROM_NUMBERS.map(({ number, label }) => (
+              <option key={number} value={number}>
+                {number} ({label})
+              </option>
+            ))}
+          </select>
         </label>
         <label>
           Number to call
