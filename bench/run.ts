@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { startApp } from '../scripts/start-app.js';
 import { openBenchPage, type BenchPage } from './browser.js';
 import { measureLatency } from './latency.js';
+import { measureProxy } from './proxy.js';
 import { measureSize } from './size.js';
 import { measureSoak } from './soak.js';
 import { printTable, type Row } from './stats.js';
@@ -13,7 +14,7 @@ import { printTable, type Row } from './stats.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const SOAK_CYCLES = Number(process.env.BENCH_SOAK_CYCLES ?? 300);
-const only = new Set((process.env.BENCH_ONLY ?? 'size,latency,soak').split(','));
+const only = new Set((process.env.BENCH_ONLY ?? 'size,latency,proxy,soak').split(','));
 
 const rows: Row[] = [];
 const results: Record<string, unknown> = { at: new Date().toISOString(), runs: RUNS };
@@ -44,6 +45,12 @@ if (only.has('latency')) {
   const latency = await inBrowser('bench-latency', (page, sim) => measureLatency(page, sim, RUNS));
   rows.push(...latency.rows);
   results.latency = latency.figures;
+}
+
+if (only.has('proxy')) {
+  const proxy = await measureProxy();
+  rows.push(...proxy.rows);
+  results.proxy = proxy.figures;
 }
 
 if (only.has('soak')) {
