@@ -128,6 +128,15 @@ export function endLabel(call: BrowserCall | null): string | null {
   return [call.state === 'failed' ? 'Failed' : 'Ended', [reason, error].filter(Boolean).join(', ')].filter(Boolean).join(': ');
 }
 
+/**
+ * A call the service marked `outcome_unknown` in words (spec 3.2): not an end, so the call stays busy and no
+ * new call starts until a read proves how it went; null for any other state.
+ */
+export function unknownOutcomeLabel(call: BrowserCall | null): string | null {
+  if (call?.state !== 'outcome_unknown') return null;
+  return 'Outcome unknown: the service does not know yet how this call went. It stays busy, with no new call, until the service resolves it; Hang up asks it to end the call.';
+}
+
 const ADVICE: Record<string, string> = {
   browser_voice_unavailable: 'Browser calling is unavailable right now. Try again later; there is nothing to clean up.',
   browser_agent_busy: 'A call is still active. Wait until busy is false, or hang up first.',

@@ -69,10 +69,13 @@ test('+12025550107 stays outcome_unknown with busy true (spec 3.2: not an end), 
   await page.getByLabel('Number to call').fill('+12025550107');
   await page.getByRole('button', { name: 'Call', exact: true }).click();
   await expect(page.getByTestId('call-state')).toHaveText('outcome_unknown');
+  await expect(page.getByTestId('call-unknown')).toContainText('Outcome unknown: the service does not know yet how this call went');
   await expect(page.getByTestId('busy')).toHaveText('true');
+  await expect(page.getByTestId('call-end')).toHaveCount(0);
   // No new call while the outcome is unknown.
   await expect(page.getByRole('button', { name: 'Call', exact: true })).toBeDisabled();
   await expect(page.getByTestId('call-end')).toHaveText('Ended: the unknown outcome was resolved', { timeout: 20_000 });
+  await expect(page.getByTestId('call-unknown')).toHaveCount(0);
   await expect(page.getByTestId('busy')).toHaveText('false');
   const callId = (await page.getByTestId('call-id').textContent()) ?? '';
   expect((await simulator.call(callId)).call).toMatchObject({ state: 'ended', endReason: 'outcome_resolved', busy: false });

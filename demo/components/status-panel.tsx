@@ -1,5 +1,5 @@
 import type { VoiceBrowserStatus } from '../../lib/index.js';
-import { callLabel, connectionLabel, durationLabel, endLabel } from '../labels.js';
+import { callLabel, connectionLabel, durationLabel, endLabel, unknownOutcomeLabel } from '../labels.js';
 
 export interface StatusPanelProps {
   status: VoiceBrowserStatus;
@@ -7,9 +7,10 @@ export interface StatusPanelProps {
   callSeconds: number | null;
 }
 
-/** The live status: connection, call state and busy, as the helper reports them. */
+/** The live status: connection, call state and busy, as the helper reports them; an unknown outcome and an end in words. */
 export function StatusPanel({ status, callSeconds }: StatusPanelProps) {
   const ended = endLabel(status.call);
+  const unknown = unknownOutcomeLabel(status.call);
   return (
     <section aria-label="Status">
       <dl>
@@ -32,6 +33,7 @@ export function StatusPanel({ status, callSeconds }: StatusPanelProps) {
         <dt>muted</dt>
         <dd>{String(status.muted)}</dd>
       </dl>
+      {unknown && <p data-testid="call-unknown">{unknown}</p>}
       {ended && <p data-testid="call-end">{ended}</p>}
     </section>
   );

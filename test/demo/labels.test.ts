@@ -18,6 +18,7 @@ import {
   KEYPAD_DIGITS,
   logEvent,
   qualityLabel,
+  unknownOutcomeLabel,
 } from '../../demo/labels.js';
 import type { CallQuality, TimingEvent, VoiceBrowserStatus } from '../../lib/index.js';
 
@@ -106,6 +107,15 @@ describe('demo labels', () => {
     expect(endLabel({ id: 'bc_1', state: 'ended', endReason: 'something_new' })).toBe('Ended: something_new');
     expect(endLabel({ id: 'bc_1', state: 'connected' })).toBeNull();
     expect(endLabel(null)).toBeNull();
+  });
+
+  it('says a call of unknown outcome is not over yet (spec 3.2), and nothing for any other state', () => {
+    expect(unknownOutcomeLabel({ id: 'bc_1', state: 'outcome_unknown' })).toBe(
+      'Outcome unknown: the service does not know yet how this call went. It stays busy, with no new call, until the service resolves it; Hang up asks it to end the call.',
+    );
+    expect(unknownOutcomeLabel({ id: 'bc_1', state: 'ended', endReason: 'outcome_resolved' })).toBeNull();
+    expect(unknownOutcomeLabel({ id: 'bc_1', state: 'connected' })).toBeNull();
+    expect(unknownOutcomeLabel(null)).toBeNull();
   });
 
   it('tells what to do next for every voice client error of spec 7 and the helper own codes', () => {
