@@ -67,9 +67,19 @@ export { expect };
  */
 export const SCREENSHOTS_DIR = process.env.SCREENSHOTS_DIR ?? 'e2e/artifacts/screenshots';
 
-/** Saves a full-page screenshot of the page's current state as `<name>.png` under {@link SCREENSHOTS_DIR}. */
+/** The width every screenshot is taken at: a phone's, as the README shows them. */
+const SCREENSHOT_WIDTH = 360;
+
+/**
+ * Saves a full-page screenshot of the page's current state as `<name>.png` under {@link SCREENSHOTS_DIR}, at
+ * 360 px wide whatever the spec's viewport (it is put back afterwards), so the set reads as one.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
+  const viewport = page.viewportSize();
+  const resize = viewport !== null && viewport.width !== SCREENSHOT_WIDTH;
+  if (resize) await page.setViewportSize({ width: SCREENSHOT_WIDTH, height: viewport.height });
   await page.screenshot({ path: `${SCREENSHOTS_DIR}/${name}.png`, fullPage: true });
+  if (resize) await page.setViewportSize(viewport);
 }
 
 /** Logs in as `username` (any name: the demo's stand-in login). */

@@ -3,7 +3,7 @@ import { callConnected, expect, hangUp, logIn, screenshot, test } from './fixtur
 
 /**
  * The demo at a phone's 360 px: nothing scrolls sideways, it is driven by the keyboard alone, and the live
- * diagrams and event log follow a call. Screenshots of the main states go to e2e/artifacts/screenshots/.
+ * diagrams and event log follow a call. Screenshots of the main states go to SCREENSHOTS_DIR (fixtures.ts).
  */
 test.use({ viewport: { width: 360, height: 740 } });
 
@@ -45,6 +45,8 @@ test('at 360 px the page works by keyboard, the diagrams follow the call, and no
   await expect(page.getByRole('region', { name: 'Event log' })).toContainText('media_connected');
   // The call timer counts from the answer the service reported.
   await expect(page.getByTestId('call-time')).toHaveText(/^0:0[1-9]$/);
+  // The first quality sample comes 2 s into the media; the screenshot shows it.
+  await expect(page.getByTestId('call-quality')).toContainText('packets in');
   await screenshot(page, '03-connected');
   await noSidewaysScroll(page);
 
