@@ -3,6 +3,7 @@ import { startApp } from '../scripts/start-app.js';
 import { openBenchPage, type BenchPage } from './browser.js';
 import { measureLatency } from './latency.js';
 import { measureProxy } from './proxy.js';
+import { measureSimulator } from './simulator.js';
 import { measureSize } from './size.js';
 import { measureSoak } from './soak.js';
 import { printTable, type Row } from './stats.js';
@@ -14,7 +15,7 @@ import { printTable, type Row } from './stats.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const SOAK_CYCLES = Number(process.env.BENCH_SOAK_CYCLES ?? 300);
-const only = new Set((process.env.BENCH_ONLY ?? 'size,latency,proxy,soak').split(','));
+const only = new Set((process.env.BENCH_ONLY ?? 'size,latency,proxy,simulator,soak').split(','));
 
 const rows: Row[] = [];
 const results: Record<string, unknown> = { at: new Date().toISOString(), runs: RUNS };
@@ -51,6 +52,12 @@ if (only.has('proxy')) {
   const proxy = await measureProxy();
   rows.push(...proxy.rows);
   results.proxy = proxy.figures;
+}
+
+if (only.has('simulator')) {
+  const simulator = await measureSimulator();
+  rows.push(...simulator.rows);
+  results.simulator = simulator.figures;
 }
 
 if (only.has('soak')) {

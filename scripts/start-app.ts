@@ -11,6 +11,8 @@ export interface RunningApp {
   demo: string;
   /** The simulator (REST under /api, SIP at /sip, control API at /__sim). */
   sim: string;
+  /** The app's process id (proxy and embedded simulator share it). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -35,6 +37,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<Runnin
   });
   return {
     ...urls,
+    pid: child.pid ?? 0,
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
