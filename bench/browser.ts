@@ -17,7 +17,9 @@ export interface BenchPage {
 
 /**
  * Runs in the page before anything else: counts what could leak. Weak references, so that the counting
- * itself keeps nothing alive for the heap figure.
+ * itself keeps nothing alive for the heap figure, and pruned of the closed or collected at each new one, so
+ * that a long soak's lists do not grow with every call. `__timers` holds the pending timeouts and the
+ * intervals not yet cleared (SIP.js uses one for the INVITE's provisional responses).
  */
 function instrument(): void {
   const w = window as unknown as Record<string, unknown>;
@@ -27,18 +29,25 @@ function instrument(): void {
   w.__pcs = pcs;
   w.__sockets = sockets;
   w.__timers = timers;
+  const track = <T extends object>(list: Array<WeakRef<T>>, item: T, done: (item: T) => boolean) => {
+    const live = list.filter((ref) => {
+      const target = ref.deref();
+      return target !== undefined && !done(target);
+    });
+    list.splice(0, list.length, ...live, new WeakRef(item));
+  };
   const NativePc = window.RTCPeerConnection;
   window.RTCPeerConnection = class extends NativePc {
     constructor(config?: RTCConfiguration) {
       super(config);
-      pcs.push(new WeakRef(this));
+      track(pcs, this, (pc) => pc.connectionState === 'closed');
     }
   };
   const NativeWs = window.WebSocket;
   window.WebSocket = class extends NativeWs {
     constructor(url: string | URL, protocols?: string | string[]) {
       super(url, protocols);
-      sockets.push(new WeakRef(this));
+      track(sockets, this, (socket) => socket.readyState === NativeWs.CLOSED);
     }
   };
   const set = window.setTimeout.bind(window);
@@ -55,6 +64,17 @@ function instrument(): void {
     timers.delete(id);
     clear(id);
   }) as typeof window.clearTimeout;
+  const setEvery = window.setInterval.bind(window);
+  const clearEvery = window.clearInterval.bind(window);
+  window.setInterval = ((run: () => void, ms?: number) => {
+    const id = setEvery(run, ms);
+    timers.add(id);
+    return id;
+  }) as typeof window.setInterval;
+  window.clearInterval = ((id?: number) => {
+    timers.delete(id);
+    clearEvery(id);
+  }) as typeof window.clearInterval;
 }
 
 export async function openBenchPage(demoUrl: string, username: string): Promise<BenchPage> {
@@ -83,16 +103,27 @@ export async function openBenchPage(demoUrl: string, username: string): Promise<
       remoteAudio: document.body.appendChild(document.createElement('audio')),
       onStatus: (status) => listeners.forEach((listen) => listen(status)),
     });
-    /** Resolves with Date.now() at the first status that satisfies `test`. */
-    const when = (test: (s: import('../lib/index.js').VoiceBrowserStatus) => boolean) =>
-      new Promise<number>((resolve) => {
+    /**
+     * Resolves with Date.now() at the first status that satisfies `test`; with `timeoutMs`, rejects after it
+     * (naming `what`) and stops listening, so a call that never gets there cannot hang the bench.
+     */
+    const when = (test: (s: import('../lib/index.js').VoiceBrowserStatus) => boolean, timeoutMs?: number, what = 'the status') =>
+      new Promise<number>((resolve, reject) => {
         if (test(voice.status())) return resolve(Date.now());
+        let timer: ReturnType<typeof setTimeout> | undefined;
         const listen = (status: import('../lib/index.js').VoiceBrowserStatus) => {
           if (!test(status)) return;
           listeners.delete(listen);
+          clearTimeout(timer);
           resolve(Date.now());
         };
         listeners.add(listen);
+        if (timeoutMs === undefined) return;
+        timer = setTimeout(() => {
+          listeners.delete(listen);
+          const { connection, busy, call, error } = voice.status();
+          reject(new Error(`${what} not reached in ${timeoutMs} ms (${connection}, call ${call?.state ?? 'none'}, busy ${busy}${error ? `, ${error.code}` : ''})`));
+        }, timeoutMs);
       });
     Object.assign(window, { voice, when });
   });
