@@ -10,7 +10,8 @@ import { printTable, type Row } from './stats.js';
 
 /**
  * `npm run bench`: one table of our figures beside the targets of DESIGN.md and the peers, also written as
- * JSON under bench/results/ (ignored by git). Nothing here is a test: it measures and prints.
+ * JSON under bench/results/ (ignored by git). Nothing here is a test: it measures and prints. A part that
+ * fails becomes a row saying so, and the others still run; the exit code is then 1.
  */
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
@@ -18,12 +19,26 @@ const SOAK_CYCLES = Number(process.env.BENCH_SOAK_CYCLES ?? 300);
 const only = new Set((process.env.BENCH_ONLY ?? 'size,latency,proxy,simulator,soak').split(','));
 
 const rows: Row[] = [];
-const results: Record<string, unknown> = { at: new Date().toISOString(), runs: RUNS };
+const results: Record<string, unknown> = { at: new Date().toISOString(), runs: RUNS, seconds: {} };
+let failed = false;
 
-if (only.has('size')) {
-  const size = await measureSize();
-  rows.push(...size.rows);
-  results.size = size.figures;
+/** Runs one part if BENCH_ONLY names it: its rows and figures kept, its time told, its failure a row. */
+async function part(name: string, measure: () => Promise<{ rows: Row[]; figures: unknown }>): Promise<void> {
+  if (!only.has(name)) return;
+  const started = Date.now();
+  process.stderr.write(`bench: ${name}\n`);
+  try {
+    const measured = await measure();
+    rows.push(...measured.rows);
+    results[name] = measured.figures;
+  } catch (error) {
+    failed = true;
+    console.error(error);
+    rows.push({ figure: `${name}: failed`, value: error instanceof Error ? error.message.split('\n')[0] ?? '' : String(error), target: 'measured', met: false });
+  }
+  const seconds = (Date.now() - started) / 1000;
+  (results.seconds as Record<string, number>)[name] = seconds;
+  process.stderr.write(`bench: ${name} took ${seconds.toFixed(0)} s\n`);
 }
 
 /** Runs `measure` with the app and a fresh Chromium page, and stops both whatever happens. */
@@ -42,32 +57,15 @@ async function inBrowser<T>(user: string, measure: (page: BenchPage, simUrl: str
   }
 }
 
-if (only.has('latency')) {
-  const latency = await inBrowser('bench-latency', (page, sim) => measureLatency(page, sim, RUNS));
-  rows.push(...latency.rows);
-  results.latency = latency.figures;
-}
-
-if (only.has('proxy')) {
-  const proxy = await measureProxy();
-  rows.push(...proxy.rows);
-  results.proxy = proxy.figures;
-}
-
-if (only.has('simulator')) {
-  const simulator = await measureSimulator();
-  rows.push(...simulator.rows);
-  results.simulator = simulator.figures;
-}
-
-if (only.has('soak')) {
-  const soak = await inBrowser('bench-soak', (page) => measureSoak(page, SOAK_CYCLES));
-  rows.push(...soak.rows);
-  results.soak = soak.figures;
-}
+await part('size', measureSize);
+await part('latency', () => inBrowser('bench-latency', (page, sim) => measureLatency(page, sim, RUNS)));
+await part('proxy', measureProxy);
+await part('simulator', measureSimulator);
+await part('soak', () => inBrowser('bench-soak', (page) => measureSoak(page, SOAK_CYCLES)));
 
 printTable(rows);
 mkdirSync('bench/results', { recursive: true });
 const file = `bench/results/bench-${results.at as string}.json`.replace(/:/g, '-');
 writeFileSync(file, JSON.stringify({ ...results, rows }, null, 2));
 console.log(`\nwritten to ${file}`);
+if (failed) process.exitCode = 1;
