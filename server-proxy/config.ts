@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { DEFAULT_RECIPIENT_TIMINGS } from './simulator/recipients.js';
 
 /**
  * Start-up configuration from the environment (DESIGN.md, "Environment"), parsed once with zod.
@@ -13,6 +14,9 @@ export const SIM_KEY_FORMAT = /^vsk_[A-Za-z0-9]{32}$/;
 const port = (fallback: number) =>
   z.coerce.number({ error: 'must be a port number 0-65535' }).int().min(0, 'must be a port number 0-65535').max(65535, 'must be a port number 0-65535').default(fallback);
 
+const milliseconds = (fallback: number) =>
+  z.coerce.number({ error: 'must be a whole number of milliseconds' }).int('must be a whole number of milliseconds').min(0, 'must be a whole number of milliseconds').default(fallback);
+
 const schema = z
   .object({
     PORT: port(8080),
@@ -23,6 +27,8 @@ const schema = z
     SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     SIM_QUOTA_PER_MINUTE: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').default(100),
     SIM_QUOTA_PER_HOUR: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').default(10_000),
+    SIM_NO_ANSWER_MS: milliseconds(DEFAULT_RECIPIENT_TIMINGS.noAnswerMs),
+    SIM_OUTCOME_UNKNOWN_MS: milliseconds(DEFAULT_RECIPIENT_TIMINGS.outcomeUnknownMs),
     VOICE_USER_RATE_PER_MINUTE: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').optional(),
     VOICE_USER_RATE_PER_HOUR: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').optional(),
     REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
@@ -38,6 +44,11 @@ export interface Config {
   simApiKey: string;
   /** The simulator's per-key quota (spec 8 defaults: 100 a minute, 10,000 an hour). */
   simQuota: { perMinute: number; perHour: number };
+  /**
+   * How long the simulator's +12025550103 rings before `no_answer` and +12025550107 stays `outcome_unknown`
+   * (DESIGN.md: 8 s and 10 s); the e2e suite shortens them.
+   */
+  simTimings: { noAnswerMs: number; outcomeUnknownMs: number };
   /** Unset: run the embedded simulator. */
   voice: { baseUrl: string; apiKey: string } | undefined;
   sessionSecret: string;
@@ -65,6 +76,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     simPort: e.SIM_PORT,
     simApiKey: e.SIM_API_KEY,
     simQuota: { perMinute: e.SIM_QUOTA_PER_MINUTE, perHour: e.SIM_QUOTA_PER_HOUR },
+    simTimings: { noAnswerMs: e.SIM_NO_ANSWER_MS, outcomeUnknownMs: e.SIM_OUTCOME_UNKNOWN_MS },
     voice: e.VOICE_BASE_URL && e.VOICE_API_KEY ? { baseUrl: e.VOICE_BASE_URL, apiKey: e.VOICE_API_KEY } : undefined,
     // With the embedded simulator a per-process secret is enough: logins last as long as the process.
     sessionSecret: e.SESSION_SECRET ?? randomBytes(32).toString('base64url'),

@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   let simulator: RunningSimulator | undefined;
   let voice = config.voice;
   if (!voice) {
-    simulator = await startSimulator({ apiKey: config.simApiKey, port: config.simPort, quota: config.simQuota });
+    simulator = await startSimulator({ apiKey: config.simApiKey, port: config.simPort, quota: config.simQuota, ...config.simTimings });
     voice = { baseUrl: simulator.baseUrl, apiKey: config.simApiKey };
     console.log(`simulator on ${simulator.url} (REST ${simulator.baseUrl}/v1/voice, SIP ${simulator.url.replace(/^http/, 'ws')}/sip)`);
     console.log(`simulator API key: ${config.simApiKey}${process.env.SIM_API_KEY ? '' : ' (the default; set SIM_API_KEY to change it)'}`);

@@ -35,3 +35,20 @@ describe('REDIS_URL', () => {
     expect(parseConfig({ REDIS_URL: 'redis://127.0.0.1:6379/2' }).redisUrl).toBe('redis://127.0.0.1:6379/2');
   });
 });
+
+describe('the simulator test numbers\' timings', () => {
+  it('default to the documented 8 s of ringing (+12025550103) and 10 s of unknown outcome (+12025550107)', () => {
+    expect(parseConfig({}).simTimings).toEqual({ noAnswerMs: 8000, outcomeUnknownMs: 10_000 });
+  });
+
+  it('take SIM_NO_ANSWER_MS and SIM_OUTCOME_UNKNOWN_MS as given (the e2e suite shortens them)', () => {
+    expect(parseConfig({ SIM_NO_ANSWER_MS: '3000', SIM_OUTCOME_UNKNOWN_MS: '4000' }).simTimings).toEqual({ noAnswerMs: 3000, outcomeUnknownMs: 4000 });
+  });
+
+  it.each([
+    ['SIM_NO_ANSWER_MS', '-1'],
+    ['SIM_OUTCOME_UNKNOWN_MS', '2.5 s'],
+  ])('stop start-up with one line naming %s=%s', (name, value) => {
+    expect(() => parseConfig({ [name]: value })).toThrow(new RegExp(`^configuration: ${name} must be a whole number of milliseconds$`));
+  });
+});
