@@ -1,3 +1,5 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
 import { DEFAULT_SIM_API_KEY } from '../server-proxy/config.js';
 import { KeyRegistry, VOICE_SCOPES } from '../server-proxy/simulator/accounts.js';
 import { startSimulator } from '../server-proxy/simulator/server.js';
@@ -7,6 +9,10 @@ import { startSimulator } from '../server-proxy/simulator/server.js';
  * whose active-call ceiling (50 by default, spec 8) and key quota sit far above the load, so the figures are
  * the work and never a `429`. Listens on a free loopback port, prints `simulator on <url>`, and stops on
  * SIGTERM or when its parent's pipe to stdin closes (the bench died), so it never outlives the bench.
+ *
+ * @remarks
+ * It also watches its own event-loop delay, which every REST answer and SIP message waits behind: a line
+ * `loop-reset` on stdin starts a window, `loop-report` prints `loop <p50> <p99> <max>` in ms.
  */
 
 const registry = KeyRegistry.fromScopes(new Map([[DEFAULT_SIM_API_KEY, { scopes: VOICE_SCOPES }]]), { id: 'acct_bench', maxActiveCalls: 10_000 });
@@ -18,13 +24,20 @@ const simulator = await startSimulator({
 });
 console.log(`simulator on ${simulator.url}`);
 
+const loop = monitorEventLoopDelay({ resolution: 10 });
+loop.enable();
+
 let stopping = false;
 const stop = () => {
   if (stopping) return;
   stopping = true;
+  loop.disable();
   void simulator.close().finally(() => process.exit(0));
 };
 process.on('SIGTERM', stop);
-process.stdin.on('end', stop);
-process.stdin.on('error', stop);
-process.stdin.resume();
+createInterface({ input: process.stdin })
+  .on('line', (line) => {
+    if (line === 'loop-reset') loop.reset();
+    if (line === 'loop-report') console.log(`loop ${[loop.percentile(50), loop.percentile(99), loop.max].map((ns) => (ns / 1e6).toFixed(2)).join(' ')}`);
+  })
+  .on('close', stop);

@@ -7,16 +7,25 @@ import { createInterface } from 'node:readline';
  * does for the app; the child also stops by itself when this process goes away (its stdin closes).
  */
 
+export interface LoopDelay {
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
 export interface BenchSimulator {
   /** e.g. http://127.0.0.1:41234; REST under `/api`, SIP at `/sip`, control API at `/__sim`. */
   url: string;
   pid: number;
   /** CPU seconds the process has used so far (user + system). */
   cpuSeconds(): number;
+  /** Starts a window of the simulator's event-loop delay; {@link readLoopDelay} reports it. */
+  resetLoopDelay(): void;
+  readLoopDelay(): Promise<LoopDelay>;
   stop(): Promise<void>;
 }
 
-/** Clock ticks a second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+/** Clock ticks a second of /proc (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
 
 /** utime + stime of /proc/<pid>/stat (fields 14 and 15, counted after the parenthesised command name). */
@@ -25,23 +34,42 @@ export function processCpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
+/** The whole machine's CPU seconds so far, summed over its cores: idle (with iowait) and stolen by the hypervisor. */
+export function machineCpuSeconds(): { idle: number; steal: number } {
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal ...
+  return { idle: ((fields[3] ?? 0) + (fields[4] ?? 0)) / TICKS_PER_SECOND, steal: (fields[7] ?? 0) / TICKS_PER_SECOND };
+}
+
 export async function startBenchSimulator(): Promise<BenchSimulator> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/simulator-main.ts'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the bench simulator did not start within 30 s')), 30_000);
     child.once('exit', (code) => reject(new Error(`the bench simulator exited early with code ${code}`)));
-    createInterface({ input: child.stdout }).on('line', (line) => {
+    lines.on('line', (line) => {
       const found = /^simulator on (http:\/\/\S+)/.exec(line)?.[1];
       if (!found) return;
       clearTimeout(timer);
       resolve(found);
     });
   });
+  const reports: Array<(delay: LoopDelay) => void> = [];
+  lines.on('line', (line) => {
+    const [p50Ms = NaN, p99Ms = NaN, maxMs = NaN] = /^loop (.*)$/.exec(line)?.[1]?.split(' ').map(Number) ?? [];
+    if (/^loop /.test(line)) reports.shift()?.({ p50Ms, p99Ms, maxMs });
+  });
   const pid = child.pid ?? 0;
   return {
     url,
     pid,
     cpuSeconds: () => processCpuSeconds(pid),
+    resetLoopDelay: () => void child.stdin.write('loop-reset\n'),
+    readLoopDelay: () =>
+      new Promise((resolve) => {
+        reports.push(resolve);
+        child.stdin.write('loop-report\n');
+      }),
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -1,10 +1,11 @@
+import { availableParallelism } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Invitation } from 'sip.js';
 import { DEFAULT_SIM_API_KEY } from '../server-proxy/config.js';
 import { sleep, waitFor, SimulatorApi } from '../test/simulator/support/sim-api.js';
 import { SipClient, lendWebSocket } from '../test/simulator/support/sip-client.js';
 import { WeriftSessionDescriptionHandler } from '../test/simulator/support/werift-sdh.js';
-import { startBenchSimulator, type BenchSimulator } from './simulator-process.js';
+import { machineCpuSeconds, startBenchSimulator, type BenchSimulator, type LoopDelay } from './simulator-process.js';
 import { quantile, type Row } from './stats.js';
 
 /**
@@ -18,10 +19,13 @@ import { quantile, type Row } from './stats.js';
  * of a step carries audio both ways, for {@link HOLD_MS}: a REST read of a call and a SIP OPTIONS from an
  * idle registered agent every 100 ms (both wait behind the simulator's event loop, so its lag shows there
  * first), the RTP each call carried at the simulator, and both processes' CPU. A step lags when either round
- * trip's p95 passes {@link LAG_MS} or the simulator sends a call under {@link MIN_PPS} packets a second while
- * the pages keep up. Both sides share this machine's 2 cores: when the pages fall behind (they send under
- * {@link MIN_PPS}, or their own event loop stalls) the step says so and the ramp stops, since past that
- * point the figure would be the pages', not the simulator's.
+ * trip's p95 passes {@link LAG_MS}. The RTP rate is shown, not judged: after its tone the simulator echoes
+ * each packet as it arrives, so the rate is the pages', whose 20 ms `setInterval` drifts late as their event
+ * loop gets busier (Node re-arms an interval from when its callback ran), to 42-48 packets a second. Both
+ * sides share this machine's 2 cores: when this process nears {@link PAGES_MAX_CORES} of its one core the
+ * step says so and the ramp stops, since past that point the figure would be the pages', not the simulator's.
+ * The simulator reports its own event-loop delay, and /proc/stat what else ran meanwhile (other work, or
+ * other guests of the hypervisor): a failure while they took over {@link SHARED_CORES} is put down to them.
  */
 
 export interface SimulatorStep {
@@ -36,19 +40,30 @@ export interface SimulatorStep {
   restP95Ms: number;
   sipP50Ms: number;
   sipP95Ms: number;
-  /** The slowest call's RTP rate at the simulator, packets a second: from its page, and to it (tone, echo). */
+  /** RTP packets a second each call sent at the simulator (mean, and the slowest call), and received from it. */
+  meanFromPagesPps: number;
   minFromPagesPps: number;
-  minToPagesPps: number;
+  meanToPagesPps: number;
   /** CPU while every call talks, in cores (1 = one core busy): the simulator's, and this process's pages'. */
   simulatorCores: number;
   pagesCores: number;
   /** The 99th percentile of this process's event-loop delay meanwhile: the pages' own lag. */
   pagesLoopDelayP99Ms: number;
+  /** The simulator's own event-loop delay meanwhile, which each of its answers waits behind. */
+  simulatorLoopDelay: LoopDelay;
+  /**
+   * Over the whole step (set-up and talking), in cores: CPU this machine spent on anything but the simulator
+   * and the pages (other work, the kernel), and CPU the hypervisor gave to other guests.
+   */
+  othersCores: number;
+  stolenCores: number;
   /**
    * `ok`: every call up and no lag; `lag`: the simulator lagged; `setup`: some call did not come up;
-   * `pages`: the pages (this process) fell behind, so this step says nothing of the simulator.
+   * `pages`: the pages (this process) fell behind, so this step says nothing of the simulator; `machine`:
+   * a call did not come up or round trips lagged while other work or other guests took over
+   * {@link SHARED_CORES} of the machine, so it is not the simulator's alone.
    */
-  verdict: 'ok' | 'lag' | 'setup' | 'pages';
+  verdict: 'ok' | 'lag' | 'setup' | 'pages' | 'machine';
 }
 
 export interface SimulatorFigures {
@@ -62,9 +77,9 @@ export interface SimulatorFigures {
 }
 
 const LAG_MS = 50;
-/** 90 % of a microphone's 50 packets a second. */
-const MIN_PPS = 45;
-const PAGES_LOOP_DELAY_MS = 20;
+/** Node runs the pages on one core: near it, their timers and the probes they time slip. */
+const PAGES_MAX_CORES = 0.9;
+const SHARED_CORES = 0.2;
 const HOLD_MS = Number(process.env.BENCH_SIM_HOLD_MS ?? 5000);
 const STEPS = (process.env.BENCH_SIM_STEPS ?? '10,20,40,80,120,160').split(',').map(Number);
 const STAGGER_MS = 25;
@@ -135,6 +150,7 @@ const countsOf = (api: SimulatorApi, pages: readonly Page[]) =>
   Promise.all(pages.map(async (page) => ({ media: (await api.inspect(page.callId ?? '')).media, at: performance.now() })));
 
 async function step(api: SimulatorApi, simulator: BenchSimulator, probe: SipClient, calls: number): Promise<SimulatorStep> {
+  const stepAt = { wall: performance.now(), simulator: simulator.cpuSeconds(), pages: process.cpuUsage(), machine: machineCpuSeconds() };
   const pages = await openPages(api, calls, `s${calls}`);
   try {
     const started = await Promise.all(
@@ -170,31 +186,44 @@ async function step(api: SimulatorApi, simulator: BenchSimulator, probe: SipClie
     const pagesCpuAt = process.cpuUsage();
     const wallAt = performance.now();
     loop.enable();
+    simulator.resetLoopDelay();
     await sleep(HOLD_MS);
+    const simulatorLoopDelay = await simulator.readLoopDelay();
     loop.disable();
     const seconds = (performance.now() - wallAt) / 1000;
     const simulatorCores = (simulator.cpuSeconds() - cpuAt) / seconds;
     const pagesCpu = process.cpuUsage(pagesCpuAt);
     const pagesCores = (pagesCpu.user + pagesCpu.system) / 1e6 / seconds;
+    // What else ran: the machine's cores, less idle and stolen time, less the simulator and the pages.
+    const stepSeconds = (performance.now() - stepAt.wall) / 1000;
+    const machine = machineCpuSeconds();
+    const stepPagesCpu = process.cpuUsage(stepAt.pages);
+    const stolenCores = (machine.steal - stepAt.machine.steal) / stepSeconds;
+    const busyCores = availableParallelism() - (machine.idle - stepAt.machine.idle) / stepSeconds - stolenCores;
+    const othersCores = busyCores - (simulator.cpuSeconds() - stepAt.simulator) / stepSeconds - (stepPagesCpu.user + stepPagesCpu.system) / 1e6 / stepSeconds;
     const after = await countsOf(api, talking);
     probing = false;
     await probes;
 
-    const rate = (pick: (media: NonNullable<(typeof before)[number]['media']>) => number) =>
-      Math.min(
-        ...talking.map((_, i) => {
-          const [from, to] = [before[i], after[i]];
-          if (!from?.media || !to?.media) return 0;
-          return ((pick(to.media) - pick(from.media)) * 1000) / (to.at - from.at);
-        }),
-      );
-    const minFromPagesPps = rate((media) => media.packetsFromBrowser);
-    const minToPagesPps = rate((media) => media.packetsToBrowser);
+    const rates = (pick: (media: NonNullable<(typeof before)[number]['media']>) => number) =>
+      talking.map((_, i) => {
+        const [from, to] = [before[i], after[i]];
+        if (!from?.media || !to?.media) return 0;
+        return ((pick(to.media) - pick(from.media)) * 1000) / (to.at - from.at);
+      });
+    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(values.length, 1);
+    const fromPages = rates((media) => media.packetsFromBrowser);
+    const meanFromPagesPps = mean(fromPages);
+    const minFromPagesPps = Math.min(...fromPages);
+    const meanToPagesPps = mean(rates((media) => media.packetsToBrowser));
     const pagesLoopDelayP99Ms = loop.percentile(99) / 1e6;
-    // Behind pages also slow the round trips they time, so their lag comes first.
-    const pagesBound = minFromPagesPps < MIN_PPS || pagesLoopDelayP99Ms > PAGES_LOOP_DELAY_MS;
+    // Behind pages also slow the round trips they time, so their lag comes first. (Their event-loop delay
+    // is kept as a clue, not a verdict: one GC pause or a neighbour's burst puts its p99 past 20 ms.)
+    const pagesBound = pagesCores > PAGES_MAX_CORES;
     const restP95Ms = quantile(reads, 0.95);
     const sipP95Ms = quantile(options, 0.95);
+    const lagged = restP95Ms > LAG_MS || sipP95Ms > LAG_MS;
+    const shared = othersCores + stolenCores > SHARED_CORES;
     const invites = pages.flatMap((page) => (page.inviteMs === undefined ? [] : [page.inviteMs]));
     return {
       calls,
@@ -205,13 +234,16 @@ async function step(api: SimulatorApi, simulator: BenchSimulator, probe: SipClie
       restP95Ms,
       sipP50Ms: quantile(options, 0.5),
       sipP95Ms,
+      meanFromPagesPps,
       minFromPagesPps,
-      minToPagesPps,
+      meanToPagesPps,
       simulatorCores,
       pagesCores,
       pagesLoopDelayP99Ms,
-      verdict:
-        talking.length < calls ? 'setup' : pagesBound ? 'pages' : restP95Ms > LAG_MS || sipP95Ms > LAG_MS || minToPagesPps < MIN_PPS ? 'lag' : 'ok',
+      simulatorLoopDelay,
+      othersCores,
+      stolenCores,
+      verdict: pagesBound ? 'pages' : talking.length === calls && !lagged ? 'ok' : shared ? 'machine' : talking.length < calls ? 'setup' : 'lag',
     };
   } finally {
     await Promise.all(pages.map((page) => (page.callId ? api.hangup(page.callId).catch(() => undefined) : undefined)));
@@ -228,15 +260,16 @@ async function step(api: SimulatorApi, simulator: BenchSimulator, probe: SipClie
 function stepRow(s: SimulatorStep): Row {
   const value =
     `${s.connected}/${s.calls} up; REST p95 ${s.restP95Ms.toFixed(0)} ms, SIP OPTIONS p95 ${s.sipP95Ms.toFixed(0)} ms, ` +
-    `INVITE p95 ${s.inviteP95Ms.toFixed(0)} ms; RTP ≥ ${s.minToPagesPps.toFixed(0)}/s out, ≥ ${s.minFromPagesPps.toFixed(0)}/s in; ` +
-    `CPU ${(100 * s.simulatorCores).toFixed(0)} % (pages ${(100 * s.pagesCores).toFixed(0)} %)` +
-    (s.verdict === 'pages' ? `; the pages fell behind (their loop delay p99 ${s.pagesLoopDelayP99Ms.toFixed(0)} ms)` : '');
+    `INVITE p95 ${s.inviteP95Ms.toFixed(0)} ms; RTP ${s.meanFromPagesPps.toFixed(0)}/s a call each way (slowest ${s.minFromPagesPps.toFixed(0)}); ` +
+    `CPU ${(100 * s.simulatorCores).toFixed(0)} % (pages ${(100 * s.pagesCores).toFixed(0)} %, others ${(100 * s.othersCores).toFixed(0)} %, stolen ${(100 * s.stolenCores).toFixed(0)} %); ` +
+    `loop delay p99 ${s.simulatorLoopDelay.p99Ms.toFixed(0)} ms (pages ${s.pagesLoopDelayP99Ms.toFixed(0)} ms)` +
+    { ok: '', lag: '', setup: '', pages: '; the pages fell behind', machine: '; other work shared the machine' }[s.verdict];
   return {
     figure: `simulator: ${s.calls} calls with media`,
     value,
-    target: `p95 ≤ ${LAG_MS} ms, RTP ≥ ${MIN_PPS}/s`,
-    // A step the pages could not drive says nothing either way.
-    met: s.verdict === 'pages' ? undefined : s.verdict === 'ok',
+    target: `round trips p95 ≤ ${LAG_MS} ms`,
+    // A step the pages could not drive, or run on a shared machine, says nothing either way.
+    met: s.verdict === 'pages' || s.verdict === 'machine' ? undefined : s.verdict === 'ok',
   };
 }
 
@@ -269,6 +302,7 @@ export async function measureSimulator(): Promise<{ rows: Row[]; figures: Simula
       lag: `it lagged at ${steps.at(-1)?.calls ?? 0}`,
       setup: `not every call came up at ${steps.at(-1)?.calls ?? 0}`,
       pages: `the pages fell behind at ${steps.at(-1)?.calls ?? 0} before it lagged, so this is a floor`,
+      machine: `other work took the machine at ${steps.at(-1)?.calls ?? 0}, so this is a floor`,
       ok: 'no step lagged, so this is a floor',
     }[stoppedBy];
     const rows: Row[] = steps.map(stepRow);
