@@ -1,7 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { startApp } from '../scripts/start-app.js';
 import { openBenchPage, type BenchPage } from './browser.js';
 import { measureLatency } from './latency.js';
+import { machineCpuSeconds } from './machine.js';
 import { measureProxy } from './proxy.js';
 import { measureSimulator } from './simulator.js';
 import { measureSize } from './size.js';
@@ -19,13 +21,16 @@ const SOAK_CYCLES = Number(process.env.BENCH_SOAK_CYCLES ?? 300);
 const only = new Set((process.env.BENCH_ONLY ?? 'size,latency,proxy,simulator,soak').split(','));
 
 const rows: Row[] = [];
-const results: Record<string, unknown> = { at: new Date().toISOString(), runs: RUNS, seconds: {} };
+const results: Record<string, unknown> = { at: new Date().toISOString(), runs: RUNS, seconds: {}, stolen: {} };
+/** Per part, the share of the machine's CPU the hypervisor gave other guests: this VM's neighbours. */
+const stolen: Record<string, number> = {};
 let failed = false;
 
 /** Runs one part if BENCH_ONLY names it: its rows and figures kept, its time told, its failure a row. */
 async function part(name: string, measure: () => Promise<{ rows: Row[]; figures: unknown }>): Promise<void> {
   if (!only.has(name)) return;
   const started = Date.now();
+  const machineAt = machineCpuSeconds();
   process.stderr.write(`bench: ${name}\n`);
   try {
     const measured = await measure();
@@ -38,7 +43,8 @@ async function part(name: string, measure: () => Promise<{ rows: Row[]; figures:
   }
   const seconds = (Date.now() - started) / 1000;
   (results.seconds as Record<string, number>)[name] = seconds;
-  process.stderr.write(`bench: ${name} took ${seconds.toFixed(0)} s\n`);
+  stolen[name] = (machineCpuSeconds().steal - machineAt.steal) / seconds / availableParallelism();
+  process.stderr.write(`bench: ${name} took ${seconds.toFixed(0)} s (${(100 * stolen[name]).toFixed(0)} % of the CPU stolen)\n`);
 }
 
 /** Runs `measure` with the app and a fresh Chromium page, and stops both whatever happens. */
@@ -63,6 +69,12 @@ await part('proxy', measureProxy);
 await part('simulator', measureSimulator);
 await part('soak', () => inBrowser('bench-soak', (page) => measureSoak(page, SOAK_CYCLES)));
 
+rows.push({
+  figure: 'machine: CPU stolen by the hypervisor',
+  value: Object.entries(stolen).map(([name, share]) => `${name} ${(100 * share).toFixed(0)} %`).join(', '),
+  target: 'near 0 for steady figures',
+});
+results.stolen = stolen;
 printTable(rows);
 mkdirSync('bench/results', { recursive: true });
 const file = `bench/results/bench-${results.at as string}.json`.replace(/:/g, '-');

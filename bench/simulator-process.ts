@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { processCpuSeconds } from './machine.js';
 
 /**
  * Starts bench/simulator-main.ts in a process of its own and stops it by its PID, as scripts/start-app.ts
@@ -23,22 +23,6 @@ export interface BenchSimulator {
   resetLoopDelay(): void;
   readLoopDelay(): Promise<LoopDelay>;
   stop(): Promise<void>;
-}
-
-/** Clock ticks a second of /proc (USER_HZ, 100 on Linux). */
-const TICKS_PER_SECOND = 100;
-
-/** utime + stime of /proc/<pid>/stat (fields 14 and 15, counted after the parenthesised command name). */
-export function processCpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-}
-
-/** The whole machine's CPU seconds so far, summed over its cores: idle (with iowait) and stolen by the hypervisor. */
-export function machineCpuSeconds(): { idle: number; steal: number } {
-  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
-  // user nice system idle iowait irq softirq steal ...
-  return { idle: ((fields[3] ?? 0) + (fields[4] ?? 0)) / TICKS_PER_SECOND, steal: (fields[7] ?? 0) / TICKS_PER_SECOND };
 }
 
 export async function startBenchSimulator(): Promise<BenchSimulator> {

@@ -5,7 +5,8 @@ import { DEFAULT_SIM_API_KEY } from '../server-proxy/config.js';
 import { sleep, waitFor, SimulatorApi } from '../test/simulator/support/sim-api.js';
 import { SipClient, lendWebSocket } from '../test/simulator/support/sip-client.js';
 import { WeriftSessionDescriptionHandler } from '../test/simulator/support/werift-sdh.js';
-import { machineCpuSeconds, startBenchSimulator, type BenchSimulator, type LoopDelay } from './simulator-process.js';
+import { machineCpuSeconds } from './machine.js';
+import { startBenchSimulator, type BenchSimulator, type LoopDelay } from './simulator-process.js';
 import { quantile, type Row } from './stats.js';
 
 /**
@@ -261,7 +262,7 @@ function stepRow(s: SimulatorStep): Row {
   const value =
     `${s.connected}/${s.calls} up; REST p95 ${s.restP95Ms.toFixed(0)} ms, SIP OPTIONS p95 ${s.sipP95Ms.toFixed(0)} ms, ` +
     `INVITE p95 ${s.inviteP95Ms.toFixed(0)} ms; RTP ${s.meanFromPagesPps.toFixed(0)}/s a call each way (slowest ${s.minFromPagesPps.toFixed(0)}); ` +
-    `CPU ${(100 * s.simulatorCores).toFixed(0)} % (pages ${(100 * s.pagesCores).toFixed(0)} %, others ${(100 * s.othersCores).toFixed(0)} %, stolen ${(100 * s.stolenCores).toFixed(0)} %); ` +
+    `CPU ${(100 * s.simulatorCores).toFixed(0)} % (pages ${(100 * s.pagesCores).toFixed(0)} %, others ${(100 * Math.max(0, s.othersCores)).toFixed(0)} %, stolen ${(100 * s.stolenCores).toFixed(0)} %); ` +
     `loop delay p99 ${s.simulatorLoopDelay.p99Ms.toFixed(0)} ms (pages ${s.pagesLoopDelayP99Ms.toFixed(0)} ms)` +
     { ok: '', lag: '', setup: '', pages: '; the pages fell behind', machine: '; other work shared the machine' }[s.verdict];
   return {
