@@ -1,10 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { Invitation } from 'sip.js';
 import { DEFAULT_SIM_API_KEY } from '../server-proxy/config.js';
-import { sleep, waitFor, SimulatorApi } from '../test/simulator/support/sim-api.js';
-import { SipClient, lendWebSocket } from '../test/simulator/support/sip-client.js';
-import { WeriftSessionDescriptionHandler } from '../test/simulator/support/werift-sdh.js';
+import { sleep, SimulatorApi } from '../test/simulator/support/sim-api.js';
+import { lendWebSocket, type SipClient } from '../test/simulator/support/sip-client.js';
+import { callAll, closePages, flowing, openPages, type Page } from './load-pages.js';
 import { machineCpuSeconds } from './machine.js';
 import { startBenchSimulator, type BenchSimulator, type LoopDelay } from './simulator-process.js';
 import { quantile, type Row } from './stats.js';
@@ -86,177 +85,135 @@ const HOLD_MS = Number(process.env.BENCH_SIM_HOLD_MS ?? 5000);
 const STEPS = (process.env.BENCH_SIM_STEPS ?? '10,20,40,80,120,160').split(',').map(Number);
 const STAGGER_MS = 25;
 const PROBE_EVERY_MS = 100;
-const SETUP_MS = 30_000;
 
-/** One page of the load: its session, its SIP.js agent, and once called, its call. */
-interface Page {
-  sessionId: string;
-  client: SipClient;
-  callId?: string;
-  sdh?: WeriftSessionDescriptionHandler;
-  inviteMs?: number;
-}
-
-const ANSWER_AT_ONCE = '+12025550100';
-
-async function openPages(api: SimulatorApi, count: number, tag: string): Promise<Page[]> {
-  const pages: Page[] = [];
-  for (let i = 0; i < count; i += 10) {
-    const batch = await Promise.all(
-      Array.from({ length: Math.min(10, count - i) }, async (_, j) => {
-        const { session, transport } = await api.openSession(`bench-${tag}-${i + j}-${Date.now()}`);
-        const client = await SipClient.start(transport, { media: 'werift' });
-        const registered = await client.register(client.registerer(transport.registrationExpiresSeconds));
-        if (registered.statusCode !== 200) throw new Error(`REGISTER answered ${registered.statusCode}`);
-        return { sessionId: session.id, client };
-      }),
-    );
-    pages.push(...batch);
-  }
-  return pages;
-}
-
-/** Calls from the page, answers the INVITE with werift and starts its microphone; times POST to INVITE. */
-async function call(api: SimulatorApi, page: Page): Promise<void> {
-  const sent = performance.now();
-  const invited = page.client.nextInvitation().then((invitation) => ({ invitation, at: performance.now() }));
-  const created = await api.startCall(page.sessionId, ANSWER_AT_ONCE);
-  if (created.status !== 202) throw new Error(`POST /browser-calls answered ${created.status} ${created.body.code ?? ''}`);
-  page.callId = created.body.call.id;
-  const { invitation, at } = await invited;
-  page.inviteMs = at - sent;
-  await (invitation as Invitation).accept();
-  const sdh = invitation.sessionDescriptionHandler;
-  if (!(sdh instanceof WeriftSessionDescriptionHandler)) throw new Error('the load needs werift media');
-  sdh.startAudio();
-  page.sdh = sdh;
-}
-
-async function flowing(api: SimulatorApi, page: Page): Promise<boolean> {
-  if (!page.callId || !page.sdh) return false;
-  const { callId, sdh } = page;
-  return waitFor(
-    async () => {
-      if (sdh.packetsReceived < 50) return undefined;
-      const { call: read, media } = await api.inspect(callId);
-      return read.state === 'connected' && (media?.packetsFromBrowser ?? 0) >= 50 && (media?.packetsToBrowser ?? 0) >= 50 ? true : undefined;
-    },
-    `call ${callId} to carry audio both ways`,
-    SETUP_MS,
-    PROBE_EVERY_MS,
-  ).catch(() => false);
+/** What was measured while every call of a step talked. */
+interface Talk {
+  reads: number[];
+  options: number[];
+  /** Each call's RTP packets a second at the simulator: from its page, and to it. */
+  fromPages: number[];
+  toPages: number[];
+  simulatorCores: number;
+  pagesCores: number;
+  pagesLoopDelayP99Ms: number;
+  simulatorLoopDelay: LoopDelay;
 }
 
 /** Each call's media counts at the simulator, with the moment each was read. */
 const countsOf = (api: SimulatorApi, pages: readonly Page[]) =>
   Promise.all(pages.map(async (page) => ({ media: (await api.inspect(page.callId ?? '')).media, at: performance.now() })));
 
-async function step(api: SimulatorApi, simulator: BenchSimulator, probe: SipClient, calls: number): Promise<SimulatorStep> {
-  const stepAt = { wall: performance.now(), simulator: simulator.cpuSeconds(), pages: process.cpuUsage(), machine: machineCpuSeconds() };
-  const pages = await openPages(api, calls, `s${calls}`);
-  try {
-    const started = await Promise.all(
-      pages.map(async (page, i) => {
-        await sleep(i * STAGGER_MS); // pages do not all click in the same millisecond
-        return call(api, page).then(
-          () => true,
-          (error: unknown) => (console.error(`  simulator bench: a call of ${calls} did not start: ${String(error)}`), false),
-        );
-      }),
-    );
-    const ok = await Promise.all(pages.map((page, i) => (started[i] ? flowing(api, page) : false)));
-    const talking = pages.filter((_, i) => ok[i]);
-
-    const reads: number[] = [];
-    const options: number[] = [];
-    const probedCall = talking[0]?.callId ?? '';
-    let probing = talking.length > 0;
-    const probes = (async () => {
-      while (probing) {
-        const restStarted = performance.now();
-        await api.request('GET', `/browser-calls/${probedCall}`);
-        reads.push(performance.now() - restStarted);
-        const sipStarted = performance.now();
-        await probe.request('OPTIONS');
-        options.push(performance.now() - sipStarted);
-        await sleep(PROBE_EVERY_MS);
-      }
-    })();
-    const loop = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
-    const before = await countsOf(api, talking);
-    const cpuAt = simulator.cpuSeconds();
-    const pagesCpuAt = process.cpuUsage();
-    const wallAt = performance.now();
-    loop.enable();
-    simulator.resetLoopDelay();
-    await sleep(HOLD_MS);
-    const simulatorLoopDelay = await simulator.readLoopDelay();
-    loop.disable();
-    const seconds = (performance.now() - wallAt) / 1000;
-    const simulatorCores = (simulator.cpuSeconds() - cpuAt) / seconds;
-    const pagesCpu = process.cpuUsage(pagesCpuAt);
-    const pagesCores = (pagesCpu.user + pagesCpu.system) / 1e6 / seconds;
-    // What else ran: the machine's cores, less idle and stolen time, less the simulator and the pages.
-    const stepSeconds = (performance.now() - stepAt.wall) / 1000;
-    const machine = machineCpuSeconds();
-    const stepPagesCpu = process.cpuUsage(stepAt.pages);
-    const stolenCores = (machine.steal - stepAt.machine.steal) / stepSeconds;
-    const busyCores = availableParallelism() - (machine.idle - stepAt.machine.idle) / stepSeconds - stolenCores;
-    const othersCores = busyCores - (simulator.cpuSeconds() - stepAt.simulator) / stepSeconds - (stepPagesCpu.user + stepPagesCpu.system) / 1e6 / stepSeconds;
-    const after = await countsOf(api, talking);
-    probing = false;
-    await probes;
-
-    const rates = (pick: (media: NonNullable<(typeof before)[number]['media']>) => number) =>
-      talking.map((_, i) => {
-        const [from, to] = [before[i], after[i]];
-        if (!from?.media || !to?.media) return 0;
-        return ((pick(to.media) - pick(from.media)) * 1000) / (to.at - from.at);
-      });
-    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(values.length, 1);
-    const fromPages = rates((media) => media.packetsFromBrowser);
-    const meanFromPagesPps = mean(fromPages);
-    const minFromPagesPps = Math.min(...fromPages);
-    const meanToPagesPps = mean(rates((media) => media.packetsToBrowser));
+/** For {@link HOLD_MS} while `talking` all carry audio: the probes' round trips, RTP rates, CPU, loop delays. */
+async function talk(api: SimulatorApi, simulator: BenchSimulator, probe: SipClient, talking: readonly Page[]): Promise<Talk> {
+  const reads: number[] = [];
+  const options: number[] = [];
+  let probing = talking.length > 0;
+  const probes = (async () => {
+    while (probing) {
+      const restStarted = performance.now();
+      await api.request('GET', `/browser-calls/${talking[0]?.callId ?? ''}`);
+      reads.push(performance.now() - restStarted);
+      const sipStarted = performance.now();
+      await probe.request('OPTIONS');
+      options.push(performance.now() - sipStarted);
+      await sleep(PROBE_EVERY_MS);
+    }
+  })();
+  const loop = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
+  const before = await countsOf(api, talking);
+  const at = { wall: performance.now(), simulator: simulator.cpuSeconds(), pages: process.cpuUsage() };
+  loop.enable();
+  simulator.resetLoopDelay();
+  await sleep(HOLD_MS);
+  const simulatorLoopDelay = await simulator.readLoopDelay();
+  loop.disable();
+  const seconds = (performance.now() - at.wall) / 1000;
+  const simulatorCores = (simulator.cpuSeconds() - at.simulator) / seconds;
+  const pagesCpu = process.cpuUsage(at.pages);
+  const after = await countsOf(api, talking);
+  probing = false;
+  await probes;
+  const rates = (pick: (media: NonNullable<(typeof before)[number]['media']>) => number) =>
+    talking.map((_, i) => {
+      const [from, to] = [before[i], after[i]];
+      if (!from?.media || !to?.media) return 0;
+      return ((pick(to.media) - pick(from.media)) * 1000) / (to.at - from.at);
+    });
+  return {
+    reads,
+    options,
+    fromPages: rates((media) => media.packetsFromBrowser),
+    toPages: rates((media) => media.packetsToBrowser),
+    simulatorCores,
+    pagesCores: (pagesCpu.user + pagesCpu.system) / 1e6 / seconds,
     // Node's histogram records the whole interval between two samples: the delay is what exceeds it.
-    const pagesLoopDelayP99Ms = Math.max(0, loop.percentile(99) / 1e6 - LOOP_SAMPLE_MS);
-    // Behind pages also slow the round trips they time, so their lag comes first. (Their event-loop delay
+    pagesLoopDelayP99Ms: Math.max(0, loop.percentile(99) / 1e6 - LOOP_SAMPLE_MS),
+    simulatorLoopDelay,
+  };
+}
+
+/** Where a step started: to tell, at its end, what else the machine ran meanwhile. */
+interface StepStart {
+  wall: number;
+  simulator: number;
+  pages: NodeJS.CpuUsage;
+  machine: { idle: number; steal: number };
+}
+
+/** Cores, since `start`, that went neither to the simulator nor the pages nor idle, and that were stolen. */
+function sharing(start: StepStart, simulator: BenchSimulator): { othersCores: number; stolenCores: number } {
+  const seconds = (performance.now() - start.wall) / 1000;
+  const machine = machineCpuSeconds();
+  const pagesCpu = process.cpuUsage(start.pages);
+  const stolenCores = (machine.steal - start.machine.steal) / seconds;
+  const busyCores = availableParallelism() - (machine.idle - start.machine.idle) / seconds - stolenCores;
+  const oursCores = (simulator.cpuSeconds() - start.simulator) / seconds + (pagesCpu.user + pagesCpu.system) / 1e6 / seconds;
+  return { othersCores: busyCores - oursCores, stolenCores };
+}
+
+async function step(api: SimulatorApi, simulator: BenchSimulator, probe: SipClient, calls: number): Promise<SimulatorStep> {
+  const start: StepStart = { wall: performance.now(), simulator: simulator.cpuSeconds(), pages: process.cpuUsage(), machine: machineCpuSeconds() };
+  const pages: Page[] = [];
+  try {
+    await openPages(api, calls, `s${calls}`, pages);
+    const started = await callAll(api, pages, STAGGER_MS);
+    const up = await Promise.all(pages.map((page, i) => (started[i] ? flowing(api, page, PROBE_EVERY_MS) : false)));
+    const talking = pages.filter((_, i) => up[i]);
+    const measured = await talk(api, simulator, probe, talking);
+    const { othersCores, stolenCores } = sharing(start, simulator);
+
+    const restP95Ms = quantile(measured.reads, 0.95);
+    const sipP95Ms = quantile(measured.options, 0.95);
+    const invites = pages.flatMap((page) => (page.inviteMs === undefined ? [] : [page.inviteMs]));
+    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(values.length, 1);
+    // Behind pages also slow the round trips they time, so their limit comes first. (Their event-loop delay
     // is kept as a clue, not a verdict: one GC pause or a neighbour's burst puts its p99 past 20 ms.)
-    const pagesBound = pagesCores > PAGES_MAX_CORES;
-    const restP95Ms = quantile(reads, 0.95);
-    const sipP95Ms = quantile(options, 0.95);
+    const pagesBound = measured.pagesCores > PAGES_MAX_CORES;
     const lagged = restP95Ms > LAG_MS || sipP95Ms > LAG_MS;
     const shared = othersCores + stolenCores > SHARED_CORES;
-    const invites = pages.flatMap((page) => (page.inviteMs === undefined ? [] : [page.inviteMs]));
+    const allUp = talking.length === calls;
     return {
       calls,
       connected: talking.length,
       inviteP50Ms: quantile(invites, 0.5),
       inviteP95Ms: quantile(invites, 0.95),
-      restP50Ms: quantile(reads, 0.5),
+      restP50Ms: quantile(measured.reads, 0.5),
       restP95Ms,
-      sipP50Ms: quantile(options, 0.5),
+      sipP50Ms: quantile(measured.options, 0.5),
       sipP95Ms,
-      meanFromPagesPps,
-      minFromPagesPps,
-      meanToPagesPps,
-      simulatorCores,
-      pagesCores,
-      pagesLoopDelayP99Ms,
-      simulatorLoopDelay,
+      meanFromPagesPps: mean(measured.fromPages),
+      minFromPagesPps: Math.min(...measured.fromPages),
+      meanToPagesPps: mean(measured.toPages),
+      simulatorCores: measured.simulatorCores,
+      pagesCores: measured.pagesCores,
+      pagesLoopDelayP99Ms: measured.pagesLoopDelayP99Ms,
+      simulatorLoopDelay: measured.simulatorLoopDelay,
       othersCores,
       stolenCores,
-      verdict: pagesBound ? 'pages' : talking.length === calls && !lagged ? 'ok' : shared ? 'machine' : talking.length < calls ? 'setup' : 'lag',
+      verdict: pagesBound ? 'pages' : allUp && !lagged ? 'ok' : shared ? 'machine' : allUp ? 'lag' : 'setup',
     };
   } finally {
-    await Promise.all(pages.map((page) => (page.callId ? api.hangup(page.callId).catch(() => undefined) : undefined)));
-    await Promise.all(
-      pages.map((page) =>
-        page.callId ? api.waitForCall(page.callId, (read) => !read.busy, `call ${page.callId} to end`).catch(() => undefined) : undefined,
-      ),
-    );
-    // Unregisters, closes each WebSocket and peer connection: nothing of a step outlives it.
-    await Promise.all(pages.map((page) => page.client.stop().catch(() => undefined)));
+    await closePages(api, pages);
   }
 }
 
@@ -279,11 +236,11 @@ function stepRow(s: SimulatorStep): Row {
 export async function measureSimulator(): Promise<{ rows: Row[]; figures: SimulatorFigures }> {
   const simulator = await startBenchSimulator();
   const restore = lendWebSocket();
-  let probe: SipClient | undefined;
+  const api = new SimulatorApi({ url: simulator.url, baseUrl: `${simulator.url}/api` }, DEFAULT_SIM_API_KEY);
+  const probes: Page[] = [];
   try {
-    const api = new SimulatorApi({ url: simulator.url, baseUrl: `${simulator.url}/api` }, DEFAULT_SIM_API_KEY);
-    const [probePage] = await openPages(api, 1, 'probe');
-    probe = probePage?.client;
+    await openPages(api, 1, 'probe', probes);
+    const probe = probes[0]?.client;
     if (!probe) throw new Error('no probe agent');
     const steps: SimulatorStep[] = [];
     for (const calls of STEPS) {
@@ -317,7 +274,7 @@ export async function measureSimulator(): Promise<{ rows: Row[]; figures: Simula
     });
     return { rows, figures };
   } finally {
-    await probe?.stop().catch(() => undefined);
+    await closePages(api, probes);
     restore();
     await simulator.stop();
   }
