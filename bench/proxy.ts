@@ -17,9 +17,9 @@ import { quantile, type Row } from './stats.js';
  * `VOICE_BASE_URL` pointing at it (`npm start` with a real service), so each has its own event loop, as a
  * proxy and a service on two machines would. Added latency is measured at rest, one request at a time
  * (microseconds, which autocannon's whole-millisecond histogram cannot show); throughput with autocannon at
- * {@link CONNECTIONS} connections, which also gives the latency under that load. The proxy's read is two
- * upstream reads (the call, then its session, to prove ownership when the call carries no
- * `externalSubject`), so the ratio is the price of keeping users apart as well as of relaying.
+ * {@link CONNECTIONS} connections, which also gives the latency under that load. A proxied read is one
+ * upstream read (the call carries its `externalSubject`, which proves whose it is) behind the login check and
+ * the per-user limit, so the ratio is the price of keeping users apart as well as of relaying.
  */
 
 export interface LoadFigures {
