@@ -25,7 +25,7 @@ export function createRelay(log: (message: string) => void) {
       if (keyRefused(response)) return errorResponse(voiceUnavailable(response, log));
       return new Response(JSON.stringify(response.body ?? {}), {
         status: response.status,
-        headers: { ...Object.fromEntries(response.headers), 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
+        headers: { ...response.headers, 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
       });
     },
     /** Passes a 2xx through; anything else becomes the error the page sees. */
@@ -35,7 +35,7 @@ export function createRelay(log: (message: string) => void) {
       const body = response.body as { code?: unknown; error?: unknown } | undefined;
       const code = typeof body?.code === 'string' ? body.code : 'upstream_error';
       const message = typeof body?.error === 'string' ? body.error : 'the voice service refused the request';
-      throw new HttpError(response.status, code, message, Object.fromEntries(response.headers));
+      throw new HttpError(response.status, code, message, response.headers);
     },
   };
 }

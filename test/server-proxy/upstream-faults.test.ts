@@ -168,4 +168,27 @@ describe('no answer at all', () => {
     expect(response.json).toEqual({ error: 'try later', code: 'provider_error' });
     expect(response.headers.get('retry-after')).toBe('5');
   });
+
+  it('a service that redirects (a misconfigured base URL): not followed; a read is 503 upstream_unavailable, a mutation 504 with its code', async () => {
+    const hits: string[] = [];
+    const redirecting: Server = createServer((request, response) => {
+      hits.push(`${request.method} ${request.url}`);
+      response.writeHead(307, { location: 'http://127.0.0.1:9/elsewhere' });
+      response.end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => redirecting.close(resolve)));
+    const address = redirecting.address();
+    const proxy = realProxy(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api`);
+
+    const read = await page(proxy, 'GET', '/voice/browser-sessions');
+    const create = await page(proxy, 'POST', '/voice/browser-sessions', {});
+
+    expect(read.status).toBe(503);
+    expect(read.json).toMatchObject({ code: 'upstream_unavailable' });
+    expect(create.status).toBe(504);
+    expect(create.json).toMatchObject({ code: 'upstream_outcome_unknown' });
+    // One request each, none to the Location.
+    expect(hits).toEqual(['GET /api/v1/voice/browser-sessions?externalSubject=alice', 'POST /api/v1/voice/agents']);
+  });
 });
