@@ -1,26 +1,58 @@
+import { readFile } from 'node:fs/promises';
 import type { Plugin } from 'esbuild';
 
 /**
- * An esbuild plugin that leaves out the parts of SIP.js the helper can never reach: it only registers and
- * answers INVITEs, so the outgoing-call class (`Inviter`) and the SUBSCRIBE machinery are replaced by stubs
- * that throw if anything ever did reach them. SIP.js's own modules import them, so tree shaking alone
- * cannot drop them. The unit and e2e suites run the built bundle, which proves nothing needed went missing.
+ * An esbuild plugin that leaves out the parts of SIP.js the helper can never reach. The helper registers,
+ * answers one INVITE, sends INFO and BYE, and nothing else: it never starts an INVITE or re-INVITE, nor sends
+ * MESSAGE, PUBLISH, REFER, NOTIFY, PRACK or SUBSCRIBE. Those client classes are replaced by stubs that throw
+ * if anything ever did reach them. SIP.js's own modules import them (the user agent core and the session
+ * dialog hold a method for each), so tree shaking alone cannot drop them. The one class checked with
+ * `instanceof` (`InviteClientTransaction`, in the dialog's ACK path for INVITEs we send) stays a class, so
+ * the check still answers false as it would for an answered call. The unit and e2e suites run the built
+ * bundle, which proves nothing needed went missing.
+ *
+ * It also drops SIP.js's `log` and `debug` statements whose only argument is a literal message: the helper
+ * runs SIP.js at `logLevel: 'error'` without a log connector, so they can never print, yet their text is
+ * about 1 KB of the gzipped bundle. Only whole lines of exactly that shape go, each left as an empty statement
+ * (so a brace-less `if` above one keeps its meaning); warnings and errors stay.
  */
 
 const STUBS: Record<string, string> = {
   'api/inviter.js': 'Inviter',
   'core/dialogs/subscription-dialog.js': 'SubscriptionDialog',
+  'core/transactions/invite-client-transaction.js': 'InviteClientTransaction',
+  'core/user-agents/invite-user-agent-client.js': 'InviteUserAgentClient',
+  'core/user-agents/re-invite-user-agent-client.js': 'ReInviteUserAgentClient',
+  'core/user-agents/message-user-agent-client.js': 'MessageUserAgentClient',
+  'core/user-agents/publish-user-agent-client.js': 'PublishUserAgentClient',
+  'core/user-agents/refer-user-agent-client.js': 'ReferUserAgentClient',
+  'core/user-agents/notify-user-agent-client.js': 'NotifyUserAgentClient',
+  'core/user-agents/prack-user-agent-client.js': 'PrackUserAgentClient',
   'core/user-agents/subscribe-user-agent-client.js': 'SubscribeUserAgentClient',
 };
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\//g, '[\\\\/]');
+
+/** A statement line `this.logger.log("...");` or `this.logger.debug(`...`);`, with no other argument. */
+const DEAD_LOG = /^[ \t]*this\.logger\.(?:log|debug)\((?:"[^"\n]*"|`[^`\n]*`)\);$/gm;
+
+/** SIP.js module source without its dead `log` and `debug` lines, each left as an empty statement. */
+export function dropDeadLogs(source: string): string {
+  return source.replace(DEAD_LOG, ';');
+}
 
 export const sipTrim: Plugin = {
   name: 'sip-trim',
   setup(build) {
-    build.onLoad({ filter: /sip\.js[\\/]lib[\\/](api[\\/]inviter|core[\\/]dialogs[\\/]subscription-dialog|core[\\/]user-agents[\\/]subscribe-user-agent-client)\.js$/ }, (args) => {
-      const key = Object.keys(STUBS).find((path) => args.path.replace(/\\/g, '/').endsWith(`sip.js/lib/${path}`));
-      const name = key ? STUBS[key] : undefined;
-      if (!name) return undefined;
-      return { contents: `export class ${name} { constructor() { throw new Error('voice-browser: ${name} is not part of this build'); } }`, loader: 'js' };
+    const stubbed = new RegExp(`sip\\.js[\\\\/]lib[\\\\/](${Object.keys(STUBS).map(escape).join('|')})$`);
+    build.onLoad({ filter: /sip\.js[\\/]lib[\\/].*\.js$/ }, async (args) => {
+      if (stubbed.test(args.path)) {
+        const key = Object.keys(STUBS).find((path) => args.path.replace(/\\/g, '/').endsWith(`sip.js/lib/${path}`));
+        const name = key ? STUBS[key] : undefined;
+        if (name) return { contents: `export class ${name} { constructor() { throw new Error('voice-browser: ${name} is not part of this build'); } }`, loader: 'js' };
+      }
+      const source = await readFile(args.path, 'utf8');
+      return { contents: dropDeadLogs(source), loader: 'js' };
     });
   },
 };
