@@ -121,8 +121,9 @@ function viaFetch(doFetch: typeof fetch): Transport {
 }
 
 function viaPool(): Transport {
-  // Idle connections close after 4 s (undici's default) and never keep the process alive.
-  const pool = new Agent({ connections: 64 });
+  // As many connections as requests in flight (as Node's fetch); idle ones close after undici's 4 s and
+  // never keep the process alive.
+  const pool = new Agent();
   return async (url, { method, headers, body, timeoutMs }) => {
     // undici takes an emitter as well as an AbortSignal; on Node 20 an AbortController per request cost more
     // than the rest of this function.

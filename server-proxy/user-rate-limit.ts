@@ -50,6 +50,8 @@ export function userRateLimit(
 ): MiddlewareHandler {
   const store = options.store ?? createMemoryRateStore();
   const timeoutMs = options.storeTimeoutMs ?? 1000;
+  // The in-memory default answers at once; only a store of the integrator's (Redis) needs a deadline.
+  const hit = options.store ? (key: string, windowMs: number) => hitWithin(store, key, windowMs, timeoutMs) : (key: string, windowMs: number) => store.hit(key, windowMs);
   const windows: Array<[name: string, limit: number, windowMs: number]> = [
     ['m', options.perMinute ?? 80, MINUTE],
     ['h', options.perHour ?? 5000, HOUR],
@@ -59,7 +61,7 @@ export function userRateLimit(
     for (const [name, limit, windowMs] of windows) {
       let window;
       try {
-        window = await hitWithin(store, `${name}:${user}`, windowMs, timeoutMs);
+        window = await hit(`${name}:${user}`, windowMs);
       } catch (error) {
         log(`voice proxy: rate store failed, request let through (${error instanceof Error ? error.message : String(error)})`);
         continue;
