@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, get } from 'node:http';
+import { cpus } from 'node:os';
 import autocannon from 'autocannon';
 import { DEFAULT_SIM_API_KEY } from '../server-proxy/config.js';
 import type { SessionTransport } from '../server-proxy/simulator/model.js';
 import { startApp } from '../scripts/start-app.js';
 import { SipClient, lendWebSocket } from '../test/simulator/support/sip-client.js';
-import { startBenchSimulator } from './simulator-process.js';
+import { processCpuSeconds } from './machine.js';
+import { startBareRelay, startBenchSimulator } from './simulator-process.js';
 import { quantile, type Row } from './stats.js';
 
 /**
@@ -28,18 +30,26 @@ export interface LoadFigures {
   requestsPerSecond: number;
   non2xx: number;
   errors: number;
+  /** CPU each process spent per answered read under this load, in µs (the proxy's is absent when direct). */
+  cpuPerRequestUs: { loadGenerator: number; simulator: number; proxy?: number };
 }
 
 export interface ProxyFigures {
   /** One request at a time: p50 and p99 of each path, and what the proxy adds. */
   restDirect: { p50Ms: number; p99Ms: number };
   restProxied: { p50Ms: number; p99Ms: number };
+  /** The floor: a relay with no logic, in its own process on the same undici pool (bench/bare-relay-main.ts). */
+  restBare: { p50Ms: number; p99Ms: number };
   addedP50Ms: number;
   addedP99Ms: number;
+  bareAddedP50Ms: number;
+  bareAddedP99Ms: number;
   /** autocannon at {@link CONNECTIONS} connections. */
   direct: LoadFigures;
   proxied: LoadFigures;
+  bare: LoadFigures;
   throughputRatio: number;
+  bareThroughputRatio: number;
 }
 
 const DURATION_S = Number(process.env.BENCH_PROXY_SECONDS ?? 5);
@@ -48,9 +58,29 @@ const CONNECTIONS = 10;
 const REST_REQUESTS = 1000;
 const REST_BLOCK = 100;
 
-async function load(url: string, headers: Record<string, string>): Promise<LoadFigures> {
+/** CPU seconds so far of the processes a load involves; autocannon runs in this one. */
+interface CpuReaders {
+  simulator(): number;
+  proxy?(): number;
+}
+
+async function load(url: string, headers: Record<string, string>, cpu: CpuReaders): Promise<LoadFigures> {
+  const before = { self: process.cpuUsage(), simulator: cpu.simulator(), proxy: cpu.proxy?.() ?? 0 };
   const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S });
-  return { p50Ms: result.latency.p50, p99Ms: result.latency.p99, requestsPerSecond: result.requests.average, non2xx: result.non2xx, errors: result.errors };
+  const self = process.cpuUsage(before.self);
+  const perRequest = (seconds: number) => (seconds * 1e6) / Math.max(1, result.requests.total);
+  return {
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requestsPerSecond: result.requests.average,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    cpuPerRequestUs: {
+      loadGenerator: perRequest((self.user + self.system) / 1e6),
+      simulator: perRequest(cpu.simulator() - before.simulator),
+      ...(cpu.proxy ? { proxy: perRequest(cpu.proxy() - before.proxy) } : {}),
+    },
+  };
 }
 
 /** `count` GETs one after another over one kept-alive connection; each one's time in ms. */
@@ -89,6 +119,11 @@ export async function measureProxy(): Promise<{ rows: Row[]; figures: ProxyFigur
     await simulator.stop();
     throw error;
   });
+  const relay = await startBareRelay(simulator.url, DEFAULT_SIM_API_KEY).catch(async (error: unknown) => {
+    await app.stop();
+    await simulator.stop();
+    throw error;
+  });
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
     const login = await fetch(`${app.demo}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'bench-proxy' }) });
@@ -112,50 +147,77 @@ export async function measureProxy(): Promise<{ rows: Row[]; figures: ProxyFigur
     const directHeaders = { 'x-api-key': DEFAULT_SIM_API_KEY };
     const proxiedUrl = `${app.demo}/voice/browser-calls/${callId}`;
     const proxiedHeaders = { cookie };
+    const bareUrl = `${relay.url}/api/v1/voice/browser-calls/${callId}`;
 
     const restDirect: number[] = [];
     const restProxied: number[] = [];
+    const restBare: number[] = [];
     await oneAtATime(directUrl, directHeaders, REST_BLOCK, agent); // warm-up: connections open, code compiled
     await oneAtATime(proxiedUrl, proxiedHeaders, REST_BLOCK, agent);
+    await oneAtATime(bareUrl, {}, REST_BLOCK, agent);
     for (let done = 0; done < REST_REQUESTS; done += REST_BLOCK) {
       restDirect.push(...(await oneAtATime(directUrl, directHeaders, REST_BLOCK, agent)));
       restProxied.push(...(await oneAtATime(proxiedUrl, proxiedHeaders, REST_BLOCK, agent)));
+      restBare.push(...(await oneAtATime(bareUrl, {}, REST_BLOCK, agent)));
     }
-    const direct = await load(directUrl, directHeaders);
-    const proxied = await load(proxiedUrl, proxiedHeaders);
+    const direct = await load(directUrl, directHeaders, { simulator: () => simulator.cpuSeconds() });
+    const proxied = await load(proxiedUrl, proxiedHeaders, { simulator: () => simulator.cpuSeconds(), proxy: () => processCpuSeconds(app.pid) });
+    const bare = await load(bareUrl, {}, { simulator: () => simulator.cpuSeconds(), proxy: () => processCpuSeconds(relay.pid) });
 
     const at = (samples: number[]) => ({ p50Ms: quantile(samples, 0.5), p99Ms: quantile(samples, 0.99) });
     const figures: ProxyFigures = {
       restDirect: at(restDirect),
       restProxied: at(restProxied),
+      restBare: at(restBare),
       addedP50Ms: quantile(restProxied, 0.5) - quantile(restDirect, 0.5),
       addedP99Ms: quantile(restProxied, 0.99) - quantile(restDirect, 0.99),
+      bareAddedP50Ms: quantile(restBare, 0.5) - quantile(restDirect, 0.5),
+      bareAddedP99Ms: quantile(restBare, 0.99) - quantile(restDirect, 0.99),
       direct,
       proxied,
+      bare,
       throughputRatio: proxied.requestsPerSecond / direct.requestsPerSecond,
+      bareThroughputRatio: bare.requestsPerSecond / direct.requestsPerSecond,
     };
-    const clean = direct.non2xx + direct.errors + proxied.non2xx + proxied.errors === 0;
+    const clean = [direct, proxied, bare].every((figure) => figure.non2xx + figure.errors === 0);
     const two = (value: number) => `${value.toFixed(2)} ms`;
+    const us = (value: number) => `${value.toFixed(0)} µs`;
     const rows: Row[] = [
       {
         figure: `GET call, one at a time (${REST_REQUESTS} each)`,
-        value: `direct p50 ${two(figures.restDirect.p50Ms)} / p99 ${two(figures.restDirect.p99Ms)}; proxied p50 ${two(figures.restProxied.p50Ms)} / p99 ${two(figures.restProxied.p99Ms)}`,
+        value: `direct p50 ${two(figures.restDirect.p50Ms)} / p99 ${two(figures.restDirect.p99Ms)}; proxied p50 ${two(figures.restProxied.p50Ms)} / p99 ${two(figures.restProxied.p99Ms)}; bare relay p50 ${two(figures.restBare.p50Ms)} / p99 ${two(figures.restBare.p99Ms)}`,
         target: 'baseline',
       },
-      { figure: 'proxy: added latency p50 / p99', value: `${two(figures.addedP50Ms)} / ${two(figures.addedP99Ms)}`, target: '<= 1 ms p50', met: figures.addedP50Ms <= 1 },
+      {
+        figure: 'proxy: added latency p50 / p99',
+        value: `${two(figures.addedP50Ms)} / ${two(figures.addedP99Ms)} (a bare relay: ${two(figures.bareAddedP50Ms)} / ${two(figures.bareAddedP99Ms)})`,
+        target: '<= 1 ms p50',
+        met: figures.addedP50Ms <= 1,
+      },
       {
         figure: `GET call, autocannon ${CONNECTIONS} conns ${DURATION_S} s`,
-        value: `direct ${direct.requestsPerSecond.toFixed(0)} req/s (p50 ${direct.p50Ms} / p99 ${direct.p99Ms} ms); proxied ${proxied.requestsPerSecond.toFixed(0)} req/s (p50 ${proxied.p50Ms} / p99 ${proxied.p99Ms} ms)`,
+        value: `direct ${direct.requestsPerSecond.toFixed(0)} req/s (p50 ${direct.p50Ms} / p99 ${direct.p99Ms} ms); proxied ${proxied.requestsPerSecond.toFixed(0)} req/s (p50 ${proxied.p50Ms} / p99 ${proxied.p99Ms} ms); bare relay ${bare.requestsPerSecond.toFixed(0)} req/s`,
         target: 'every answer 200',
         met: clean,
       },
-      { figure: 'proxy: throughput as a share of direct', value: `${(100 * figures.throughputRatio).toFixed(0)} %`, target: '>= 80 %', met: figures.throughputRatio >= 0.8 },
+      {
+        figure: 'CPU per read under that load',
+        value: `direct: simulator ${us(direct.cpuPerRequestUs.simulator)}, autocannon ${us(direct.cpuPerRequestUs.loadGenerator)}; proxied: proxy ${us(proxied.cpuPerRequestUs.proxy ?? NaN)}, simulator ${us(proxied.cpuPerRequestUs.simulator)}, autocannon ${us(proxied.cpuPerRequestUs.loadGenerator)}; bare relay ${us(bare.cpuPerRequestUs.proxy ?? NaN)}`,
+        target: `all share ${cpus().length} cores; one proxy core: ${Math.round(1e6 / (proxied.cpuPerRequestUs.proxy ?? NaN))} reads/s`,
+      },
+      {
+        figure: 'proxy: throughput as a share of direct',
+        value: `${(100 * figures.throughputRatio).toFixed(0)} % (a bare relay: ${(100 * figures.bareThroughputRatio).toFixed(0)} %)`,
+        target: '>= 80 %',
+        met: figures.throughputRatio >= 0.8,
+      },
     ];
     return { rows, figures };
   } finally {
     agent.destroy();
     await client?.stop().catch(() => undefined);
     restore();
+    await relay.stop();
     await app.stop();
     await simulator.stop();
   }
