@@ -18,7 +18,7 @@ import { printTable, type Row } from './stats.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const SOAK_CYCLES = Number(process.env.BENCH_SOAK_CYCLES ?? 300);
-const only = new Set((process.env.BENCH_ONLY ?? 'size,latency,proxy,simulator,soak').split(','));
+const only = new Set((process.env.BENCH_ONLY || 'size,latency,proxy,simulator,soak').split(','));
 
 const rows: Row[] = [];
 const results: Record<string, unknown> = { at: new Date().toISOString(), runs: RUNS, seconds: {}, stolen: {} };
