@@ -154,12 +154,25 @@ export function createCallControl(options: CallControlOptions) {
     if (hangupWanted) void hangup().catch(() => undefined);
   }
 
+  /**
+   * SIP says the call just changed: read it now rather than at the next tick (DESIGN.md principles), and
+   * again soon while the read does not show it yet (the service had not written it when the read came).
+   */
+  function readAfterSip(shown: () => boolean): void {
+    poller?.pollNow({ shown });
+  }
+  /** The change an answer or an in-dialog INFO/NOTIFY announces: the call leaves the state it had. */
+  function stateLeft(): () => boolean {
+    const before = slice.call?.state;
+    return () => slice.call?.state !== before;
+  }
+
   function answer(invite: IncomingInvite): void {
     heldInvite = undefined;
     callTiming('invite_received', invite.callId);
     store.commit({ audio: 'connecting' });
     invite.accept().then(
-      () => poller?.pollNow(),
+      () => readAfterSip(stateLeft()),
       (error: unknown) => {
         // SIP.js has already declined the INVITE; the service will end the call and a read will show it.
         store.commit({ error: toVoiceError(error, 'connection_failed', 'the call could not be answered').toStatus() });
@@ -189,9 +202,9 @@ export function createCallControl(options: CallControlOptions) {
       }
       invite.reject();
     },
-    // SIP says the call just changed: read it now rather than at the next tick (DESIGN.md principles).
-    onSessionEnded: () => poller?.pollNow(),
-    onCallChanged: () => poller?.pollNow(),
+    // Our dialog is over: what the service shows next is the end (busy false), possibly after `ending`.
+    onSessionEnded: () => readAfterSip(() => !!slice.call && isTerminal(slice.call)),
+    onCallChanged: () => readAfterSip(stateLeft()),
     onMediaConnected: (callId) => callTiming('media_connected', callId),
     onMediaFailed: (callId) => {
       if (!callId || slice.call?.id !== callId || isTerminal(slice.call)) return;

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
 import { VoiceBrowserError } from '../../lib/errors.js';
+import { EXPECT_RETRY_MS } from '../../lib/poller.js';
 import { httpError, networkError } from '../support/fake-backend.js';
 import { CALL, connected, inCall, talking } from '../support/helper-world.js';
 import { rejection } from '../support/rejection.js';
@@ -185,6 +186,43 @@ describe('hangup() and reads', () => {
     await clock.flush();
     expect(backend.requestsOf('getCall')).toHaveLength(reads + 1);
     expect(voice.status().call?.state).toBe('connected');
+  });
+
+  it('reads again soon when the read after our answer still shows waiting_agent (the service had not written it yet)', async () => {
+    const { voice, backend, sip, clock } = await inCall();
+    expect(voice.status().call?.state).toBe('waiting_agent');
+    const before = backend.requestsOf('getCall').length;
+    sip.invite('call-1');
+    await clock.flush();
+    // The read right after the 200 OK raced the service: still waiting_agent.
+    expect(backend.requestsOf('getCall')).toHaveLength(before + 1);
+    expect(voice.status().call?.state).toBe('waiting_agent');
+
+    backend.setCall('call-1', { state: 'connected' });
+    await clock.advance(EXPECT_RETRY_MS);
+    expect(backend.requestsOf('getCall')).toHaveLength(before + 2);
+    expect(voice.status().call?.state).toBe('connected');
+    // Then once a second again.
+    await clock.advance(999);
+    expect(backend.requestsOf('getCall')).toHaveLength(before + 2);
+    await clock.advance(1);
+    expect(backend.requestsOf('getCall')).toHaveLength(before + 3);
+  });
+
+  it('reads again soon after a BYE until the read shows the end, past an ending still busy', async () => {
+    const { voice, backend, sip, clock } = await talking();
+    expect(voice.status().call?.state).toBe('connected');
+    const before = backend.requestsOf('getCall').length;
+    // The service sent its BYE while taking the legs down: the read that follows says ending, still busy.
+    backend.setCall('call-1', { state: 'ending' });
+    sip.events.onSessionEnded('call-1');
+    await clock.flush();
+    expect(backend.requestsOf('getCall')).toHaveLength(before + 1);
+    expect(voice.status()).toMatchObject({ busy: true, call: { state: 'ending' } });
+    backend.setCall('call-1', { state: 'ended', busy: false });
+    await clock.advance(EXPECT_RETRY_MS);
+    expect(voice.status()).toMatchObject({ busy: false, call: { state: 'ended' } });
+    expect(backend.requestsOf('getCall')).toHaveLength(before + 2);
   });
 
   it('sends one hangup for two clicks', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VoiceBrowserError } from '../../lib/errors.js';
-import { createPoller, type Poller } from '../../lib/poller.js';
+import { createPoller, EXPECT_RETRY_MS, EXPECT_TRIES, type Poller } from '../../lib/poller.js';
 import type { BrowserCall } from '../../lib/types.js';
 import { FakeClock } from '../support/fake-clock.js';
 
@@ -162,5 +162,57 @@ describe('createPoller', () => {
     await clock.advance(5000);
     expect(reads).toHaveLength(1);
     expect(clock.pendingTimers).toBe(0);
+  });
+
+  describe('pollNow(expect): a SIP event the service may not have written yet', () => {
+    const stillWaiting = (seen: BrowserCall[]) => ({ shown: () => seen.at(-1)?.state !== 'waiting_agent' });
+
+    it('reads again soon while the change is not shown, then on its interval from the read that shows it', async () => {
+      const { clock, reads, seen, service, poller } = setup();
+      await clock.advance(300);
+      poller.pollNow(stillWaiting(seen));
+      await clock.flush();
+      expect(reads.map((r) => r.at)).toEqual([300]);
+      await clock.advance(EXPECT_RETRY_MS);
+      expect(reads.map((r) => r.at)).toEqual([300, 300 + EXPECT_RETRY_MS]);
+
+      // The service has written it now: the next read shows it, and the poller is back to once a second.
+      service.current = { id: 'call-1', state: 'dialing_recipient', busy: true };
+      await clock.advance(EXPECT_RETRY_MS);
+      const shownAt = 300 + 2 * EXPECT_RETRY_MS;
+      expect(reads.map((r) => r.at)).toEqual([300, 300 + EXPECT_RETRY_MS, shownAt]);
+      expect(seen.at(-1)?.state).toBe('dialing_recipient');
+      await clock.advance(999);
+      expect(reads).toHaveLength(3);
+      await clock.advance(1);
+      expect(reads.at(-1)?.at).toBe(shownAt + 1000);
+      poller.stop();
+    });
+
+    it(`gives up after ${EXPECT_TRIES} quick reads when the change never shows, and never has two in flight`, async () => {
+      const { clock, reads, seen, poller } = setup();
+      poller.pollNow(stillWaiting(seen));
+      await clock.advance(EXPECT_TRIES * EXPECT_RETRY_MS);
+      const quick = [0, ...Array.from({ length: EXPECT_TRIES }, (_, i) => (i + 1) * EXPECT_RETRY_MS)];
+      expect(reads.map((r) => r.at)).toEqual(quick);
+      await clock.advance(999);
+      expect(reads).toHaveLength(quick.length);
+      await clock.advance(1);
+      expect(reads.at(-1)?.at).toBe(EXPECT_TRIES * EXPECT_RETRY_MS + 1000);
+      poller.stop();
+    });
+
+    it('a 429 ends the quick reads: the Retry-After is waited in full', async () => {
+      const { clock, reads, seen, service, poller } = setup();
+      service.faults.push(new VoiceBrowserError('rate_limited', 'slow down', { status: 429, retryAfterMs: 3000 }));
+      poller.pollNow(stillWaiting(seen));
+      await clock.advance(2999);
+      expect(reads.map((r) => r.at)).toEqual([0]);
+      await clock.advance(1);
+      expect(reads.map((r) => r.at)).toEqual([0, 3000]);
+      await clock.advance(999);
+      expect(reads).toHaveLength(2);
+      poller.stop();
+    });
   });
 });
