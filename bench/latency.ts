@@ -17,6 +17,8 @@ interface PageGlobals {
 export interface LatencyFigures {
   connectToReady: Spread;
   startCallToConnected: Spread;
+  /** From `hangup()` to the read that shows the end (`busy` false). */
+  hangupToIdle: Spread;
   /** From the simulator ending a call at its `maxDurationSeconds` (its `ending` stamp) to `busy` false. */
   maxDurationEndToStatus: Spread;
   remoteHangupToStatus: Spread;
@@ -50,11 +52,13 @@ async function callOnce(page: BenchPage['page'], to: string): Promise<{ took: nu
   }, to);
 }
 
-async function hangupAndSettle(page: BenchPage['page']): Promise<void> {
-  await page.evaluate(async () => {
+/** Hangs up and resolves with the ms from `hangup()` to `busy` false. */
+async function hangupAndSettle(page: BenchPage['page']): Promise<number> {
+  return page.evaluate(async () => {
     const { voice, when } = window as unknown as PageGlobals;
+    const started = Date.now();
     await voice.hangup();
-    await when((s) => !s.busy);
+    return (await when((s) => !s.busy, 10_000, 'busy false after hangup()')) - started;
   });
 }
 
@@ -65,10 +69,11 @@ export async function measureLatency(bench: BenchPage, simUrl: string, runs: num
 
   await page.evaluate(() => (window as unknown as PageGlobals).voice.connect());
   const callSamples: number[] = [];
+  const hangupToIdleSamples: number[] = [];
   for (let i = 0; i < runs; i++) {
     const { took } = await callOnce(page, ANSWER_AT_ONCE);
     callSamples.push(took);
-    await hangupAndSettle(page);
+    hangupToIdleSamples.push(await hangupAndSettle(page));
   }
 
   // The simulator ends a call (its max duration, then a remote hangup); how long until onStatus shows the end.
@@ -124,6 +129,7 @@ export async function measureLatency(bench: BenchPage, simUrl: string, runs: num
   const figures: LatencyFigures = {
     connectToReady: spread(connectSamples),
     startCallToConnected: spread(callSamples),
+    hangupToIdle: spread(hangupToIdleSamples),
     maxDurationEndToStatus: spread(maxDurationSamples),
     remoteHangupToStatus: spread(hangupSamples),
     pollsPerCallMinute: inCall * 2,
@@ -134,6 +140,7 @@ export async function measureLatency(bench: BenchPage, simUrl: string, runs: num
   const rows: Row[] = [
     { figure: 'connect() to ready', value: both(figures.connectToReady), target: '<= 60 ms median', met: figures.connectToReady.median <= 60 },
     { figure: 'startCall() to connected (+12025550100)', value: both(figures.startCallToConnected), target: '<= 250 ms median', met: figures.startCallToConnected.median <= 250 },
+    { figure: 'hangup() to busy false', value: both(figures.hangupToIdle), target: '— (a read shows the end)' },
     { figure: 'simulator ends at max duration -> onStatus', value: both(figures.maxDurationEndToStatus), target: '<= 100 ms median', met: figures.maxDurationEndToStatus.median <= 100 },
     { figure: 'simulator remote hangup -> onStatus', value: both(figures.remoteHangupToStatus), target: '<= 100 ms median', met: figures.remoteHangupToStatus.median <= 100 },
     { figure: 'reads per active call-minute', value: `${figures.pollsPerCallMinute} (max ${figures.maxPollsInFlight} in flight)`, target: '60 +- 5, 1 in flight', met: Math.abs(figures.pollsPerCallMinute - 60) <= 5 && figures.maxPollsInFlight <= 1 },
