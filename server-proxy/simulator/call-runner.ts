@@ -183,13 +183,18 @@ export class CallRunner {
   private dialRecipient(): void {
     const outcome = recipientFor(this.call.to, this.deps.timings);
     switch (outcome.kind) {
-      case 'answer':
-        this.after(outcome.ringMs, () => {
+      case 'answer': {
+        const answer = () => {
           this.set('connected', { answeredAt: this.stamp() });
           if (outcome.hangupAfterMs !== undefined) this.after(outcome.hangupAfterMs, () => this.finish('ended', 'recipient_hangup'));
           if (this.call.maxDurationSeconds) this.after(this.call.maxDurationSeconds * 1000, () => this.finish('ended', 'max_duration'));
-        });
+        };
+        // "At once" is in the same turn: a timer of 0 ms still let a read land in between while the DTLS
+        // handshake held the loop, and the page then showed dialing_recipient for a whole poll.
+        if (outcome.ringMs === 0) answer();
+        else this.after(outcome.ringMs, answer);
         return;
+      }
       case 'busy':
         return void this.finish('ended', 'recipient_busy');
       case 'no_answer':

@@ -68,6 +68,27 @@ describe('DESIGN.md recipient test numbers', () => {
     if (atLeast) expect(entered(history, atLeast[1]) - entered(history, atLeast[0])).toBeGreaterThanOrEqual(atLeast[2] - TIMER_SLACK_MS);
   });
 
+  it('+12025550100 answers in the same turn as it is dialled, so no read can land between the two', async () => {
+    const w = await registeredWorld(TIMINGS);
+    // Looks at the session's calls once every turn of the event loop, as a read arriving then would.
+    const seen = new Set<string>();
+    let watching = true;
+    const watch = (): void => {
+      for (const call of w.sim.service.callsOfSession(w.session.id)) seen.add(call.state);
+      if (watching) setImmediate(watch);
+    };
+    watch();
+    const { callId } = await answeredCall(w, '+12025550100');
+    await w.api.waitForCall(callId, (call) => call.state === 'connected', 'the recipient to answer');
+    watching = false;
+    expect(seen).toContain('waiting_agent');
+    expect(seen).toContain('connected');
+    expect(seen).not.toContain('dialing_recipient');
+    expect((await w.api.facts(callId)).history.map((entry) => entry.state)).toEqual(['waiting_agent', 'dialing_recipient', 'connected']);
+    expect((await w.api.hangup(callId)).status).toBe(202);
+    await ended(w, callId);
+  });
+
   it('+12025550105 is compliance blocked: POST /browser-calls answers 403 compliance_dnc, no call and no INVITE', async () => {
     const w: RegisteredWorld = await registeredWorld(TIMINGS);
     received.length = 0;
