@@ -1,7 +1,9 @@
 import { idleCall, isTerminal, transition, type CallEffect, type CallEvent, type CallSlice } from './call-machine.js';
 import { checkStart, copyInput, sameInput } from './call-input.js';
+import { createCallMilestones, type CallMilestone } from './call-milestones.js';
 import type { Clock } from './clock.js';
-import { toVoiceError, VoiceBrowserError } from './errors.js';
+import { isDefiniteRejection, toVoiceError, VoiceBrowserError } from './errors.js';
+import { createInCallControls } from './in-call-controls.js';
 import { createPoller, type Poller } from './poller.js';
 import type { IncomingInvite, SipEvents, SipLink } from './sip-adapter.js';
 import type { StatusStore } from './status-store.js';
@@ -27,17 +29,8 @@ export interface CallControlOptions {
 
 export type CallControl = ReturnType<typeof createCallControl>;
 
-const DTMF_DIGIT = /^[0-9*#A-D]$/;
 /** How many past calls the helper remembers (for reconciliation and once-only milestones). */
 const RECENT_CALLS = 16;
-
-/** An answer came back and said no: nothing was created (spec 7). Anything else leaves the outcome unknown. */
-function isDefiniteRejection(error: VoiceBrowserError): boolean {
-  const status = error.status ?? 0;
-  // A conflict on our key proves something exists under it; in progress means it is still being made.
-  const keyInUse = error.code === 'idempotency_in_progress' || error.code === 'idempotency_conflict';
-  return status >= 400 && status < 500 && status !== 408 && !keyInUse;
-}
 
 export function createCallControl(options: CallControlOptions) {
   const { backend, clock, store } = options;
@@ -50,21 +43,7 @@ export function createCallControl(options: CallControlOptions) {
   let readFailed = false;
   let callStartedAt = 0;
   let sessionId: string | undefined;
-  /**
-   * The calls this helper has seen (a reconciling read adopts only a call it has not) and the milestones
-   * reported for each: the last few calls only, so a page that makes thousands of calls does not grow.
-   */
-  const recent = new Map<string, Set<string>>();
-  const remember = (callId: string): Set<string> => {
-    let milestones = recent.get(callId);
-    if (!milestones) {
-      milestones = new Set();
-      recent.set(callId, milestones);
-      // Map keeps insertion order: the oldest call goes first.
-      if (recent.size > RECENT_CALLS) recent.delete(recent.keys().next().value as string);
-    }
-    return milestones;
-  };
+  const milestones = createCallMilestones(store, RECENT_CALLS);
   const endWaiters = new Set<() => void>();
 
   const fail = (error: VoiceBrowserError): Promise<never> => {
@@ -72,20 +51,14 @@ export function createCallControl(options: CallControlOptions) {
     return Promise.reject(error);
   };
 
-  /** Once per call and milestone: reads and SIP events may both report the same moment. */
-  function callTiming(name: 'call_admitted' | 'invite_received' | 'media_connected' | 'connected' | 'ended', callId: string | undefined): void {
-    if (!callId) return;
-    const milestones = remember(callId);
-    if (milestones.has(name)) return;
-    milestones.add(name);
-    store.timing(name, callStartedAt, callId);
-  }
+  const callTiming = (name: CallMilestone, callId: string | undefined) => milestones.report(name, callId, callStartedAt);
+  const inCall = createInCallControls({ link: options.link, store, callActive: () => !!slice.call && !isTerminal(slice.call), fail });
 
   function dispatch(event: CallEvent): void {
     const [next, effects] = transition(slice, event);
     const errorChanged = next.error !== slice.error;
     slice = next;
-    if (next.call) remember(next.call.id);
+    if (next.call) milestones.remember(next.call.id);
     store.commit({ attempt: next.attempt, call: next.call, busy: next.busy, ...(errorChanged ? { error: next.error } : {}) });
     if (next.call?.state === 'connected') callTiming('connected', next.call.id);
     for (const effect of effects) run(effect);
@@ -125,7 +98,7 @@ export function createCallControl(options: CallControlOptions) {
           onRead: ({ call }) => {
             readSuccess();
             // Only this session's call, and one we have not seen before, can be the attempt's.
-            if (call && call.sessionId === sessionId && !recent.has(call.id)) found(call);
+            if (call && call.sessionId === sessionId && !milestones.seen(call.id)) found(call);
           },
           onError: readFailure,
         });
@@ -298,14 +271,6 @@ export function createCallControl(options: CallControlOptions) {
     return hangingUp;
   }
 
-  function requireMedia(what: string): SipLink {
-    const link = options.link();
-    if (!link || !slice.call || isTerminal(slice.call) || store.get().audio === 'none') {
-      throw new VoiceBrowserError('no_active_call', `${what} needs an answered call; wait for the call to connect`);
-    }
-    return link;
-  }
-
   return {
     sipEvents,
     startCall,
@@ -316,23 +281,8 @@ export function createCallControl(options: CallControlOptions) {
     get outcomeUnknown() {
       return slice.attempt?.phase === 'outcome_unknown';
     },
-    /** spec 4.9: mute affects outgoing audio only; the wish holds for later calls too. */
-    mute(muted: boolean): void {
-      if (typeof muted !== 'boolean') throw new VoiceBrowserError('invalid_argument', 'mute() takes true or false');
-      options.link()?.setMuted(muted);
-      store.commit({ muted });
-    },
-    /** spec 4.9: exactly one of 0-9 * # A-D; a digit whose delivery is uncertain is not resent. */
-    async sendDtmf(digit: string): Promise<void> {
-      if (typeof digit !== 'string' || !DTMF_DIGIT.test(digit)) {
-        return fail(new VoiceBrowserError('invalid_argument', 'sendDtmf() takes exactly one of 0-9, *, #, A-D (uppercase)'));
-      }
-      try {
-        await requireMedia('sendDtmf()').sendDtmf(digit);
-      } catch (cause) {
-        return fail(toVoiceError(cause, 'dtmf_outcome_unknown', `digit ${digit} may not have arrived`));
-      }
-    },
+    mute: inCall.mute,
+    sendDtmf: inCall.sendDtmf,
     /** A call found by recover(): shown and polled until its terminal read, never re-answered (spec 4.9). */
     adopt(call: BrowserCall, session: string): void {
       sessionId = session;

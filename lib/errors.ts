@@ -56,3 +56,11 @@ export function toVoiceError(value: unknown, fallbackCode: VoiceErrorCode, messa
   if (isVoiceBrowserError(value)) return value;
   return new VoiceBrowserError(fallbackCode, message, { cause: value });
 }
+
+/** An answer came back and said no: nothing was created (spec 7). Anything else leaves the outcome unknown. */
+export function isDefiniteRejection(error: VoiceBrowserError): boolean {
+  const status = error.status ?? 0;
+  // A conflict on our key proves something exists under it; in progress means it is still being made.
+  const keyInUse = error.code === 'idempotency_in_progress' || error.code === 'idempotency_conflict';
+  return status >= 400 && status < 500 && status !== 408 && !keyInUse;
+}
