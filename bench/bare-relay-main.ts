@@ -12,7 +12,7 @@ import { Agent, request } from 'undici';
 
 const [upstream, apiKey] = process.argv.slice(2);
 if (!upstream || !apiKey) throw new Error('usage: bare-relay-main.ts <upstream origin> <api key>');
-const pool = new Agent({ connections: 64 });
+const pool = new Agent();
 
 const server = createServer((incoming, outgoing) => {
   request(`${upstream}${incoming.url ?? '/'}`, { method: 'GET', headers: { accept: 'application/json', 'x-api-key': apiKey }, dispatcher: pool })

@@ -31,8 +31,6 @@ const STUBS: Record<string, string> = {
   'core/user-agents/subscribe-user-agent-client.js': 'SubscribeUserAgentClient',
 };
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\//g, '[\\\\/]');
-
 /** A statement line `this.logger.log("...");` or `this.logger.debug(`...`);`, with no other argument. */
 const DEAD_LOG = /^[ \t]*this\.logger\.(?:log|debug)\((?:"[^"\n]*"|`[^`\n]*`)\);$/gm;
 
@@ -44,13 +42,11 @@ export function dropDeadLogs(source: string): string {
 export const sipTrim: Plugin = {
   name: 'sip-trim',
   setup(build) {
-    const stubbed = new RegExp(`sip\\.js[\\\\/]lib[\\\\/](${Object.keys(STUBS).map(escape).join('|')})$`);
     build.onLoad({ filter: /sip\.js[\\/]lib[\\/].*\.js$/ }, async (args) => {
-      if (stubbed.test(args.path)) {
-        const key = Object.keys(STUBS).find((path) => args.path.replace(/\\/g, '/').endsWith(`sip.js/lib/${path}`));
-        const name = key ? STUBS[key] : undefined;
-        if (name) return { contents: `export class ${name} { constructor() { throw new Error('voice-browser: ${name} is not part of this build'); } }`, loader: 'js' };
-      }
+      const path = args.path.replace(/\\/g, '/');
+      const stub = Object.keys(STUBS).find((module) => path.endsWith(`sip.js/lib/${module}`));
+      const name = stub ? STUBS[stub] : undefined;
+      if (name) return { contents: `export class ${name} { constructor() { throw new Error('voice-browser: ${name} is not part of this build'); } }`, loader: 'js' };
       const source = await readFile(args.path, 'utf8');
       return { contents: dropDeadLogs(source), loader: 'js' };
     });
