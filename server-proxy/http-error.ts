@@ -20,11 +20,14 @@ export class HttpError extends Error {
   }
 }
 
-/** Renders an error as the spec's body: `error` is the human text, `code` the stable value (spec 2.2). */
-export function errorResponse(error: HttpError): Response {
+/**
+ * Renders an error as the spec's body: `error` is the human text, `code` the stable value (spec 2.2).
+ * `headers` (an app's own, e.g. security headers) go under the error's own and `no-store`.
+ */
+export function errorResponse(error: HttpError, headers: Readonly<Record<string, string>> = {}): Response {
   return Response.json(
     { error: error.message, code: error.code },
-    { status: error.status, headers: { 'Cache-Control': 'no-store', ...error.headers } },
+    { status: error.status, headers: { ...headers, 'Cache-Control': 'no-store', ...error.headers } },
   );
 }
 
@@ -43,13 +46,13 @@ export const noStore: MiddlewareHandler = async (c, next) => {
 
 /**
  * The one error handler: an HttpError becomes its body; anything else is logged under `label` and a plain 500.
- * `log` (default `console.error`) lets the proxy pass a sink that redacts its key.
+ * `log` (default `console.error`) lets the proxy pass a sink that redacts its key; `headers` go on every answer.
  */
-export function onHttpError(label: string, log: (...args: unknown[]) => void = console.error): (error: Error) => Response {
+export function onHttpError(label: string, log: (...args: unknown[]) => void = console.error, headers: Readonly<Record<string, string>> = {}): (error: Error) => Response {
   return (error) => {
-    if (error instanceof HttpError) return errorResponse(error);
+    if (error instanceof HttpError) return errorResponse(error, headers);
     log(`${label}: unexpected error`, error);
-    return Response.json({ error: 'internal error', code: 'internal_error' }, { status: 500, headers: { 'Cache-Control': 'no-store' } });
+    return Response.json({ error: 'internal error', code: 'internal_error' }, { status: 500, headers: { ...headers, 'Cache-Control': 'no-store' } });
   };
 }
 
@@ -61,9 +64,15 @@ export function onHttpError(label: string, log: (...args: unknown[]) => void = c
  * A catch-all route rather than `notFound`: Hono ignores a sub-app's `notFound` once it is mounted with
  * `route`, while a route keeps working mounted or not.
  */
-export function finishApp<E extends Env>(app: Hono<E>, label: string, notFoundMessage = 'no such route', log?: (...args: unknown[]) => void): void {
+export function finishApp<E extends Env>(
+  app: Hono<E>,
+  label: string,
+  notFoundMessage = 'no such route',
+  log?: (...args: unknown[]) => void,
+  headers?: Readonly<Record<string, string>>,
+): void {
   app.all('*', () => {
     throw new HttpError(404, 'not_found', notFoundMessage);
   });
-  app.onError(onHttpError(label, log));
+  app.onError(onHttpError(label, log, headers));
 }

@@ -17,15 +17,19 @@ function voiceUnavailable(response: UpstreamResponse, log: (message: string) => 
   return new HttpError(503, 'browser_voice_unavailable', 'browser calling is not available right now');
 }
 
-/** Turns upstream answers into page answers, logging key refusals through `log`. */
-export function createRelay(log: (message: string) => void) {
+/**
+ * Turns upstream answers into page answers, logging key refusals through `log`; `headers` (the integrator's
+ * own) go on every answer.
+ */
+export function createRelay(log: (message: string) => void, headers: Readonly<Record<string, string>> = {}) {
   return {
     /** The service's answer, as the page gets it: status, body and the rate-limit headers. */
     relay(response: UpstreamResponse): Response {
-      if (keyRefused(response)) return errorResponse(voiceUnavailable(response, log));
-      return new Response(JSON.stringify(response.body ?? {}), {
+      if (keyRefused(response)) return errorResponse(voiceUnavailable(response, log), headers);
+      // A plain object, never touched again: on Node the answer then goes out without a WHATWG Headers.
+      return new Response(response.text || '{}', {
         status: response.status,
-        headers: { ...response.headers, 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
+        headers: { ...headers, ...response.headers, 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
       });
     },
     /** Passes a 2xx through; anything else becomes the error the page sees. */

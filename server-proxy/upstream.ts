@@ -45,6 +45,8 @@ export interface UpstreamRequest {
 export interface UpstreamResponse {
   status: number;
   body: unknown;
+  /** `body` as the service sent it, key redacted: relayed as is, so a poll is not parsed and written again. */
+  text: string;
   /** Only those of {@link PASSED_RESPONSE_HEADERS} the service sent, by their lowercase names. */
   headers: Record<string, string>;
 }
@@ -173,12 +175,12 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     } catch (error) {
       throw noAnswer(error, request);
     }
-    const { text } = exchange;
+    // Should the service ever echo the key (an error quoting the request), it is not relayed.
+    const text = redact(exchange.text, [options.apiKey]);
     let parsed: unknown = undefined;
     if (text !== '') {
       try {
-        // Should the service ever echo the key (an error quoting the request), it is not relayed.
-        parsed = JSON.parse(redact(text, [options.apiKey])) as unknown;
+        parsed = JSON.parse(text) as unknown;
       } catch {
         throw new HttpError(502, 'upstream_invalid_response', 'the voice service answered something that is not JSON');
       }
@@ -188,6 +190,6 @@ export function createUpstream(options: UpstreamOptions): Upstream {
       const value = exchange.header(name);
       if (value !== null) passed[name] = value;
     }
-    return { status: exchange.status, body: parsed, headers: passed };
+    return { status: exchange.status, body: parsed, text, headers: passed };
   };
 }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDemoApp } from '../../server-proxy/app.js';
 import { DEFAULT_SIM_API_KEY } from '../../server-proxy/config.js';
 import { createVoiceProxy } from '../../server-proxy/proxy.js';
+import { demoSecurityHeaders } from '../../server-proxy/security-headers.js';
 import type { VoiceService } from '../../server-proxy/simulator/voice-service.js';
 import { callRecord, withCalls } from './calls-overlay.js';
 import { API_KEY, BASE_URL, createSimulator, testAuthenticate, type Fetch } from './harness.js';
@@ -81,7 +82,11 @@ function expectNoKey(seen: Seen, what: string): void {
   }
 }
 
+/** The whole set, on every answer alike, whoever built it (the proxy writes it in, the demo app sets it). */
+const SECURITY_HEADERS = demoSecurityHeaders(BASE_URL);
+
 function expectSecurityHeaders(seen: Seen, what: string): void {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(seen.headers.get(name), `${what}: ${name}`).toBe(value);
   const csp = seen.headers.get('content-security-policy') ?? '';
   expect(csp, what).toContain("script-src 'self'");
   expect(csp, what).toContain("default-src 'self'");
@@ -132,6 +137,7 @@ describe('every /voice and /auth answer, success and error', () => {
       ['too large', await get('POST', '/voice/browser-calls', { body: JSON.stringify({ pad: 'x'.repeat(70_000) }), headers: { 'Idempotency-Key': 'k3' } })],
       ['cross-site', await get('POST', '/voice/browser-sessions', { body: '{}', headers: { 'Sec-Fetch-Site': 'cross-site' } })],
       ['no route', await get('GET', '/voice/nothing-here')],
+      ['the bare prefix', await get('GET', '/voice')],
       ['wrong method', await get('PUT', '/voice/browser-sessions', { body: '{}' })],
       ['not logged in', await get('GET', '/voice/browser-sessions', { anonymous: true })],
       ['me', await get('GET', '/auth/me')],

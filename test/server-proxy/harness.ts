@@ -49,6 +49,8 @@ export interface HarnessOptions {
   rateLimit?: VoiceProxyOptions['rateLimit'];
   /** The proxy's log sink (default: `console.error`). */
   log?: (line: string) => void;
+  /** Headers the proxy puts on every answer (default none). */
+  headers?: VoiceProxyOptions['headers'];
 }
 
 export interface Harness {
@@ -104,6 +106,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
     ...(options.log === undefined ? {} : { log: options.log }),
+    ...(options.headers === undefined ? {} : { headers: options.headers }),
   });
   return { service, proxy, seen, apiKey, close: () => service.close() };
 }

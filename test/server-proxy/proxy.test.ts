@@ -457,6 +457,32 @@ describe('upstream faults', () => {
   });
 });
 
+describe('the headers option', () => {
+  it('puts its headers on every kind of answer, under the answer’s own and no-store', async () => {
+    const headers = { 'X-Frame-Options': 'DENY', 'Cache-Control': 'public', 'Retry-After': '999' };
+    const h = setup({ headers, rateLimit: { perMinute: 4 } });
+    const refused = setup({ headers, apiKey: 'vk_test_ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ' });
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const answers = [
+      await send(h, 'POST', '/voice/browser-sessions', { user: 'alice', body: {} }),
+      await send(h, 'GET', '/voice/browser-sessions', { user: 'alice' }),
+      await send(h, 'GET', '/voice/browser-calls/bc_nope', { user: 'alice' }),
+      await send(h, 'GET', '/voice/nothing-here', { user: 'alice' }),
+      await send(h, 'POST', '/voice/browser-sessions', { user: 'alice', body: { pad: 'x'.repeat(70_000) } }),
+      await send(h, 'GET', '/voice/browser-sessions'),
+      await send(refused, 'GET', '/voice/browser-sessions', { user: 'alice' }),
+    ];
+    for (let i = answers.length; i < 8; i++) answers.push(await send(h, 'GET', '/voice/browser-sessions', { user: 'alice' }));
+    expect(answers.map((answer) => answer.status)).toEqual([201, 200, 404, 404, 413, 401, 503, 429]);
+    for (const answer of answers) {
+      expect(answer.headers.get('x-frame-options')).toBe('DENY');
+      expect(answer.headers.get('cache-control')).toBe('no-store');
+    }
+    // An answer's own headers win over the option's: the 429 keeps its real Retry-After.
+    expect(Number(answers[7]?.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+  });
+});
+
 describe('the persistent key', () => {
   it('is held by the proxy and appears in none of a whole session’s answers', async () => {
     // `send` checks every body and header; this walks through every route with a real session.
