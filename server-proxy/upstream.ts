@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { Agent, request as undiciRequest } from 'undici';
+import { Agent } from 'undici';
 import { HttpError } from './http-error.js';
 import { redact } from './redact.js';
 
@@ -103,30 +103,30 @@ interface Outgoing {
 }
 
 /**
- * Sends one request and reads the whole answer; rejects on any network fault, and with a `TimeoutError`
- * `DOMException` when the deadline passes first.
+ * Sends one request to `path` (from the service's origin, query included) and reads the whole answer;
+ * rejects on any network fault, and with a `TimeoutError` `DOMException` when the deadline passes first.
  */
-type Transport = (url: string, outgoing: Outgoing) => Promise<Exchange>;
+type Transport = (path: string, outgoing: Outgoing) => Promise<Exchange>;
 
 const timeoutError = () => new DOMException('the voice service did not answer in time', 'TimeoutError');
 
 /** The service never redirects: one that does is misconfigured, and the request is treated as not answered. */
 class RedirectError extends Error {}
 
-function viaFetch(doFetch: typeof fetch): Transport {
-  return async (url, { method, headers, body, timeoutMs }) => {
+function viaFetch(doFetch: typeof fetch, origin: string): Transport {
+  return async (path, { method, headers, body, timeoutMs }) => {
     const signal = AbortSignal.timeout(timeoutMs);
-    const response = await doFetch(url, { method, headers, body, signal, redirect: 'error' });
+    const response = await doFetch(origin + path, { method, headers, body, signal, redirect: 'error' });
     const text = await response.text();
     return { status: response.status, header: (name) => response.headers.get(name), text };
   };
 }
 
-function viaPool(): Transport {
+function viaPool(origin: string): Transport {
   // As many connections as requests in flight (as Node's fetch); idle ones close after undici's 4 s and
   // never keep the process alive.
   const pool = new Agent();
-  return async (url, { method, headers, body, timeoutMs }) => {
+  return async (path, { method, headers, body, timeoutMs }) => {
     // undici takes an emitter as well as an AbortSignal; on Node 20 an AbortController per request cost more
     // than the rest of this function.
     const abort = new EventEmitter();
@@ -136,7 +136,8 @@ function viaPool(): Transport {
       abort.emit('abort');
     }, timeoutMs);
     try {
-      const response = await undiciRequest(url, { method: method as 'GET', headers, body, signal: abort, dispatcher: pool });
+      // Origin and path apart, as the pool takes them: a URL string would be parsed again on every request.
+      const response = await pool.request({ origin, path, method: method as 'GET', headers, body, signal: abort });
       const text = await response.body.text();
       if (response.statusCode >= 300 && response.statusCode < 400) throw new RedirectError(`the voice service redirected (${response.statusCode})`);
       return {
@@ -157,21 +158,22 @@ function viaPool(): Transport {
 
 /** Creates the proxy's one door to the service; see the file comment. */
 export function createUpstream(options: UpstreamOptions): Upstream {
-  const send = options.fetch ? viaFetch(options.fetch) : viaPool();
-  const base = `${options.baseUrl.replace(/\/+$/, '')}/v1/voice`;
+  // Parsed once: requests carry the origin and a path below it.
+  const base = new URL(`${options.baseUrl.replace(/\/+$/, '')}/v1/voice`);
+  const send = options.fetch ? viaFetch(options.fetch, base.origin) : viaPool(base.origin);
   const timeoutMs = options.timeoutMs ?? 10_000;
 
   return async (request) => {
     const { method, path, query, body, idempotencyKey } = request;
-    let url = base + path;
-    if (query && Object.keys(query).length > 0) url += `?${new URLSearchParams(query).toString()}`;
+    let target = base.pathname + path;
+    if (query && Object.keys(query).length > 0) target += `?${new URLSearchParams(query).toString()}`;
     // Built from nothing: the page's cookies, Authorization or other headers never reach the service.
     const headers: Record<string, string> = { accept: 'application/json', 'x-api-key': options.apiKey };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
     let exchange: Exchange;
     try {
-      exchange = await send(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs });
+      exchange = await send(target, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs });
     } catch (error) {
       throw noAnswer(error, request);
     }
