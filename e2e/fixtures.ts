@@ -82,10 +82,19 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   if (resize) await page.setViewportSize(viewport);
 }
 
-/** Logs in as `username` (any name: the demo's stand-in login). */
+/**
+ * `username` for this run of the current test: a repeat (`--repeat-each`) or a retry gets a user of its own,
+ * so it never meets the session or call an earlier run left at the app (which would put it in recovery).
+ */
+export function userOfThisRun(username: string): string {
+  const { repeatEachIndex, retry } = base.info();
+  return repeatEachIndex === 0 && retry === 0 ? username : `${username}.${repeatEachIndex}.${retry}`;
+}
+
+/** Logs in as `username` (any name: the demo's stand-in login), made unique to this run of the test. */
 export async function logIn(page: Page, username: string): Promise<void> {
   await page.goto('/');
-  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Username').fill(userOfThisRun(username));
   await page.getByRole('button', { name: 'Log in' }).click();
 }
 

@@ -1,11 +1,11 @@
-import { expect, test } from './fixtures.js';
+import { expect, test, userOfThisRun } from './fixtures.js';
 
 /**
  * The script-tag build is one self-contained file: loaded alone, `window.VoiceBrowser` connects for real
  * (SIP.js inlined, no chunk to fetch) and disconnects cleanly.
  */
 test('window.VoiceBrowser from the minified script connects and disconnects', async ({ page }) => {
-  const login = await page.request.post('/auth/login', { data: { username: 'e2e-script-tag' } });
+  const login = await page.request.post('/auth/login', { data: { username: userOfThisRun('e2e-script-tag') } });
   expect(login.status()).toBe(200);
   await page.goto('/auth/me');
   const requested: string[] = [];
@@ -33,7 +33,7 @@ test('window.VoiceBrowser from the minified script connects and disconnects', as
 });
 
 test('the trimmed script-tag bundle answers a call, reports its quality, sends a digit and hangs up (no SIP.js part it needs is missing)', async ({ page, simulator }) => {
-  const login = await page.request.post('/auth/login', { data: { username: 'e2e-script-tag-call' } });
+  const login = await page.request.post('/auth/login', { data: { username: userOfThisRun('e2e-script-tag-call') } });
   expect(login.status()).toBe(200);
   await page.goto('/auth/me');
   await page.addScriptTag({ url: '/lib/voice-browser.min.js' });

@@ -42,7 +42,10 @@ export async function startApp(env: Record<string, string> = {}): Promise<Runnin
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+      // The 5 s grace is cleared once the app has gone, so a stopped app leaves no timer behind.
+      let grace: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([exited, new Promise((resolve) => (grace = setTimeout(resolve, 5000)))]);
+      clearTimeout(grace);
       if (child.exitCode === null) child.kill('SIGKILL');
     },
   };
