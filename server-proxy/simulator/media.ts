@@ -3,24 +3,14 @@
  *
  * The simulator INVITEs a browser (SIP.js in Chromium); this module produces the
  * SDP offer, accepts the browser's answer, plays a short 440 Hz PCMU tone and then
- * echoes the browser's audio back, counting everything it sees.
- *
- * Network hygiene (traffic beyond loopback is forbidden on the dev machines):
- * werift is configured to bind, gather and send on 127.0.0.1 only, with its
- * built-in Google STUN fallback disabled; see {@link loopbackPeerConfig} and
- * {@link disableStun} (werift source: lib/ice/src/ice.js, lib/webrtc/src/secureTransportManager.js).
- * Chromium only offers a 127.0.0.1 candidate when started with
- * `--allow-loopback-in-peer-connection` (and `--disable-features=WebRtcHideLocalIpsWithMdns`).
+ * echoes the browser's audio back, counting everything it sees. It never leaves
+ * 127.0.0.1: see `loopback-webrtc.ts`.
  */
 import { randomInt } from 'node:crypto';
-import {
-  RTCPeerConnection,
-  RTCRtpCodecParameters,
-  RtpHeader,
-  RtpPacket,
-  type RTCPeerConnectionConfig,
-} from 'werift';
+import { RTCPeerConnection, RtpHeader, RtpPacket } from 'werift';
 import { encodeMulaw, mulawRms } from './g711.js';
+import { disableStun, loopbackOnlySdp, loopbackPeerConfig, PCMU_CLOCK_RATE, PCMU_PAYLOAD_TYPE, TELEPHONE_EVENT_PAYLOAD_TYPE } from './loopback-webrtc.js';
+import { dtmfDigit, parseTelephoneEvent } from './telephone-event.js';
 
 /** Packet/byte counters of one call, as seen by the simulator. */
 export interface MediaCounts {
@@ -70,110 +60,14 @@ export interface MediaPeer {
   close(): Promise<void>;
 }
 
-/** One RFC 4733 telephone-event payload (section 2.3). */
-export interface TelephoneEvent {
-  event: number;
-  /** E bit: this packet ends the event. */
-  end: boolean;
-  /** Power level in -dBm0, 0-63. */
-  volume: number;
-  /** In RTP timestamp units since the event's start. */
-  duration: number;
-}
-
-/**
- * Parses an RFC 4733 section 2.3 payload: event (8 bits), E, R, volume (6 bits), duration (16 bits).
- * Undefined when shorter than 4 bytes; of a packet carrying several event blocks, only the first is read.
- */
-export function parseTelephoneEvent(payload: Uint8Array): TelephoneEvent | undefined {
-  if (payload.length < 4) return undefined;
-  const [event = 0, flags = 0, high = 0, low = 0] = payload;
-  return { event, end: (flags & 0x80) !== 0, volume: flags & 0x3f, duration: (high << 8) | low };
-}
-
-/** RFC 4733 section 3 (IANA telephone-event registry): events 0-15 are DTMF digits; others (flash, tones) are not. */
-export function dtmfDigit(event: number): string | undefined {
-  return event >= 0 && event <= 15 ? '0123456789*#ABCD'[event] : undefined;
-}
-
-/** The only address this module binds to, gathers on, or sends to. */
-export const LOOPBACK = '127.0.0.1';
-/** Static payload type of PCMU (RFC 3551 table 4). */
-export const PCMU_PAYLOAD_TYPE = 0;
-/** Dynamic payload type we offer for telephone-event (RFC 4733 section 7). */
-export const TELEPHONE_EVENT_PAYLOAD_TYPE = 101;
 /** RMS (linear int16) above which a packet counts as voiced; mu-law silence decodes to 0, its smallest step is 8. */
 export const VOICE_RMS_THRESHOLD = 100;
 
-const SAMPLE_RATE = 8000; // PCMU clock rate (RFC 3551 section 4.5.14)
+const SAMPLE_RATE = PCMU_CLOCK_RATE;
 const FRAME_MS = 20; // RFC 3551 section 4.5 default packetization (ptime 20)
 const SAMPLES_PER_FRAME = (SAMPLE_RATE * FRAME_MS) / 1000; // 160
 const TONE_HZ = 440;
 const TONE_AMPLITUDE = 8000;
-
-/**
- * werift RTCPeerConnection configuration that never touches anything but 127.0.0.1.
- * Shared with tests so both ends of a loopback call are equally constrained.
- */
-export function loopbackPeerConfig(): RTCPeerConnectionConfig {
-  return {
-    codecs: {
-      // PCMU first: werift's sender.sendRtp rewrites every payload type to the first negotiated codec.
-      audio: [
-        new RTCRtpCodecParameters({ mimeType: 'audio/PCMU', clockRate: SAMPLE_RATE, channels: 1, payloadType: PCMU_PAYLOAD_TYPE }),
-        new RTCRtpCodecParameters({
-          mimeType: 'audio/telephone-event',
-          clockRate: SAMPLE_RATE,
-          payloadType: TELEPHONE_EVENT_PAYLOAD_TYPE,
-          parameters: '0-16', // RFC 4733 section 2.5.1: DTMF events 0-9, *, #, A-D, flash
-        }),
-      ],
-      video: [],
-    },
-    // An empty list only avoids the configured server; ice.js still defaults to
-    // stun.l.google.com:19302, which disableStun() clears before gathering.
-    iceServers: [],
-    // getHostAddresses() lists non-internal interfaces (the LAN address), so turn that
-    // off entirely and add loopback explicitly; werift's iceInterfaceAddresses filter alone
-    // falls back to *all* addresses when nothing matches.
-    iceUseIpv4: false,
-    iceUseIpv6: false,
-    iceAdditionalHostAddresses: [LOOPBACK],
-    // Bind the UDP socket to 127.0.0.1 instead of 0.0.0.0, so the kernel cannot route off-host.
-    iceInterfaceAddresses: { udp4: LOOPBACK },
-    iceUseTcp: false,
-    // Never form a check pair towards a non-loopback remote candidate.
-    iceFilterCandidatePair: (pair) => pair.remoteCandidate.host === LOOPBACK,
-    // Incoming checks from elsewhere would create peer-reflexive pairs, which bypass the
-    // pair filter above (ice.js checkIncoming); refuse to answer them instead.
-    iceFilterStunResponse: (_message, addr) => addr[0] === LOOPBACK,
-  };
-}
-
-/**
- * Clear werift's fallback STUN server on every ICE transport. Must run after the
- * transports exist (after addTransceiver/createOffer, or setRemoteDescription for an
- * answerer) and before setLocalDescription, which triggers gathering.
- */
-export function disableStun(pc: RTCPeerConnection): void {
-  for (const transport of pc.iceTransports) transport.connection.stunServer = undefined;
-}
-
-/**
- * Drop every ICE candidate that is not UDP on 127.0.0.1 from an SDP blob. The browser
- * may list its LAN address or an mDNS `.local` name; werift would resolve the latter with
- * multicast DNS (ice.js addRemoteCandidate), so such lines must never reach it.
- */
-export function loopbackOnlySdp(sdp: string): string {
-  const lines = sdp.split(/\r?\n/);
-  const kept = lines.filter((line) => {
-    if (!line.startsWith('a=candidate:')) return true;
-    // RFC 8839 section 5.1: foundation component transport priority address port typ ...
-    const [, , transport, , address] = line.slice('a=candidate:'.length).split(' ');
-    return transport?.toLowerCase() === 'udp' && address === LOOPBACK;
-  });
-  return kept.join('\r\n');
-}
 
 /** One 20 ms frame of the 440 Hz tone, phase-continuous via the running sample index. */
 function toneFrame(firstSample: number): Buffer {

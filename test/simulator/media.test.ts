@@ -7,15 +7,9 @@ import dgram from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RTCPeerConnection, RtpHeader, RtpPacket } from 'werift';
 import { linearToMulaw, mulawRms, mulawToLinear } from '../../server-proxy/simulator/g711.js';
-import {
-  createMediaPeer,
-  disableStun,
-  dtmfDigit,
-  parseTelephoneEvent,
-  loopbackOnlySdp,
-  loopbackPeerConfig,
-  VOICE_RMS_THRESHOLD,
-} from '../../server-proxy/simulator/media.js';
+import { disableStun, loopbackOnlySdp, loopbackPeerConfig } from '../../server-proxy/simulator/loopback-webrtc.js';
+import { createMediaPeer, VOICE_RMS_THRESHOLD } from '../../server-proxy/simulator/media.js';
+import { dtmfDigit, parseTelephoneEvent } from '../../server-proxy/simulator/telephone-event.js';
 
 const TONE_MS = 600;
 const TONE_FRAMES = TONE_MS / 20;
