@@ -7,6 +7,7 @@ import type { SessionTransport } from '../server-proxy/simulator/model.js';
 import { startApp } from '../scripts/start-app.js';
 import { SipClient, lendWebSocket } from '../test/simulator/support/sip-client.js';
 import { processCpuSeconds } from './machine.js';
+import { measureProxyCpu, type ProxyCpuFigures } from './proxy-cpu.js';
 import { startBareRelay, startBenchSimulator } from './simulator-process.js';
 import { quantile, type Row } from './stats.js';
 
@@ -57,6 +58,8 @@ export interface ProxyFigures {
   bareThroughputRatio: number;
   /** Lowest and highest of the rounds' ratios. */
   throughputRatioRange: [number, number];
+  /** CPU per read of proxy and bare relay with everything in one process (proxy-cpu.ts). */
+  inProcess: ProxyCpuFigures;
 }
 
 /** Seconds of load per path and round. */
@@ -68,6 +71,8 @@ const ROUND_S = Number(process.env.BENCH_PROXY_SECONDS ?? 2);
  */
 const ROUNDS = 7;
 const CONNECTIONS = 10;
+/** The bench's login: the call read belongs to it. */
+const USER = 'bench-proxy';
 /** Sequential requests per path at rest, taken in interleaved blocks so drift hits both alike. */
 const REST_REQUESTS = 1000;
 const REST_BLOCK = 100;
@@ -156,7 +161,7 @@ export async function measureProxy(): Promise<{ rows: Row[]; figures: ProxyFigur
   });
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    const login = await fetch(`${app.demo}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'bench-proxy' }) });
+    const login = await fetch(`${app.demo}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: USER }) });
     await json(login);
     const cookie = login.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
     const headers = { cookie, 'content-type': 'application/json' };
@@ -210,6 +215,14 @@ export async function measureProxy(): Promise<{ rows: Row[]; figures: ProxyFigur
     const ratios = (of: RoundLoad[]) => of.map((round, i) => round.result.requests.average / (loads.direct[i]?.result.requests.average ?? NaN));
     const proxiedRatios = ratios(loads.proxied);
 
+    // The same read, answered by a stand-in in this process: the proxy's own CPU without contention.
+    const sample = await fetch(directUrl, { headers: directHeaders });
+    const passed = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].flatMap((name) => {
+      const value = sample.headers.get(name);
+      return value === null ? [] : [[name, value] as const];
+    });
+    const inProcess = await measureProxyCpu({ body: await sample.text(), headers: Object.fromEntries(passed) }, callId, USER, DEFAULT_SIM_API_KEY);
+
     const at = (samples: number[]) => ({ p50Ms: quantile(samples, 0.5), p99Ms: quantile(samples, 0.99) });
     const figures: ProxyFigures = {
       restDirect: at(restDirect),
@@ -225,6 +238,7 @@ export async function measureProxy(): Promise<{ rows: Row[]; figures: ProxyFigur
       throughputRatio: quantile(proxiedRatios, 0.5),
       bareThroughputRatio: quantile(ratios(loads.bare), 0.5),
       throughputRatioRange: [Math.min(...proxiedRatios), Math.max(...proxiedRatios)],
+      inProcess,
     };
     const clean = [direct, proxied, bare].every((figure) => figure.non2xx + figure.errors === 0);
     const two = (value: number) => `${value.toFixed(2)} ms`;
@@ -252,6 +266,11 @@ export async function measureProxy(): Promise<{ rows: Row[]; figures: ProxyFigur
         figure: 'CPU per read under that load',
         value: `direct: simulator ${us(direct.cpuPerRequestUs.simulator)}, autocannon ${us(direct.cpuPerRequestUs.loadGenerator)}; proxied: proxy ${us(proxied.cpuPerRequestUs.proxy ?? NaN)}, simulator ${us(proxied.cpuPerRequestUs.simulator)}, autocannon ${us(proxied.cpuPerRequestUs.loadGenerator)}; bare relay ${us(bare.cpuPerRequestUs.proxy ?? NaN)}`,
         target: `all share ${cpus().length} cores; one proxy core: ${Math.round(1e6 / (proxied.cpuPerRequestUs.proxy ?? NaN))} reads/s`,
+      },
+      {
+        figure: 'proxy: own CPU per read, all in one process',
+        value: `${us(inProcess.proxyUs)} (a bare relay: ${us(inProcess.bareUs)}; the read itself ${us(inProcess.directUs)})`,
+        target: 'no contention: compare versions here',
       },
       {
         figure: 'proxy: throughput as a share of direct',
