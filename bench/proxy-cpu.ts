@@ -14,8 +14,8 @@ import { quantile } from './stats.js';
  * @remarks
  * The stand-in answers every read with one real call read taken from the simulator (body and rate-limit
  * headers), so the proxy parses, checks and relays what it would in production. Under autocannon the three
- * processes of the other figures share two cores and the hypervisor's neighbours; this figure does not move
- * with them, so it is the one to compare between versions of the proxy.
+ * processes of the other figures share two cores; here nothing competes but the host's other guests, which
+ * still move every figure, so compare proxy versions by the proxy's figure over the bare relay's.
  */
 
 /** One read as the service answered it. */
@@ -36,6 +36,13 @@ const READS = 4000;
 const IN_FLIGHT = 8;
 const RUNS = 10;
 const SECRET = 'bench-proxy-cpu-session-secret-0123456789';
+
+/** Logs in to the demo at `demoUrl` as `username`; resolves with the `Cookie` header that carries it. */
+export async function logInCookie(demoUrl: string, username: string): Promise<string> {
+  const login = await fetch(`${demoUrl}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username }) });
+  if (!login.ok) throw new Error(`${login.url}: ${login.status} ${await login.text()}`);
+  return login.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
+}
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -70,8 +77,7 @@ export async function measureProxyCpu(answer: ServiceAnswer, callId: string, use
   const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
   try {
     const [demoUrl, relayUrl] = [await listen(demo), await listen(relay)];
-    const login = await fetch(`${demoUrl}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username }) });
-    const cookie = login.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
+    const cookie = await logInCookie(demoUrl, username);
     const path = `/api/v1/voice/browser-calls/${callId}`;
     const paths = {
       direct: () => cpuPerRead(`${serviceUrl}${path}`, {}, agent),

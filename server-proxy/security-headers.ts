@@ -56,8 +56,9 @@ export function demoSecurityHeaders(voiceBaseUrl: string): Readonly<Record<strin
 
 /** Middleware setting `headers` on every answer it sees (the login, static files, fallbacks). */
 export function withHeaders(headers: Readonly<Record<string, string>>): MiddlewareHandler {
+  const entries = Object.entries(headers);
   return async (c, next) => {
     await next();
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+    for (const [name, value] of entries) c.res.headers.set(name, value);
   };
 }
