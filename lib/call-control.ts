@@ -31,6 +31,12 @@ export type CallControl = ReturnType<typeof createCallControl>;
 
 /** How many past calls the helper remembers (for reconciliation and once-only milestones). */
 const RECENT_CALLS = 16;
+/**
+ * How many reads of the current session look for the call of a lost request. A call the request made is
+ * named by the first read while it runs; past the proxy's upstream deadline nothing new can appear, so
+ * reading on would only spend the key's quota (spec 8) on a loop without end.
+ */
+export const RECONCILE_READS = 15;
 
 export function createCallControl(options: CallControlOptions) {
   const { backend, clock, store } = options;
@@ -41,8 +47,11 @@ export function createCallControl(options: CallControlOptions) {
   let starting: { key: string; promise: Promise<BrowserCall> } | undefined;
   let hangingUp: Promise<void> | undefined;
   let readFailed = false;
-  let callStartedAt = 0;
+  /** When this page started the current call; undefined for a call recover() found (no start here). */
+  let callStartedAt: number | undefined;
   let sessionId: string | undefined;
+  /** Set by stop(): a request that settles afterwards (aborted by disconnect()) starts no reads. */
+  let stopped = false;
   const milestones = createCallMilestones(store, RECENT_CALLS);
   const endWaiters = new Set<() => void>();
 
@@ -78,6 +87,7 @@ export function createCallControl(options: CallControlOptions) {
     switch (effect.type) {
       case 'start_polling':
         poller?.stop();
+        if (stopped) return;
         poller = createPoller({
           clock,
           read: (signal) => backend.getCall(effect.callId, { signal }).then((r) => r.call),
@@ -89,8 +99,17 @@ export function createCallControl(options: CallControlOptions) {
           onError: readFailure,
         });
         return;
-      case 'start_reconciling':
+      case 'start_reconciling': {
         poller?.stop();
+        if (stopped) return;
+        let reads = 0;
+        const exhausted = () => {
+          if (++reads < RECONCILE_READS || slice.attempt?.phase !== 'outcome_unknown') return;
+          dispatch({
+            type: 'reconcile_exhausted',
+            error: { code: 'call_outcome_unknown', message: 'no call of the lost request was found running; retry startCall() with the same idempotencyKey to learn its outcome, or disconnect()' },
+          });
+        };
         poller = createPoller({
           clock,
           read: (signal) => backend.getCurrentSession({ signal }),
@@ -99,10 +118,15 @@ export function createCallControl(options: CallControlOptions) {
             readSuccess();
             // Only this session's call, and one we have not seen before, can be the attempt's.
             if (call && call.sessionId === sessionId && !milestones.seen(call.id)) found(call);
+            else exhausted();
           },
-          onError: readFailure,
+          onError: (error) => {
+            readFailure(error);
+            exhausted();
+          },
         });
         return;
+      }
       case 'stop_polling':
         poller?.stop();
         poller = undefined;
@@ -147,19 +171,27 @@ export function createCallControl(options: CallControlOptions) {
     invite.accept().then(
       () => readAfterSip(stateLeft()),
       (error: unknown) => {
-        // SIP.js has already declined the INVITE; the service will end the call and a read will show it.
-        store.commit({ error: toVoiceError(error, 'connection_failed', 'the call could not be answered').toStatus() });
-        poller?.pollNow();
+        // Withdrawn while we answered (a CANCEL crossed our 200 OK): the service gave the call up, and only
+        // its read says how the call ended; there is nothing for the user to reconnect.
+        if (!invite.withdrawn) {
+          // SIP.js has already declined the INVITE; the service will end the call and a read will show it.
+          store.commit({ error: toVoiceError(error, 'connection_failed', 'the call could not be answered in the browser').toStatus() });
+        }
+        poller?.pollNow({ shown: stateLeft() });
       },
     );
   }
 
-  /** The INVITE held while the call had no id: answered if it is this call's, rejected otherwise (DESIGN.md). */
+  /**
+   * The INVITE held while the call had no id: answered if it is this call's, rejected otherwise (DESIGN.md).
+   * One the service withdrew meanwhile (CANCEL, 487) is dropped: the call's read says what became of it.
+   */
   function settleHeldInvite(callId: string | undefined): void {
     const invite = heldInvite;
     heldInvite = undefined;
     if (!invite) return;
-    if (callId !== undefined && invite.callId === callId && !hangupWanted) answer(invite);
+    if (invite.withdrawn) poller?.pollNow({ shown: stateLeft() });
+    else if (callId !== undefined && invite.callId === callId && !hangupWanted) answer(invite);
     else invite.reject();
   }
 
@@ -228,6 +260,7 @@ export function createCallControl(options: CallControlOptions) {
     const session = options.sessionForCall();
     if (typeof session !== 'string') return fail(session);
     sessionId = session;
+    stopped = false;
     const own = copyInput(input);
     if (!retry) {
       callStartedAt = clock.now();
@@ -271,6 +304,22 @@ export function createCallControl(options: CallControlOptions) {
     return hangingUp;
   }
 
+  /** Resolves true once a terminal read came, false after `ms`. */
+  function waitForEnd(ms: number): Promise<boolean> {
+    if (!slice.busy) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = clock.setTimeout(() => {
+        endWaiters.delete(wake);
+        resolve(false);
+      }, ms);
+      const wake = () => {
+        clock.clearTimeout(timer);
+        resolve(true);
+      };
+      endWaiters.add(wake);
+    });
+  }
+
   return {
     sipEvents,
     startCall,
@@ -283,43 +332,45 @@ export function createCallControl(options: CallControlOptions) {
     },
     mute: inCall.mute,
     sendDtmf: inCall.sendDtmf,
-    /** A call found by recover(): shown and polled until its terminal read, never re-answered (spec 4.9). */
+    /**
+     * A call found by recover(): shown and polled until its terminal read, never re-answered (spec 4.9).
+     * Its milestones carry no `sinceStartMs`: it did not start in this page.
+     */
     adopt(call: BrowserCall, session: string): void {
       sessionId = session;
+      callStartedAt = undefined;
+      stopped = false;
       dispatch({ type: 'call_recovered', call });
     },
-    /** Resolves true once a terminal read came, false after `ms`. */
-    waitForEnd(ms: number): Promise<boolean> {
-      if (!slice.busy) return Promise.resolve(true);
-      return new Promise((resolve) => {
-        const timer = clock.setTimeout(() => {
-          endWaiters.delete(wake);
-          resolve(false);
-        }, ms);
-        const wake = () => {
-          clock.clearTimeout(timer);
-          resolve(true);
-        };
-        endWaiters.add(wake);
-      });
-    },
-    /** One read of the current call now; true when it proved the call over. */
-    async readOnce(): Promise<boolean> {
+    waitForEnd,
+    /**
+     * After the session ended (disconnect()): reads until the service proves that no call of this page runs,
+     * for at most `ms`. spec 3.2: ending the session is not that proof. A known call is read until a read
+     * says it is over. A lost request's call is looked for in the user's current session: named there, it is
+     * read until it ends; absent, none runs, and none can start on a session that ended.
+     * @returns true once proven; false when a read failed or the call still runs (busy stays true).
+     */
+    async proveEnded(ms: number): Promise<boolean> {
+      if (!slice.busy) return true;
+      if (slice.attempt?.phase === 'outcome_unknown') {
+        const current = await backend.getCurrentSession({ signal: new AbortController().signal }).catch(() => undefined);
+        if (!current) return false;
+        const { call } = current;
+        if (!call || call.sessionId !== sessionId || milestones.seen(call.id)) {
+          dispatch({ type: 'attempt_abandoned' });
+          return true;
+        }
+        found(call);
+      }
       const call = slice.call;
-      if (!call || !slice.busy) return !slice.busy;
-      const read = await backend.getCall(call.id, { signal: new AbortController().signal }).catch(() => undefined);
-      if (read) dispatch({ type: 'call_read', call: read.call });
-      return !slice.busy;
-    },
-    /** disconnect() ended the session with the attempt's outcome still unknown (see the call machine). */
-    abandonUnknown(): void {
-      dispatch({
-        type: 'attempt_abandoned',
-        error: { code: 'cleanup_unknown', message: 'the session was ended before any read found the call of the lost request; check the call log' },
-      });
+      if (!slice.busy || !call || slice.attempt?.phase === 'creating') return !slice.busy;
+      if (!poller || poller.stopped) run({ type: 'start_polling', callId: call.id });
+      poller?.pollNow();
+      return waitForEnd(ms);
     },
     /** Stops every timer and read; a held INVITE is refused. */
     stop(): void {
+      stopped = true;
       poller?.stop();
       poller = undefined;
       settleHeldInvite(undefined);

@@ -12,11 +12,13 @@ import type { BrowserCall, CallAttempt, CallInput, StatusError } from './types.j
  *                 4xx (nothing    │    ╲ answer lost             │ a read of the current session
  *                 was created)    ▼     ▼ (network, 5xx)         │ names the call (attempt_reconciled)
  *                 (none)      outcome_unknown ───────────────────┘
- *                                   └──retry with the same key──▶ creating
+ *                                   ├──retry with the same key──▶ creating
+ *                                   └──the session ended and a read shows no call of it running──▶ (none)
  *
  *  recover(): (none) ──call_recovered──▶ a call without attempt, polled until its terminal read
  * ```
- * spec 3.2: `busy` turns false only on a terminal read, or when the service said no call was created.
+ * spec 3.2: `busy` turns false only on a terminal read, when the service said no call was created, or when a
+ * read after the session's end shows that no call of the lost attempt runs.
  * spec 7: an unknown outcome is reconciled by reads (the reconciling effect), never by a new dial.
  */
 
@@ -34,10 +36,13 @@ export type CallEvent =
   | { type: 'attempt_unknown'; error: StatusError }
   | { type: 'attempt_reconciled'; call: BrowserCall }
   /**
-   * disconnect() ended the session while no read had found the attempt's call: nothing more can be
-   * learnt or done for it, so it is given up, with the error saying so.
+   * disconnect() ended the session, and a read of the user's current session after that end shows no call
+   * of it running: whatever the lost request made is over, and a session that ended takes no new call.
+   * spec 3.2: ending the session alone proves nothing; this read is the proof.
    */
-  | { type: 'attempt_abandoned'; error: StatusError }
+  | { type: 'attempt_abandoned' }
+  /** The reconciling reads found nothing for long enough: they stop, the attempt stays unknown (spec 7). */
+  | { type: 'reconcile_exhausted'; error: StatusError }
   | { type: 'call_recovered'; call: BrowserCall }
   | { type: 'call_read'; call: BrowserCall };
 
@@ -94,7 +99,10 @@ export function transition(state: CallSlice, event: CallEvent): [CallSlice, Call
       return [{ ...state, attempt: { ...state.attempt, phase: 'outcome_unknown' }, busy: true, error: event.error }, [{ type: 'start_reconciling' }]];
     case 'attempt_abandoned':
       if (state.attempt?.phase !== 'outcome_unknown') return [state, []];
-      return [{ ...state, attempt: null, busy: false, error: event.error }, [{ type: 'stop_polling' }]];
+      return [{ ...state, attempt: null, busy: false, error: null }, [{ type: 'stop_polling' }]];
+    case 'reconcile_exhausted':
+      if (state.attempt?.phase !== 'outcome_unknown') return [state, []];
+      return [{ ...state, error: event.error }, [{ type: 'stop_polling' }]];
     case 'call_recovered':
       if (state.attempt || state.busy) return [state, []];
       return settle({ ...state, call: null }, event.call, isTerminal(event.call) ? [] : [{ type: 'start_polling', callId: event.call.id }]);

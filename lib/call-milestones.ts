@@ -23,8 +23,8 @@ export function createCallMilestones(store: StatusStore, limit: number) {
   return {
     remember,
     seen: (callId: string): boolean => recent.has(callId),
-    /** Reports `name` for `callId`, timed from `startedAt`, unless it already was. */
-    report(name: CallMilestone, callId: string | undefined, startedAt: number): void {
+    /** Reports `name` for `callId`, timed from `startedAt` (untimed without one), unless it already was. */
+    report(name: CallMilestone, callId: string | undefined, startedAt: number | undefined): void {
       if (!callId) return;
       const milestones = remember(callId);
       if (milestones.has(name)) return;

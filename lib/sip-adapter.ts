@@ -28,6 +28,11 @@ export interface IncomingInvite {
   accept(): Promise<void>;
   /** Declines (486 Busy Here). */
   reject(): void;
+  /**
+   * The service withdrew it before we answered (CANCEL, answered 487): it can no longer be accepted, and the
+   * call's read says what became of it.
+   */
+  readonly withdrawn: boolean;
 }
 
 export interface SipEvents {
@@ -113,6 +118,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     // A service may tell of a state change in the dialog (the simulator sends INFO): read the call at once.
     // Setting the delegate means answering ourselves.
     session.delegate = {
+      ...session.delegate,
       onInfo: (info) => {
         void info.accept().catch(() => undefined);
         events.onCallChanged(callId);
@@ -156,8 +162,19 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     delegate: {
       onInvite: (invitation: Invitation) => {
         const callId = invitation.request.getHeader('X-Browser-Call-Id');
+        let withdrawn = false;
+        // The service gave the INVITE up (SIP.js answers the CANCEL 487): the call changed, so it is read now.
+        invitation.delegate = {
+          onCancel: () => {
+            withdrawn = true;
+            events.onCallChanged(callId);
+          },
+        };
         events.onInvite({
           callId,
+          get withdrawn() {
+            return withdrawn;
+          },
           accept: async () => {
             current = invitation;
             watch(invitation, callId);

@@ -9,8 +9,11 @@ import type { Clock } from './clock.js';
 export interface StatusStore {
   get(): VoiceBrowserStatus;
   commit(patch: Partial<VoiceBrowserStatus>): void;
-  /** Reports a milestone (or a quality sample) to `onTiming`, timed from `startedAt`. */
-  timing(name: TimingEvent['name'], startedAt: number, callId?: string, quality?: CallQuality): void;
+  /**
+   * Reports a milestone (or a quality sample) to `onTiming`, timed from `startedAt`; without one (a call
+   * that recover() found: it did not start in this page) the event has no `sinceStartMs`.
+   */
+  timing(name: TimingEvent['name'], startedAt: number | undefined, callId?: string, quality?: CallQuality): void;
 }
 
 export const initialStatus: VoiceBrowserStatus = Object.freeze({
@@ -41,7 +44,13 @@ export function createStatusStore(options: Pick<VoiceBrowserOptions, 'onStatus' 
     },
     timing(name, startedAt, callId, quality) {
       const at = clock.now();
-      options.onTiming?.({ name, at, sinceStartMs: at - startedAt, ...(callId ? { callId } : {}), ...(quality ? { quality } : {}) });
+      options.onTiming?.({
+        name,
+        at,
+        ...(startedAt === undefined ? {} : { sinceStartMs: at - startedAt }),
+        ...(callId ? { callId } : {}),
+        ...(quality ? { quality } : {}),
+      });
     },
   };
 }

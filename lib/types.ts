@@ -171,8 +171,11 @@ export interface TimingEvent {
   /** Call id, for call milestones. */
   callId?: string;
   at: number;
-  /** Milliseconds since connect(), renew() or startCall() began. */
-  sinceStartMs: number;
+  /**
+   * Milliseconds since connect(), renew() or startCall() began. Absent for the milestones of a call that
+   * `recover()` found: it did not start in this page, so there is no start to count from.
+   */
+  sinceStartMs?: number;
   /** Present on `call_quality` events only. */
   quality?: CallQuality;
 }

@@ -20,7 +20,11 @@ export interface VoiceBrowser {
   recover(): Promise<VoiceBrowserStatus>;
   /** Creates a browser session, loads SIP.js and registers; resolves when `connection` is `ready`. */
   connect(): Promise<void>;
-  /** Hangs up, waits for a terminal read, ends the session, unregisters and releases the microphone. */
+  /**
+   * Hangs up, waits for a terminal read, unregisters, releases the microphone and ends the session; `busy`
+   * turns false only when a read after that end proves no call of the session runs (spec 3.2). Unproven, it
+   * rejects `cleanup_unknown` with `busy` still true: call it again, or `recover()` in a later page.
+   */
   disconnect(): Promise<void>;
   /**
    * Asks the server to place a call; resolves with the admitted call (`202`: not yet an answer, spec 3.2).
@@ -47,9 +51,13 @@ export interface VoiceBrowserInternals {
   openSipLink?: (options: SipLinkOptions) => Promise<SipLink>;
 }
 
-/** How long disconnect() waits for a terminal read, and for reads to find the call of a lost request. */
+/**
+ * How long disconnect() waits for a terminal read, for reads to find the call of a lost request, and, once
+ * the session ended, for reads to prove that its call ended with it.
+ */
 const END_WAIT_MS = 15_000;
 const UNKNOWN_WAIT_MS = 3_000;
+const PROOF_WAIT_MS = 3_000;
 /** The longest delay a browser timer takes (2^31 - 1 ms). */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -233,31 +241,29 @@ export function createVoiceBrowser(options: VoiceBrowserOptions & VoiceBrowserIn
     await Promise.allSettled([connecting, renewing]);
     const sessionId = store.get().session?.id;
     store.commit({ connection: 'disconnecting' });
-    let failure: VoiceBrowserError | undefined;
-    if (calls.busy) {
-      await calls.hangup().catch((error: unknown) => (failure = toVoiceError(error, 'cleanup_unknown', 'hangup failed')));
+    let hangupFailure: VoiceBrowserError | undefined;
+    if (calls.busy && sessionId) {
+      await calls.hangup().catch((error: unknown) => (hangupFailure = toVoiceError(error, 'cleanup_unknown', 'hangup failed')));
       await settleCall();
     }
     clock.clearTimeout(expiryTimer);
     linkToken = undefined;
     await link?.close();
     link = undefined;
-    let sessionEnded = !sessionId;
+    let endFailure: VoiceBrowserError | undefined;
     if (sessionId) {
-      await backend.endSession(sessionId, { signal: detached() }).then(
-        () => (sessionEnded = true),
-        (cause: unknown) => (failure = new VoiceBrowserError('cleanup_unknown', 'ending the session failed; call disconnect() again', { cause })),
+      await backend.endSession(sessionId, { signal: detached() }).catch(
+        (cause: unknown) => (endFailure = new VoiceBrowserError('cleanup_unknown', 'ending the session failed; call disconnect() again', { cause })),
       );
     }
-    const abandoned = sessionEnded && calls.outcomeUnknown;
-    if (abandoned) calls.abandonUnknown();
+    // spec 3.2: ending the session is no proof that its call stopped; only a read after the end is.
+    const proven = endFailure ? !calls.busy : await calls.proveEnded(PROOF_WAIT_MS);
     calls.stop();
-    // Ending the session ends its call at the service; one more read (the poller is stopped) shows whether it did.
-    if (sessionEnded && calls.busy) await calls.readOnce();
     lifetime.abort();
-    if (calls.busy && !failure) failure = new VoiceBrowserError('cleanup_unknown', 'the call was not confirmed ended; call disconnect() again');
-    const error = failure ? failure.toStatus() : abandoned ? store.get().error : null;
-    store.commit({ connection: 'disconnected', session: sessionEnded ? null : store.get().session, error });
+    const failure =
+      endFailure ??
+      (proven ? undefined : new VoiceBrowserError('cleanup_unknown', 'the call was not confirmed ended; call disconnect() again, or recover() in a later page', { cause: hangupFailure }));
+    store.commit({ connection: 'disconnected', session: endFailure ? store.get().session : null, error: failure ? failure.toStatus() : null });
     if (failure) throw failure;
   }
 
@@ -295,6 +301,9 @@ export function createVoiceBrowser(options: VoiceBrowserOptions & VoiceBrowserIn
       }
       // recover() decides whether there is a session to clean up first: connect() follows its answer.
       if (recovering) return recovering.then(() => helper.connect());
+      if (calls.busy) {
+        return fail(new VoiceBrowserError('cleanup_unknown', 'a call of the last session was not proven ended; disconnect() again before connect()'));
+      }
       if (connection() !== 'disconnected' || store.get().session) {
         return fail(new VoiceBrowserError('browser_session_unavailable', `connect() while ${connection()}${store.get().session ? ' with a session to clean up: disconnect() first' : ''}`));
       }

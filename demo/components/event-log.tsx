@@ -16,7 +16,10 @@ export function EventLog({ timings }: EventLogProps) {
         <ol class="log">
           {timings.map((t) => (
             <li key={`${t.name}-${t.at}-${t.callId ?? ''}`} data-testid={t.quality ? 'call-quality' : undefined}>
-              <code>{t.name}</code> +{t.sinceStartMs} ms{t.callId ? ` (${t.callId})` : ''}
+              <code>{t.name}</code>
+              {/* A recovered call's milestones have no start in this page, so no duration. */}
+              {t.sinceStartMs === undefined ? '' : ` +${t.sinceStartMs} ms`}
+              {t.callId ? ` (${t.callId})` : ''}
               {t.quality ? `: ${qualityLabel(t.quality)}` : ''}
             </li>
           ))}

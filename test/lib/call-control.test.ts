@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
 import { VoiceBrowserError } from '../../lib/errors.js';
+import { RECONCILE_READS } from '../../lib/call-control.js';
 import { EXPECT_RETRY_MS } from '../../lib/poller.js';
 import { httpError, networkError } from '../support/fake-backend.js';
 import { CALL, connected, inCall, talking } from '../support/helper-world.js';
@@ -91,6 +92,29 @@ describe('a lost createCall answer (spec 7: reconcile without redialing)', () =>
     expect(voice.status()).toMatchObject({ busy: true, attempt: { phase: 'outcome_unknown' }, call: null });
   });
 
+  it('stops reconciling after a bounded number of reads, keeping the attempt for a retry with its key', async () => {
+    const { voice, backend, clock } = await connected();
+    backend.fail('createCall', networkError());
+    await rejection(voice.startCall(CALL, { idempotencyKey: 'key-1' }));
+    await clock.advance(RECONCILE_READS * 1000 + 60_000);
+    expect(backend.requestsOf('getCurrentSession')).toHaveLength(RECONCILE_READS);
+    // spec 7: nothing proved the outcome, so busy stays and the page is told how to learn it.
+    expect(voice.status()).toMatchObject({ busy: true, attempt: { phase: 'outcome_unknown' }, error: { code: 'call_outcome_unknown' } });
+    expect(voice.status().error?.message).toContain('same idempotencyKey');
+    await expect(voice.startCall(CALL, { idempotencyKey: 'key-1' })).resolves.toMatchObject({ id: 'call-1' });
+    expect(backend.calls.size).toBe(1);
+  });
+
+  it('counts failed reconciling reads too, so a service that cannot be read is not read for ever', async () => {
+    const { voice, backend, clock } = await connected();
+    backend.fail('createCall', networkError());
+    for (let i = 0; i < 100; i++) backend.fail('getCurrentSession', httpError(503, 'upstream_unavailable'));
+    await rejection(voice.startCall(CALL, { idempotencyKey: 'key-1' }));
+    await clock.advance(120_000);
+    expect(backend.requestsOf('getCurrentSession')).toHaveLength(RECONCILE_READS);
+    expect(voice.status()).toMatchObject({ busy: true, error: { code: 'call_outcome_unknown' } });
+  });
+
   it('does not adopt a call of another session', async () => {
     const { voice, backend, clock } = await connected();
     backend.fail('createCall', networkError());
@@ -153,6 +177,17 @@ describe('a lost createCall answer (spec 7: reconcile without redialing)', () =>
 
     await clock.advance(1000);
     expect(backend.requestsOf('hangupCall').map((r) => r.id)).toEqual(['call-1']);
+  });
+});
+
+describe('a refused key (the proxy answers 403 browser_voice_unavailable)', () => {
+  it('is a definite no: busy false at once, the code shown, no reconciling reads', async () => {
+    const { voice, backend, clock } = await connected();
+    backend.fail('createCall', httpError(403, 'browser_voice_unavailable'));
+    expect((await rejection(voice.startCall(CALL, { idempotencyKey: 'key-1' }))).code).toBe('browser_voice_unavailable');
+    expect(voice.status()).toMatchObject({ busy: false, attempt: null, error: { code: 'browser_voice_unavailable' } });
+    await clock.advance(10_000);
+    expect(backend.requests.filter((r) => r.op === 'getCurrentSession' || r.op === 'getCall')).toHaveLength(0);
   });
 });
 

@@ -38,6 +38,21 @@ describe('recover() (spec 4.9)', () => {
     expect(voice.status().call?.state).toBe('ending');
   });
 
+  it("reports a recovered call's milestones without sinceStartMs: it did not start in this page", async () => {
+    const before = await inCall();
+    const { voice, clock, timings } = setup({ backend: before.backend });
+    await voice.recover();
+    before.backend.setCall('call-1', { state: 'connected' });
+    await clock.advance(1000);
+    before.backend.setCall('call-1', { state: 'ended' });
+    await clock.advance(1000);
+    expect(timings.map((t) => t.name)).toEqual(['connected', 'ended']);
+    for (const event of timings) {
+      expect(event).toEqual({ name: event.name, callId: 'call-1', at: expect.any(Number) });
+      expect(event).not.toHaveProperty('sinceStartMs');
+    }
+  });
+
   it('cleans up with hangup() and disconnect(), after which connect() works again', async () => {
     const before = await inCall();
     const after = setup({ backend: before.backend });
@@ -140,7 +155,7 @@ describe('renew() (spec 3.2, 4.9)', () => {
     await voice.startCall(CALL, { idempotencyKey: 'key-1' });
     old.options.events.onDisconnected(new VoiceBrowserError('connection_failed', 'old socket closed'));
     expect(voice.status().connection).toBe('ready');
-    const stray = { callId: 'call-1', outcome: 'pending', accept: async () => undefined, reject() { this.outcome = 'rejected'; } };
+    const stray = { callId: 'call-1', outcome: 'pending', withdrawn: false, accept: async () => undefined, reject() { this.outcome = 'rejected'; } };
     old.options.events.onInvite(stray);
     expect(stray.outcome).toBe('rejected');
   });
@@ -227,8 +242,8 @@ describe('audio', () => {
 });
 
 describe('disconnect()', () => {
-  it('gives up an attempt whose call no read found, after ending the session, leaving nothing running', async () => {
-    const { voice, backend, clock, sip } = await connected();
+  it('gives up a lost attempt only once a read after the session ended shows no call of it running', async () => {
+    const { voice, backend, clock, sip, journal } = await connected();
     backend.fail('createCall', networkError());
     await rejection(voice.startCall(CALL, { idempotencyKey: 'key-1' }));
     const done = voice.disconnect();
@@ -236,7 +251,64 @@ describe('disconnect()', () => {
     await done;
     expect(backend.sessions.get('session-1')?.ended).toBe(true);
     expect(sip.link.closed).toBe(true);
-    expect(voice.status()).toMatchObject({ connection: 'disconnected', busy: false, attempt: null, error: { code: 'cleanup_unknown' } });
+    // spec 3.2: the session's end is not the proof; the read after it is.
+    expect(journal.slice(journal.indexOf('backend endSession session-1'))).toEqual(['backend endSession session-1', 'backend getCurrentSession']);
+    expect(voice.status()).toMatchObject({ connection: 'disconnected', session: null, busy: false, attempt: null, error: null });
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('stays busy with cleanup_unknown when no read after the end succeeds, and disconnect() again proves it', async () => {
+    const { voice, backend, clock } = await connected();
+    backend.fail('createCall', networkError());
+    await rejection(voice.startCall(CALL, { idempotencyKey: 'key-1' }));
+    // The reconciling reads and the one after the session's end all go unanswered.
+    for (let i = 0; i < 5; i++) backend.fail('getCurrentSession', networkError());
+    const first = rejection(voice.disconnect());
+    await clock.advance(3000);
+    expect((await first).code).toBe('cleanup_unknown');
+    expect(voice.status()).toMatchObject({ connection: 'disconnected', session: null, busy: true, attempt: { phase: 'outcome_unknown' }, error: { code: 'cleanup_unknown' } });
+    expect(clock.pendingTimers).toBe(0);
+    // Nothing was proven, so no new session may start over it.
+    expect((await rejection(voice.connect())).code).toBe('cleanup_unknown');
+    expect(backend.requestsOf('createSession')).toHaveLength(1);
+
+    backend.heal('getCurrentSession');
+    await voice.disconnect();
+    expect(backend.requestsOf('endSession')).toHaveLength(1);
+    expect(voice.status()).toMatchObject({ connection: 'disconnected', busy: false, attempt: null, error: null });
+    await voice.connect();
+    expect(voice.status().connection).toBe('ready');
+  });
+
+  it("keeps busy through disconnect() while a lost attempt's call is still ending after the session ended", async () => {
+    const { voice, backend, clock } = await connected();
+    backend.sessionEndLeavesCallsEnding = true;
+    backend.drop('createCall');
+    await rejection(voice.startCall(CALL, { idempotencyKey: 'key-1' }));
+    let settled = false;
+    const done = voice.disconnect().finally(() => (settled = true));
+    await clock.advance(3000);
+    expect(backend.calls.get('call-1')?.state).toBe('ending');
+    expect(voice.status()).toMatchObject({ busy: true, call: { id: 'call-1', state: 'ending' } });
+    expect(settled).toBe(false);
+
+    backend.setCall('call-1', { state: 'ended', endReason: 'session_ended' });
+    await clock.advance(1000);
+    await done;
+    expect(voice.status()).toMatchObject({ connection: 'disconnected', busy: false, call: { state: 'ended' }, error: null });
+    expect(backend.requestsOf('createCall')).toHaveLength(1);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('keeps busy when the call still runs after the session ended and the reads gave up', async () => {
+    const { voice, backend, clock } = await inCall();
+    backend.sessionEndLeavesCallsEnding = true;
+    // The hangup is refused, and the session's end leaves the call ending at the service for good.
+    backend.fail('hangupCall', httpError(503, 'provider_error'));
+    const done = rejection(voice.disconnect());
+    await clock.advance(20_000);
+    expect((await done).code).toBe('cleanup_unknown');
+    expect(voice.status()).toMatchObject({ connection: 'disconnected', session: null, busy: true, call: { state: 'ending' } });
     expect(clock.pendingTimers).toBe(0);
   });
 

@@ -241,6 +241,51 @@ describe('incoming INVITEs', () => {
     expect(stranger.outcome).toBe('rejected');
   });
 
+  it('drops a held INVITE the service withdrew (CANCEL) before the 202, and shows what the read of the call says', async () => {
+    const { voice, backend, sip, clock, journal } = await connected();
+    const gate = backend.hold('createCall');
+    const started = voice.startCall(CALL, { idempotencyKey: 'key-1' });
+    await clock.flush();
+    const invite = sip.invite('call-1');
+    // As seen behind a real SIP proxy: INVITE held, the service gives up on it (CANCEL, 487), then the 202.
+    sip.withdraw(invite);
+    backend.setCall('call-1', { state: 'failed', endReason: 'invite_withdrawn' });
+    gate.release();
+    await started;
+    await clock.flush();
+
+    expect(journal).not.toContain('sip accept call-1 after its CANCEL');
+    expect(invite.outcome).toBe('pending');
+    // Read at once rather than at the next tick, and no advice to reconnect for a call the service withdrew.
+    expect(backend.requestsOf('getCall')).toHaveLength(1);
+    expect(voice.status()).toMatchObject({ busy: false, call: { id: 'call-1', state: 'failed', endReason: 'invite_withdrawn' }, error: null });
+  });
+
+  it('says nothing of connection_failed when the INVITE is withdrawn while being answered', async () => {
+    const { voice, backend, sip, clock } = await inCall();
+    const crossing = {
+      callId: 'call-1',
+      withdrawn: false,
+      // The CANCEL crosses our 200 OK: SIP.js refuses the answer of a terminated INVITE.
+      accept() {
+        crossing.withdrawn = true;
+        backend.setCall('call-1', { state: 'failed', endReason: 'invite_withdrawn' });
+        return Promise.reject(new Error('Invalid session state Terminated'));
+      },
+      reject: () => undefined,
+    };
+    sip.events.onInvite(crossing);
+    await clock.flush();
+    expect(voice.status()).toMatchObject({ busy: false, call: { state: 'failed' }, error: null });
+  });
+
+  it('still shows connection_failed when answering fails for a reason of its own', async () => {
+    const { voice, sip, clock } = await inCall();
+    sip.events.onInvite({ callId: 'call-1', withdrawn: false, accept: () => Promise.reject(new Error('no SDP')), reject: () => undefined });
+    await clock.flush();
+    expect(voice.status()).toMatchObject({ busy: true, error: { code: 'connection_failed' } });
+  });
+
   it('answers the INVITE of its own call and rejects one with another call id', async () => {
     const { sip } = await inCall();
     const stranger = sip.invite('call-2');

@@ -62,6 +62,11 @@ export class FakeBackend implements VoiceBackend {
   readonly #scripts = new Map<Operation, Script[]>();
   /** The expiry every new session gets. */
   sessionExpiresAt = '2030-01-01T00:00:00.000Z';
+  /**
+   * Ending a session hangs up its calls (spec 4.7: DELETE requests cleanup). By default they read `ended` at
+   * once; set, they read `ending` (still busy) until the test ends them, as at a service that takes its time.
+   */
+  sessionEndLeavesCallsEnding = false;
   #nextSession = 1;
   #nextCall = 1;
 
@@ -82,6 +87,11 @@ export class FakeBackend implements VoiceBackend {
     promise.catch(() => undefined);
     this.#script(op, { kind: 'hold', gate: promise, commit: options.commit ?? true });
     return gate;
+  }
+
+  /** Forgets the scripts not yet used for `op`: its next requests are answered normally. */
+  heal(op: Operation): void {
+    this.#scripts.delete(op);
   }
 
   /** The service moves a call on (as its call runner would); `busy` follows the state unless given. */
@@ -114,12 +124,28 @@ export class FakeBackend implements VoiceBackend {
     });
   }
 
+  /**
+   * As the simulator answers it: the user's active session, else a session whose call still runs (an expired
+   * one, or one that ended while its call is `ending`), with that session's active call.
+   */
   getCurrentSession({ signal }: CallbackOptions): Promise<{ session: BrowserSession | null; call: BrowserCall | null }> {
     return this.#answer({ op: 'getCurrentSession', signal }, () => {
-      const session = [...this.sessions.values()].find((s) => !s.ended) ?? null;
-      const call = [...this.calls.values()].find((c) => c.busy !== false) ?? null;
-      return { session, call };
+      const sessions = [...this.sessions.values()];
+      const activeCall = (id: string) => [...this.calls.values()].find((c) => c.sessionId === id && c.busy !== false);
+      const session = sessions.find((s) => !s.ended && s.status === 'active') ?? sessions.find((s) => activeCall(s.id)) ?? null;
+      return { session: session && { ...session }, call: (session && activeCall(session.id)) ?? null };
     });
+  }
+
+  /** The session's `expiresAt` passes at the service: no new calls on it; an accepted call runs on (spec 3.2). */
+  expire(id: string): void {
+    const session = this.sessions.get(id);
+    if (session && session.status === 'active') session.status = 'expired';
+  }
+
+  /** The integrator's server ends the user's session on logout (proxy `revokeSessions`): its calls are hung up. */
+  revoke(): void {
+    for (const session of this.sessions.values()) if (!session.ended) this.#endSession(session);
   }
 
   createCall(input: CallInput & { sessionId: string }, { idempotencyKey, signal }: CallbackOptions & { idempotencyKey: string }): Promise<{ call: BrowserCall }> {
@@ -127,6 +153,9 @@ export class FakeBackend implements VoiceBackend {
       // spec 4.7: a reused key returns the original call.
       const existing = this.#byKey.get(idempotencyKey);
       if (existing) return { call: this.#read(existing) };
+      const session = this.sessions.get(input.sessionId);
+      // spec 3.2: an expired or ended session takes no new call.
+      if (session && (session.ended || session.status !== 'active')) throw httpError(409, 'browser_session_unavailable');
       const id = `call-${this.#nextCall++}`;
       const call: BrowserCall = {
         id,
@@ -162,13 +191,19 @@ export class FakeBackend implements VoiceBackend {
     return this.#answer({ op: 'endSession', id, signal }, () => {
       const session = this.sessions.get(id);
       if (!session) throw httpError(404, 'not_found');
-      session.ended = true;
-      // As the simulator does: ending a session hangs up its call.
-      for (const call of this.calls.values()) {
-        if (call.sessionId === id && !TERMINAL_STATES.has(call.state)) this.setCall(call.id, { state: 'ended', endReason: 'session_ended' });
-      }
-      return { session: { ...session, status: 'ended' } };
+      this.#endSession(session);
+      return { session: { ...session } };
     });
+  }
+
+  /** As the simulator does: ending a session, whatever its status, hangs up its call. */
+  #endSession(session: BrowserSession & { ended?: boolean }): void {
+    session.ended = true;
+    if (session.status === 'active') session.status = 'ended';
+    for (const call of this.calls.values()) {
+      if (call.sessionId !== session.id || TERMINAL_STATES.has(call.state)) continue;
+      this.setCall(call.id, this.sessionEndLeavesCallsEnding ? { state: 'ending' } : { state: 'ended', endReason: 'session_ended' });
+    }
   }
 
   #read(id: string): BrowserCall {

@@ -8,6 +8,8 @@ import type { IncomingInvite, SipEvents, SipLink, SipLinkOptions } from '../../l
 /** An INVITE from the fake service; `outcome` says what the helper did with it. */
 export class FakeInvite implements IncomingInvite {
   outcome: 'pending' | 'accepted' | 'rejected' = 'pending';
+  /** The service cancelled it (see {@link FakeSip.withdraw}); accepting it then fails, as in SIP.js. */
+  withdrawn = false;
 
   constructor(
     readonly callId: string | undefined,
@@ -15,6 +17,10 @@ export class FakeInvite implements IncomingInvite {
   ) {}
 
   accept(): Promise<void> {
+    if (this.withdrawn) {
+      this.journal.push(`sip accept ${this.callId} after its CANCEL`);
+      return Promise.reject(new Error('Invalid session state Terminated'));
+    }
     this.outcome = 'accepted';
     this.journal.push(`sip accept ${this.callId}`);
     return Promise.resolve();
@@ -116,6 +122,13 @@ export class FakeSip {
 
   get events(): SipEvents {
     return this.link.options.events;
+  }
+
+  /** The service withdraws an INVITE the page has not answered (CANCEL, 487), as the SIP adapter reports it. */
+  withdraw(invite: FakeInvite): void {
+    invite.withdrawn = true;
+    this.journal.push(`sip cancel ${invite.callId}`);
+    this.events.onCallChanged(invite.callId);
   }
 
   /** The service sends an INVITE carrying `X-Browser-Call-Id: callId`. */
