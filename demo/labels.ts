@@ -66,8 +66,9 @@ export function canHangUp(status: VoiceBrowserStatus): boolean {
   return status.busy && status.call !== null && status.call.state !== 'ending';
 }
 
+/** Not over a session to clean up, nor over a call the last disconnect could not prove ended (spec 3.2). */
 export function canConnect(status: VoiceBrowserStatus): boolean {
-  return status.connection === 'disconnected' && !status.session;
+  return status.connection === 'disconnected' && !status.session && !status.busy;
 }
 
 export function canDisconnect(status: VoiceBrowserStatus): boolean {
@@ -122,6 +123,7 @@ export function endLabel(call: BrowserCall | null): string | null {
     agent_unreachable: 'this page was not registered',
     media_failed: 'the audio could not start',
     outcome_resolved: 'the unknown outcome was resolved',
+    invite_withdrawn: 'the service withdrew the call before this page answered',
   };
   const reason = call.endReason ? (reasons[call.endReason] ?? call.endReason) : null;
   const error = call.error?.code ? `error ${call.error.code}` : null;
@@ -138,13 +140,13 @@ export function unknownOutcomeLabel(call: BrowserCall | null): string | null {
 }
 
 const ADVICE: Record<string, string> = {
-  browser_voice_unavailable: 'Browser calling is unavailable right now. Try again later; there is nothing to clean up.',
+  browser_voice_unavailable: 'Browser calling is unavailable: the voice service refused this server, or could not be read. Nothing was placed. Try again later; if it lasts, tell your administrator.',
   browser_agent_busy: 'A call is still active. Wait until busy is false, or hang up first.',
   browser_session_unavailable:
     'This session cannot take calls now. Renew it if it expired or the connection was lost; after a reload, end the session first; otherwise connect.',
   connection_failed: 'The voice service could not be reached. Connect again, or renew if the connection was lost.',
   call_outcome_unknown: 'The call may have been placed. Press Retry call: it repeats the same attempt and never dials twice.',
-  cleanup_unknown: 'Cleanup was not confirmed. Press Hang up or Disconnect again.',
+  cleanup_unknown: 'Cleanup was not confirmed: a call may still run. Press Hang up or Disconnect again.',
   audio_playback_blocked: 'The browser blocked the call audio. Press Resume audio to hear the call.',
   microphone_permission_denied: "The microphone was refused. Allow it in the browser's site settings, then call again.",
   microphone_unavailable: 'No usable microphone was found. Plug one in or pick another microphone, then call again.',

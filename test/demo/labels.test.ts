@@ -83,6 +83,9 @@ describe('demo labels', () => {
     expect(canConnect(off)).toBe(true);
     expect(canDisconnect(off)).toBe(false);
     expect(canConnect({ ...off, session: idle.session })).toBe(false);
+    // A call the last disconnect() could not prove ended: disconnect again, not connect (spec 3.2).
+    expect(canConnect({ ...off, busy: true })).toBe(false);
+    expect(canDisconnect({ ...off, busy: true })).toBe(true);
     expect(canDisconnect({ ...off, session: idle.session })).toBe(true);
     expect(canDisconnect({ ...idle, connection: 'disconnecting' })).toBe(false);
   });
