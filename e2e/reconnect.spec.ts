@@ -5,7 +5,8 @@ import { callConnected, expect, hangUp, logInAndConnect, pageAudioStats, test } 
  * and registers again by itself, and takes calls as before. A call's audio does not need the socket.
  */
 
-const SIM_KEY = process.env.SIM_API_KEY ?? 'vsk_SimulatorDefaultKey0000000000000';
+/** The simulator's key, as the global setup started it (never the shell's SIM_API_KEY). */
+const SIM_KEY = process.env.E2E_SIM_API_KEY ?? '';
 
 /** Closes the session's SIP WebSocket at the simulator, through the fault that follows a session read. */
 async function dropSipSocket(simUrl: string, sessionId: string): Promise<void> {

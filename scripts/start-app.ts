@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { CONFIG_VARIABLES } from '../server-proxy/config.js';
 
 /**
  * Starts the app exactly as `npm start` runs it (server-proxy/main.ts, embedded simulator) on free loopback
@@ -16,9 +17,24 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
+/**
+ * The environment of an app a test starts: this process's, without any variable of the app's configuration
+ * (`CONFIG_VARIABLES`), plus exactly `env`. A `SIM_API_KEY` or `PORT` exported in the caller's shell (as a user
+ * of `npm run simulator` has) then changes nothing the test runs against.
+ */
+export function appEnvironment(env: Record<string, string>): Record<string, string | undefined> {
+  const configuration = new Set<string>(CONFIG_VARIABLES);
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !configuration.has(name)));
+  return { ...inherited, ...env };
+}
+
+/**
+ * Starts the app on free ports with the configuration `env` and nothing else of the caller's (see
+ * {@link appEnvironment}); resolves once it listens.
+ */
 export async function startApp(env: Record<string, string> = {}): Promise<RunningApp> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server-proxy/main.ts'], {
-    env: { ...process.env, PORT: '0', SIM_PORT: '0', ...env },
+    env: appEnvironment({ PORT: '0', SIM_PORT: '0', ...env }),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const urls = await new Promise<{ demo: string; sim: string }>((resolve, reject) => {

@@ -17,22 +17,35 @@ const port = (fallback: number) =>
 const milliseconds = (fallback: number) =>
   z.coerce.number({ error: 'must be a whole number of milliseconds' }).int('must be a whole number of milliseconds').min(0, 'must be a whole number of milliseconds').default(fallback);
 
+/** Every environment variable the configuration reads, with its rule; {@link CONFIG_VARIABLES} names them. */
+const variables = {
+  PORT: port(8080),
+  SIM_PORT: port(8090),
+  SIM_API_KEY: z.string().regex(SIM_KEY_FORMAT, 'must be "vsk_" followed by 32 letters or digits').default(DEFAULT_SIM_API_KEY),
+  VOICE_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://voice.example.com/api' }).optional(),
+  VOICE_API_KEY: z.string().regex(/^\S{8,}$/, 'must be the API key (at least 8 characters, no spaces)').optional(),
+  SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  SIM_QUOTA_PER_MINUTE: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').default(100),
+  SIM_QUOTA_PER_HOUR: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').default(10_000),
+  SIM_NO_ANSWER_MS: milliseconds(DEFAULT_RECIPIENT_TIMINGS.noAnswerMs),
+  SIM_OUTCOME_UNKNOWN_MS: milliseconds(DEFAULT_RECIPIENT_TIMINGS.outcomeUnknownMs),
+  VOICE_USER_RATE_PER_MINUTE: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').optional(),
+  VOICE_USER_RATE_PER_HOUR: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').optional(),
+  REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+};
+
+/**
+ * The names of every environment variable the app's configuration reads.
+ *
+ * @remarks
+ * Whoever starts the app for a test (scripts/start-app.ts) removes these from the environment it passes on,
+ * so a variable exported in the caller's shell (`SIM_API_KEY` for `npm run simulator`, say) cannot change
+ * what the test runs against.
+ */
+export const CONFIG_VARIABLES = Object.keys(variables) as ReadonlyArray<keyof typeof variables>;
+
 const schema = z
-  .object({
-    PORT: port(8080),
-    SIM_PORT: port(8090),
-    SIM_API_KEY: z.string().regex(SIM_KEY_FORMAT, 'must be "vsk_" followed by 32 letters or digits').default(DEFAULT_SIM_API_KEY),
-    VOICE_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://voice.example.com/api' }).optional(),
-    VOICE_API_KEY: z.string().regex(/^\S{8,}$/, 'must be the API key (at least 8 characters, no spaces)').optional(),
-    SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-    SIM_QUOTA_PER_MINUTE: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').default(100),
-    SIM_QUOTA_PER_HOUR: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').default(10_000),
-    SIM_NO_ANSWER_MS: milliseconds(DEFAULT_RECIPIENT_TIMINGS.noAnswerMs),
-    SIM_OUTCOME_UNKNOWN_MS: milliseconds(DEFAULT_RECIPIENT_TIMINGS.outcomeUnknownMs),
-    VOICE_USER_RATE_PER_MINUTE: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').optional(),
-    VOICE_USER_RATE_PER_HOUR: z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1').optional(),
-    REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
-  })
+  .object(variables)
   .superRefine((env, ctx) => {
     if (env.VOICE_BASE_URL && !env.VOICE_API_KEY) ctx.addIssue({ code: 'custom', path: ['VOICE_API_KEY'], message: 'is required when VOICE_BASE_URL is set' });
     if (env.VOICE_BASE_URL && !env.SESSION_SECRET) ctx.addIssue({ code: 'custom', path: ['SESSION_SECRET'], message: 'is required when VOICE_BASE_URL is set' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../../server-proxy/config.js';
+import { CONFIG_VARIABLES, ConfigError, parseConfig } from '../../server-proxy/config.js';
 
 /** The proxy's own variables: per-user limits below the key's quota, and the shared Redis store. */
 
@@ -50,5 +50,12 @@ describe('the simulator test numbers\' timings', () => {
     ['SIM_OUTCOME_UNKNOWN_MS', '2.5 s'],
   ])('stop start-up with one line naming %s=%s', (name, value) => {
     expect(() => parseConfig({ [name]: value })).toThrow(new RegExp(`^configuration: ${name} must be a whole number of milliseconds$`));
+  });
+});
+
+describe('CONFIG_VARIABLES', () => {
+  it.each(CONFIG_VARIABLES)('names %s, a variable the configuration reads', (name) => {
+    // Every rule refuses this value: the list is the schema's own, not a copy that could drift.
+    expect(() => parseConfig({ [name]: 'not valid' })).toThrow(new RegExp(`^configuration: ${name} `));
   });
 });

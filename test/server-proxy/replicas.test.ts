@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type RunningApp } from '../../scripts/start-app.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { appEnvironment, startApp, type RunningApp } from '../../scripts/start-app.js';
 import { freePort, useRedis } from './redis-server.js';
 
 /**
@@ -11,7 +11,24 @@ import { freePort, useRedis } from './redis-server.js';
 const { redis, onStop } = useRedis();
 const apps: RunningApp[] = [];
 
+/**
+ * What the shell running the tests may export (a user of `npm run simulator` has SIM_API_KEY, SIM_PORT): each
+ * would break these apps if it reached them, so none may.
+ */
+const CALLERS_SHELL = {
+  PORT: '1',
+  SIM_PORT: '1',
+  SIM_API_KEY: 'vsk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+  VOICE_BASE_URL: 'http://127.0.0.1:9/api',
+  VOICE_USER_RATE_PER_HOUR: '1',
+};
+
+afterAll(() => {
+  vi.unstubAllEnvs();
+});
+
 beforeAll(async () => {
+  for (const [name, value] of Object.entries(CALLERS_SHELL)) vi.stubEnv(name, value);
   const env = { REDIS_URL: redis().url, VOICE_USER_RATE_PER_MINUTE: '3' };
   apps.push(...(await Promise.all([startApp(env), startApp(env)])));
   onStop(() => Promise.all(apps.map((app) => app.stop())));
@@ -50,7 +67,7 @@ describe('an unreachable REDIS_URL', () => {
   it('stops start-up with one line naming where, before anything listens', async () => {
     const port = await freePort();
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'server-proxy/main.ts'], {
-      env: { ...process.env, PORT: '0', SIM_PORT: '0', REDIS_URL: `redis://127.0.0.1:${port}` },
+      env: appEnvironment({ PORT: '0', SIM_PORT: '0', REDIS_URL: `redis://127.0.0.1:${port}` }),
       encoding: 'utf8',
       timeout: 30_000,
     });
