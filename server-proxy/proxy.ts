@@ -3,10 +3,11 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { refuseCrossSite } from './cross-site.js';
 import { errorResponse, finishApp, HttpError } from './http-error.js';
-import { createOwnership, isResourceId } from './ownership.js';
+import { createOwnership } from './ownership.js';
 import { redactingLog } from './redact.js';
 import { agentName, subjectOf } from './subject.js';
 import { createRelay } from './relay.js';
+import { createSessionCleanup } from './session-cleanup.js';
 import { createUpstream, type Upstream } from './upstream.js';
 import { userRateLimit, type UserRateLimitOptions } from './user-rate-limit.js';
 import { callInput, emptyInput, parseIdempotencyKey, parseInput, readJsonBody } from './voice-input.js';
@@ -39,6 +40,11 @@ export interface VoiceProxyOptions {
   rateLimit?: UserRateLimitOptions | false;
   /** Origins besides the request's own allowed to send mutating requests (see `cross-site.ts`). */
   trustedOrigins?: readonly string[];
+  /**
+   * How long `revokeSessions` reads a call it asked to end before rejecting `cleanup_unknown`, in ms
+   * (default 10 s); the reads are a few hundred ms apart.
+   */
+  revokeWaitMs?: number;
   /** Where the proxy's log lines go (default `console.error`); they never contain the key. */
   log?: (line: string) => void;
   /**
@@ -50,11 +56,22 @@ export interface VoiceProxyOptions {
 
 /** A web-standard handler, mountable in any server that speaks `Request`/`Response`. */
 export type VoiceProxy = ((request: Request) => Promise<Response>) & {
-  /** Ends the user's current browser session at the service (logout, spec 4.9); rejects when it could not. */
+  /**
+   * Ends the user's current browser session at the service (logout, spec 4.9) and, when a call of it was
+   * running, hangs the call up and resolves only once a read shows it over (spec 3.2).
+   *
+   * @remarks
+   * Rejects with an `HttpError` when it could not: `504 cleanup_unknown` when the call could not be proven
+   * ended within `revokeWaitMs`, or the service's own error (`503 upstream_unavailable`, ...). Log the user
+   * out anyway; say that the cleanup is unproven.
+   */
   revokeSessions(user: ProxyUser): Promise<void>;
 };
 
 type Env = { Variables: { subject: string; user: ProxyUser } };
+
+/** Time between the reads by which `revokeSessions` proves a call ended. */
+const REVOKE_READ_INTERVAL_MS = 300;
 
 /** The user's webrtc agent, created once per subject (spec 4.7: `409 agent_exists` means list agents to find it). */
 function createAgents(upstream: Upstream, ensureOk: (response: Awaited<ReturnType<Upstream>>) => Awaited<ReturnType<Upstream>>) {
@@ -95,6 +112,7 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   const { relay, ensureOk } = relayer;
   const { ownSession, ownCall } = createOwnership(upstream, relayer);
   const agents = createAgents(upstream, ensureOk);
+  const cleanup = createSessionCleanup(upstream, relayer, { waitMs: options.revokeWaitMs ?? 10_000, intervalMs: REVOKE_READ_INTERVAL_MS, log });
   const app = new Hono<Env>().basePath('/voice');
 
   // Every answer is built `no-store` (relay, errorResponse): no middleware edits a finished answer, since on
@@ -116,8 +134,11 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   app.post('/browser-sessions', async (c) => {
     parseInput(emptyInput, await readJsonBody(c.req.raw));
     await agents.ensure(c.get('user'), c.get('subject'));
-    // A session is cheap and supersedes an idle older one, so each press gets a fresh key.
-    const response = await upstream({ method: 'POST', path: '/browser-sessions', body: { externalSubject: c.get('subject') }, idempotencyKey: randomUUID() });
+    // A session is cheap and supersedes an idle older one, so each press gets a fresh key; should its answer
+    // be lost, the session it may have made is ended (session-cleanup.ts), since no page holds it.
+    const response = await upstream({ method: 'POST', path: '/browser-sessions', body: { externalSubject: c.get('subject') }, idempotencyKey: randomUUID() }).catch(
+      (error: unknown) => cleanup.afterLostCreate(error, c.get('subject')),
+    );
     if (response.status >= 400) agents.forget(c.get('subject'));
     return relay(response);
   });
@@ -154,11 +175,6 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
 
   const handler = (request: Request) => Promise.resolve(app.fetch(request));
   return Object.assign(handler, {
-    async revokeSessions(user: ProxyUser): Promise<void> {
-      const subject = subjectOf(user);
-      const current = ensureOk(await upstream({ method: 'GET', path: '/browser-sessions', query: { externalSubject: subject } }));
-      const id = (current.body as { session?: { id?: unknown } | null } | undefined)?.session?.id;
-      if (isResourceId(id)) ensureOk(await upstream({ method: 'DELETE', path: `/browser-sessions/${id}`, body: {}, lostCode: 'cleanup_unknown' }));
-    },
+    revokeSessions: (user: ProxyUser): Promise<void> => cleanup.revoke(subjectOf(user)),
   });
 }

@@ -12,9 +12,18 @@ function keyRefused(response: UpstreamResponse): boolean {
   return response.status === 401 || (response.status === 403 && (code === 'account_suspended' || code === 'voice_not_entitled' || code === 'insufficient_scope'));
 }
 
+/**
+ * A refused key is a definite answer: the service did nothing (spec 5.3, 5.4: refused at request time), so
+ * the page gets a 4xx, which the library reads as "nothing was created" (spec 7) and leaves `busy` false.
+ * A 5xx would read as "maybe created": a call outcome nobody could ever resolve, since every read is
+ * refused too. The answer names neither the key nor the service's reason; the log line does.
+ */
 function voiceUnavailable(response: UpstreamResponse, log: (message: string) => void): HttpError {
-  log(`voice proxy: the service refused the API key (${response.status})`);
-  return new HttpError(503, 'browser_voice_unavailable', 'browser calling is not available right now');
+  const code = (response.body as { code?: unknown } | undefined)?.code;
+  // Only a code shaped like the spec's (section 7) reaches the log: the body is the service's text.
+  const reason = typeof code === 'string' && /^[a-z_]{1,64}$/.test(code) ? ` ${code}` : '';
+  log(`voice proxy: the service refused the API key (${response.status}${reason}); fix the key or the account`);
+  return new HttpError(403, 'browser_voice_unavailable', 'browser calling is not available on this server; nothing was done');
 }
 
 /**

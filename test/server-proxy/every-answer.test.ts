@@ -168,7 +168,7 @@ describe('logs', () => {
     };
     const proxy = createVoiceProxy({ baseUrl: BASE_URL, apiKey: API_KEY, authenticate: testAuthenticate, fetch: echoing, log: (line) => logged.push(line) });
     const refused = await proxy(new Request('http://app.test/voice/browser-sessions', { headers: { 'x-test-user': 'alice' } }));
-    expect(refused.status).toBe(503);
+    expect(refused.status).toBe(403);
 
     const quoting: Fetch = async (_input, init) => Response.json({ error: 'no such call', code: 'not_found', note: new Headers(init?.headers).get('x-api-key') }, { status: 409 });
     const relayed = await createVoiceProxy({ baseUrl: BASE_URL, apiKey: API_KEY, authenticate: testAuthenticate, fetch: quoting, log: (line) => logged.push(line) })(

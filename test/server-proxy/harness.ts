@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { Hono } from 'hono';
 import { createVoiceProxy, type ProxyUser, type VoiceProxy, type VoiceProxyOptions } from '../../server-proxy/proxy.js';
+import type { KeyRegistry } from '../../server-proxy/simulator/accounts.js';
 import { createRestApp, type ApiKeyRecord, type Scope } from '../../server-proxy/simulator/rest.js';
 import { VoiceService } from '../../server-proxy/simulator/voice-service.js';
 
@@ -40,11 +41,13 @@ export function testAuthenticate(request: Request): ProxyUser | null {
 export interface HarnessOptions {
   /** The key the proxy holds (default {@link API_KEY}). */
   apiKey?: string;
-  /** Keys the service accepts (default {@link API_KEY} with both voice scopes). */
-  keys?: ReadonlyMap<string, ApiKeyRecord>;
+  /** Keys the service accepts (default {@link API_KEY} with both voice scopes), or its accounts and keys. */
+  keys?: ReadonlyMap<string, ApiKeyRecord> | KeyRegistry;
   /** Wraps the fetch that reaches the simulator, to script faults or overlay resources. */
   wrap?: (simulator: Fetch) => Fetch;
   timeoutMs?: number;
+  /** How long `revokeSessions` waits for a read proving a call ended (default: the proxy's own). */
+  revokeWaitMs?: number;
   /** Per-user limits of the proxy (default: the proxy's own defaults). */
   rateLimit?: VoiceProxyOptions['rateLimit'];
   /** The proxy's log sink (default: `console.error`). */
@@ -75,7 +78,7 @@ export function createService(): VoiceService {
 }
 
 /** The simulated service and a `fetch` that reaches its REST app, mounted as server.ts mounts it. */
-export function createSimulator(keys?: ReadonlyMap<string, ApiKeyRecord>): { service: VoiceService; fetch: Fetch } {
+export function createSimulator(keys?: ReadonlyMap<string, ApiKeyRecord> | KeyRegistry): { service: VoiceService; fetch: Fetch } {
   const service = createService();
   const app = new Hono().route('/api/v1/voice', createRestApp(service, keys ?? new Map([[API_KEY, { scopes: ALL_SCOPES }]])));
   return { service, fetch: appFetch(app) };
@@ -104,6 +107,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     authenticate: testAuthenticate,
     fetch: recording,
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.revokeWaitMs === undefined ? {} : { revokeWaitMs: options.revokeWaitMs }),
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
     ...(options.log === undefined ? {} : { log: options.log }),
     ...(options.headers === undefined ? {} : { headers: options.headers }),

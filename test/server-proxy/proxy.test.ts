@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createFetchBackend } from '../../lib/backend.js';
+import { isDefiniteRejection, VoiceBrowserError } from '../../lib/errors.js';
+import { KeyRegistry } from '../../server-proxy/simulator/accounts.js';
 import type { ApiKeyRecord } from '../../server-proxy/simulator/rest.js';
 import {
+  ALL_SCOPES,
   API_KEY,
   createHarness,
   createSession,
@@ -282,9 +286,55 @@ describe('POST /voice/browser-calls', () => {
     expect(keys).toHaveLength(4);
     const [aliceFirst, bobFirst, aliceRetry, aliceOther] = keys;
     expect(aliceFirst).toEqual(expect.stringMatching(/^[\x21-\x7e]{1,128}$/));
+    expect(aliceFirst).not.toBe('same-key');
     expect(bobFirst).not.toBe(aliceFirst);
     expect(aliceRetry).toBe(aliceFirst);
     expect(aliceOther).not.toBe(aliceFirst);
+  });
+});
+
+describe('POST /voice/browser-calls when the service refuses the proxy’s key', () => {
+  const ACCOUNT = 'acct_refusing';
+  /** Spec 3.3 and 5: each way the service refuses a key, set on the service's accounts before the press. */
+  const refusals: Array<[string, () => KeyRegistry]> = [
+    [
+      '401 invalid_credentials (a paused key)',
+      () => {
+        const registry = KeyRegistry.fromScopes(new Map([[API_KEY, { scopes: ALL_SCOPES }]]), { id: ACCOUNT });
+        registry.setKeyStatus(API_KEY, 'paused');
+        return registry;
+      },
+    ],
+    ['403 account_suspended', () => KeyRegistry.fromScopes(new Map([[API_KEY, { scopes: ALL_SCOPES }]]), { id: ACCOUNT, suspended: true })],
+    ['403 voice_not_entitled', () => KeyRegistry.fromScopes(new Map([[API_KEY, { scopes: ALL_SCOPES }]]), { id: ACCOUNT, voiceEntitled: false })],
+    ['403 insufficient_scope (a read-only key)', () => KeyRegistry.fromScopes(new Map([[API_KEY, { scopes: ['voice_calls.read'] }]]), { id: ACCOUNT })],
+  ];
+
+  it.each(refusals)('%s: 403 browser_voice_unavailable without detail, which the library reads as nothing created', async (refusal, registry) => {
+    const lines: string[] = [];
+    const h = setup({ keys: registry(), log: (line) => lines.push(line) });
+    // The session is made at the service directly: the key, refused, could not have made it.
+    h.service.createAgent(API_KEY, { name: 'alice', externalSubject: 'alice' });
+    const { session } = h.service.createSession(API_KEY, 'alice');
+    const input = validCall(session.id);
+
+    const response = await send(h, 'POST', '/voice/browser-calls', { user: 'alice', body: input, headers: { 'Idempotency-Key': 'press-1' } });
+
+    // spec 7: a 4xx is a definite no; a 5xx would leave the page reconciling a call that was never made.
+    expect(response.status).toBe(403);
+    expect(response.json).toEqual({ error: expect.any(String), code: 'browser_voice_unavailable' });
+    expect(response.text).not.toMatch(/credential|suspend|entitle|scope|key/i);
+    expect(h.service.callsOfSession(session.id)).toEqual([]);
+    // The operator learns which refusal it was; the log does not carry the key.
+    const code = /\d{3} (\w+)/.exec(refusal)?.[1] ?? '';
+    expect(lines.join('\n')).toContain(`refused the API key (${refusal.slice(0, 3)} ${code})`);
+    expect(lines.join('\n')).not.toContain(API_KEY);
+
+    const backend = createFetchBackend({ fetch: (url, init) => h.proxy(new Request(`http://app.test${String(url)}`, { ...init, headers: { ...(init?.headers as Record<string, string>), 'x-test-user': 'alice' } })) });
+    const error = await backend.createCall(input, { idempotencyKey: 'press-2', signal: new AbortController().signal }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(VoiceBrowserError);
+    expect((error as VoiceBrowserError).code).toBe('browser_voice_unavailable');
+    expect(isDefiniteRejection(error as VoiceBrowserError)).toBe(true);
   });
 });
 
@@ -398,13 +448,13 @@ describe('upstream faults', () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
-  it('hides a refused key behind 503 browser_voice_unavailable', async () => {
+  it('hides a refused key behind 403 browser_voice_unavailable', async () => {
     const wrongKey = 'vk_test_ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ';
     const h = setup({ apiKey: wrongKey });
     const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const response = await send(h, 'GET', '/voice/browser-sessions', { user: 'alice' });
     expect(h.seen).toHaveLength(1);
-    expect(response.status).toBe(503);
+    expect(response.status).toBe(403);
     expect(response.json).toEqual({ error: expect.any(String), code: 'browser_voice_unavailable' });
     expect(response.text).not.toContain('invalid_credentials');
     expect(response.text).not.toContain(wrongKey);
@@ -413,12 +463,12 @@ describe('upstream faults', () => {
     expect(JSON.stringify(log.mock.calls)).not.toContain(wrongKey);
   });
 
-  it('hides a key that lacks a scope behind 503 browser_voice_unavailable', async () => {
+  it('hides a key that lacks a scope behind 403 browser_voice_unavailable', async () => {
     const keys = new Map<string, ApiKeyRecord>([[API_KEY, { scopes: ['voice_calls.read'] }]]);
     const h = setup({ keys });
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const response = await send(h, 'POST', '/voice/browser-sessions', { user: 'alice', body: {} });
-    expect(response.status).toBe(503);
+    expect(response.status).toBe(403);
     expect(response.json).toMatchObject({ code: 'browser_voice_unavailable' });
     expect(response.text).not.toContain('insufficient_scope');
   });
@@ -473,7 +523,7 @@ describe('the headers option', () => {
       await send(refused, 'GET', '/voice/browser-sessions', { user: 'alice' }),
     ];
     for (let i = answers.length; i < 8; i++) answers.push(await send(h, 'GET', '/voice/browser-sessions', { user: 'alice' }));
-    expect(answers.map((answer) => answer.status)).toEqual([201, 200, 404, 404, 413, 401, 503, 429]);
+    expect(answers.map((answer) => answer.status)).toEqual([201, 200, 404, 404, 413, 401, 403, 429]);
     for (const answer of answers) {
       expect(answer.headers.get('x-frame-options')).toBe('DENY');
       expect(answer.headers.get('cache-control')).toBe('no-store');
