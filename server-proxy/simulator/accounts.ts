@@ -104,21 +104,37 @@ export function readCredential(apiKey: string | undefined, authorization: string
   return bearer?.[1] ?? invalidCredentials();
 }
 
+interface AllowListEntry {
+  address: string;
+  type: 'ipv4' | 'ipv6';
+  /** Prefix length of a CIDR range; undefined for a single address. */
+  bits: number | undefined;
+}
+
+/** An allow-list entry as an address or a range (spec 2.1), or undefined when it is neither. */
+function parseAllowListEntry(entry: string): AllowListEntry | undefined {
+  const [address = '', prefix, extra] = entry.trim().split('/');
+  const family = isIP(address);
+  const bits = prefix === undefined ? undefined : Number(prefix);
+  const maxBits = family === 6 ? 128 : 32;
+  if (!family || extra !== undefined || (bits !== undefined && (!/^\d{1,3}$/.test(prefix ?? '') || bits > maxBits))) return undefined;
+  return { address, type: family === 6 ? 'ipv6' : 'ipv4', bits };
+}
+
+/** Whether `entry` is an IP address or a CIDR range, IPv4 or IPv6 (spec 2.1), as an allow-list takes it. */
+export function isAllowListEntry(entry: string): boolean {
+  return parseAllowListEntry(entry) !== undefined;
+}
+
 /** Parses an allow-list once, at key creation; a bad entry is a configuration error, thrown at once. */
 function compileAllowList(entries: readonly string[] | undefined): BlockList | undefined {
   if (!entries?.length) return undefined;
   const list = new BlockList();
   for (const entry of entries) {
-    const [address = '', prefix, extra] = entry.trim().split('/');
-    const family = isIP(address);
-    const bits = prefix === undefined ? undefined : Number(prefix);
-    const maxBits = family === 6 ? 128 : 32;
-    if (!family || extra !== undefined || (bits !== undefined && (!/^\d{1,3}$/.test(prefix ?? '') || bits > maxBits))) {
-      throw new Error(`allow-list entry "${entry}" is not an IP address or CIDR range`);
-    }
-    const type = family === 6 ? 'ipv6' : 'ipv4';
-    if (bits === undefined) list.addAddress(address, type);
-    else list.addSubnet(address, bits, type);
+    const parsed = parseAllowListEntry(entry);
+    if (!parsed) throw new Error(`allow-list entry "${entry}" is not an IP address or CIDR range`);
+    if (parsed.bits === undefined) list.addAddress(parsed.address, parsed.type);
+    else list.addSubnet(parsed.address, parsed.bits, parsed.type);
   }
   return list;
 }
@@ -172,6 +188,24 @@ export class KeyRegistry {
     const key: ApiKey = { scopes: VOICE_SCOPES, status: 'active', ...input, value };
     this.keys.set(value, { key, allow: compileAllowList(key.allowList) });
     return { ...key };
+  }
+
+  /** The account, as it is now; undefined for an unknown id. */
+  getAccount(id: string): Account | undefined {
+    const account = this.accounts.get(id);
+    return account && { ...account };
+  }
+
+  /** The key, as it is now; undefined for an unknown value. */
+  getKey(value: string): ApiKey | undefined {
+    const entry = this.keys.get(value);
+    return entry && { ...entry.key };
+  }
+
+  /** Forgets an account and every key of it: their next request is `401 invalid_credentials`, as for a deleted key. */
+  removeAccount(id: string): void {
+    for (const [value, entry] of this.keys) if (entry.key.accountId === id) this.keys.delete(value);
+    this.accounts.delete(id);
   }
 
   /** spec 3.3: pause, resume or delete a key; deletion is permanent. */

@@ -134,6 +134,19 @@ export class CallRunner {
     void this.finish('ended', reason);
   }
 
+  /**
+   * The service gives up the INVITE the page has not answered yet (seen behind a SIP proxy): CANCEL, then the
+   * call `failed` with `invite_withdrawn`. Resolves once the page answered the CANCEL (its 487, RFC 3261
+   * section 9.2) and the terminal state is committed.
+   * @returns false, doing nothing, when the INVITE is not ringing: not sent yet, answered, or the call is ending.
+   */
+  async withdrawInvite(): Promise<boolean> {
+    if (this.finishing || !this.leg || this.facts.browserAnsweredAt !== null) return false;
+    // Before an answer the leg's end() is a CANCEL (RFC 3261 section 9.1).
+    await this.finish('failed', 'invite_withdrawn', { code: 'invite_withdrawn', message: 'the service withdrew the INVITE before the browser answered' });
+    return true;
+  }
+
   /** Cancels every timer and closes media without touching the record (simulator reset). */
   async dispose(): Promise<void> {
     this.finishing = true;

@@ -1,14 +1,39 @@
 import { Hono } from 'hono';
 import { finishApp, HttpError, noStore } from '../http-error.js';
+import type { KeyRegistry, Quota } from './accounts.js';
+import { readControlBody } from './control-input.js';
 import type { FaultPlan } from './faults.js';
+import { KeyControl } from './key-control.js';
 import type { VoiceService } from './voice-service.js';
 
 /**
- * The simulator's control API under `/__sim/` (DESIGN.md): what tests use to see inside the service and to
- * make the far end act. It needs no key: it exists only in the simulator, which listens on loopback.
+ * The simulator's control API under `/__sim/` (DESIGN.md): what tests use to see inside the service, to make
+ * the far end act, and to make keys in the spec's states. It needs no key: it exists only in the simulator,
+ * which listens on loopback.
  */
-/** `forget` clears what lives beside the service: armed faults, quota counters, idempotency records. */
-export function createControlApp(service: VoiceService, forget: () => void, faults: FaultPlan): Hono {
+
+/** What the control API reaches into. */
+export interface ControlOptions {
+  service: VoiceService;
+  faults: FaultPlan;
+  /** The service's accounts and keys: `POST /__sim/keys` adds to them, `PATCH /__sim/keys/:key` changes them. */
+  registry: KeyRegistry;
+  /** The quota of a key that sets none (spec 8), to answer the one a key runs under. */
+  defaultQuota: Quota;
+  /** Clears what lives beside the service on `POST /__sim/reset`: quota counters, idempotency records. */
+  forget(): void;
+}
+
+/**
+ * The control app, to mount at `/__sim`.
+ *
+ * @example
+ * ```ts
+ * app.route('/__sim', createControlApp({ service, faults, registry, defaultQuota: DEFAULT_QUOTA, forget: () => limiter.clear() }));
+ * ```
+ */
+export function createControlApp({ service, faults, registry, defaultQuota, forget }: ControlOptions): Hono {
+  const keys = new KeyControl(registry, defaultQuota);
   const app = new Hono();
   app.use('*', noStore);
 
@@ -27,24 +52,29 @@ export function createControlApp(service: VoiceService, forget: () => void, faul
     if (!call) throw new HttpError(404, 'not_found', 'no such browser call');
     return c.json({ call }, 202);
   });
+  app.post('/calls/:id/withdraw-invite', async (c) => {
+    // Answers once the page answered the CANCEL and the call is `failed`: the caller reads a settled call.
+    const call = await service.withdrawInvite(c.req.param('id'));
+    if (!call) throw new HttpError(404, 'not_found', 'no such browser call');
+    return c.json({ call }, 202);
+  });
   app.post('/sessions/:id/expire', (c) => {
     const session = service.expireSession(c.req.param('id'));
     if (!session) throw new HttpError(404, 'not_found', 'no such browser session');
     return c.json({ session });
   });
-  app.post('/faults', async (c) => {
-    const body: unknown = await c.req.json().catch(() => {
-      throw new HttpError(400, 'invalid_input', 'the body is not valid JSON');
-    });
-    return c.json({ fault: faults.add(body), armed: faults.list() }, 201);
-  });
+  app.post('/faults', async (c) => c.json({ fault: faults.add(await readControlBody(c.req.raw)), armed: faults.list() }, 201));
   app.get('/faults', (c) => c.json({ armed: faults.list() }));
   app.delete('/faults', (c) => {
     faults.clear();
     return c.json({ armed: [] });
   });
+  app.post('/keys', async (c) => c.json(keys.create((await readControlBody(c.req.raw)) ?? {}), 201));
+  app.patch('/keys/:key', async (c) => c.json(keys.update(c.req.param('key'), (await readControlBody(c.req.raw)) ?? {})));
   app.post('/reset', async (c) => {
     forget();
+    faults.clear();
+    keys.reset();
     await service.reset();
     return c.json({ reset: true });
   });

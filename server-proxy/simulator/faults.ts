@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HttpError } from '../http-error.js';
+import { parseControlInput } from './control-input.js';
 
 /**
  * Scripted faults of the simulator (DESIGN.md, `POST /__sim/faults`): the next N requests that match a
@@ -28,6 +28,12 @@ export const faultInput = z.discriminatedUnion('fault', [
   }),
   /** Runs the request, then closes the SIP WebSocket of `sessionId` (or every one) from the server side. */
   z.strictObject({ ...base, fault: z.literal('close-sip-socket'), sessionId: z.string().min(1).optional() }),
+  /**
+   * Meant for `POST /browser-calls`: runs the request (the INVITE goes out), withdraws that call's INVITE
+   * (CANCEL, the page's 487, the call `failed` with `invite_withdrawn`), and only then lets the answer go,
+   * as built: the order seen behind a SIP proxy, INVITE, CANCEL, then the 202.
+   */
+  z.strictObject({ ...base, fault: z.literal('withdraw-invite') }),
 ]);
 
 export type Fault = z.infer<typeof faultInput>;
@@ -51,13 +57,9 @@ export class FaultPlan {
 
   /** Arms a fault; returns what is armed now. */
   add(input: unknown): Fault {
-    const parsed = faultInput.safeParse(input);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new HttpError(400, 'invalid_input', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid fault'}`);
-    }
-    this.armed.push({ fault: parsed.data, pattern: compile(parsed.data.path), remaining: parsed.data.count });
-    return parsed.data;
+    const fault = parseControlInput(faultInput, input);
+    this.armed.push({ fault, pattern: compile(fault.path), remaining: fault.count });
+    return fault;
   }
 
   /** Takes the first armed fault matching this request, counting it down. */

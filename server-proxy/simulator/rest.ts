@@ -14,11 +14,14 @@ import type { VoiceService } from './voice-service.js';
  * spec 5 and the limits of spec 8.
  *
  * @remarks
- * Every request, in this order: quota (per key, or per address for a caller without a valid key), then
- * credentials (401), then the account (403), then the 5 MB body limit (413), then the route's scope (403)
- * and input (400). Every answer, refusals included, carries `Cache-Control: no-store` and the three
- * `X-RateLimit-*` headers. Resources and Idempotency-Keys belong to the issuing key: the key's value is
- * the service's `owner`, so another key, even of the same account, sees none of them (spec 4.7).
+ * Every request is counted against its quota (per key, or per address for a caller without a valid key),
+ * then refused in this order: a valid key's account (403: suspended, then not voice-entitled), the quota
+ * (429), credentials (401), the 5 MB body limit (413), the route's scope (403) and input (400). So a caller
+ * without a valid key meets the quota before its 401, and a suspended account gets its 403 on every request,
+ * never a 429 (spec 5.4). Every answer, refusals included, carries `Cache-Control: no-store` and the three
+ * `X-RateLimit-*` headers; only the 429 adds `Retry-After`. Resources and Idempotency-Keys belong to the
+ * issuing key: the key's value is the service's `owner`, so another key, even of the same account, sees none
+ * of them (spec 4.7).
  */
 
 export type { Scope } from './accounts.js';
@@ -67,12 +70,14 @@ const answerHeaders: MiddlewareHandler<Env> = async (c, next) => {
   await next();
   // spec 4.7: reads are never cached and credentials are answered no-store.
   c.header('Cache-Control', 'no-store');
-  // spec 8: the quota headers go on every response.
+  // spec 8: the quota headers go on every response; Retry-After only on the 429, which carries its own, not on
+  // a 403 of a suspended account whose quota also ran out (there is nothing to wait for, spec 5.4).
   const decision = c.get('rateLimit');
-  if (decision) for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
+  if (!decision) return;
+  for (const [name, value] of Object.entries(rateLimitHeaders({ ...decision, retryAfterSeconds: undefined }))) c.header(name, value);
 };
 
-/** Counts the request against its quota (429), then checks its credential (401) and account (403). */
+/** Counts the request against its quota, then refuses it for its account (403), quota (429) or credential (401). */
 function guard(registry: KeyRegistry, options: RestOptions): MiddlewareHandler<Env> {
   const limiter = options.limiter ?? new RateLimiter(options.now);
   const clientAddress = options.clientAddress ?? socketAddress;
@@ -85,12 +90,13 @@ function guard(registry: KeyRegistry, options: RestOptions): MiddlewareHandler<E
     const known = identity instanceof HttpError ? undefined : identity;
     const decision = limiter.take(known ? `key:${known.key.value}` : `address:${address ?? 'unknown'}`, { ...defaultQuota, ...known?.key.quota });
     c.set('rateLimit', decision);
+    // spec 5.4: a suspended account is refused on every request at request time, whatever the key, before
+    // the quota: a 429 would have the caller wait out the window only to learn the account is suspended.
+    if (known) assertAccountAllowsVoice(known.account);
     if (!decision.allowed) {
       throw new HttpError(429, 'rate_limited', `the request quota is used up; retry after ${decision.retryAfterSeconds ?? 1} s`, rateLimitHeaders(decision));
     }
     if (!known) throw identity;
-    // spec 5.4: a suspended account is refused at request time, whatever the key.
-    assertAccountAllowsVoice(known.account);
     c.set('principal', known);
     await next();
   };

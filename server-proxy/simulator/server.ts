@@ -7,7 +7,7 @@ import { KeyRegistry, VOICE_SCOPES, type Quota } from './accounts.js';
 import { createControlApp } from './control.js';
 import { FaultPlan } from './faults.js';
 import { IdempotencyStore } from './idempotency.js';
-import { RateLimiter } from './rate-limit.js';
+import { DEFAULT_QUOTA, RateLimiter } from './rate-limit.js';
 import type { RecipientTimings } from './recipients.js';
 import { createRestApp } from './rest.js';
 import { VoiceService } from './voice-service.js';
@@ -46,6 +46,34 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
+/**
+ * The `withdraw-invite` fault's work once the request ran: withdraws the INVITE of the call a 2xx answer names
+ * (`call.id` of its JSON body). Any other answer placed no call, and an INVITE the page already answered can no
+ * longer be withdrawn: both are let go as they are.
+ */
+async function withdrawInviteOf(service: VoiceService, response: Response): Promise<void> {
+  if (!response.ok) return;
+  const body: unknown = await response.clone().json().catch(() => undefined);
+  const call = typeof body === 'object' && body !== null && 'call' in body ? body.call : undefined;
+  const id = typeof call === 'object' && call !== null && 'id' in call && typeof call.id === 'string' ? call.id : undefined;
+  if (id === undefined) return;
+  try {
+    await service.withdrawInvite(id);
+  } catch (error) {
+    if (!(error instanceof HttpError && error.code === 'invite_not_ringing')) throw error;
+  }
+}
+
+/**
+ * Starts the simulated voice service on one loopback port.
+ *
+ * @example
+ * ```ts
+ * const sim = await startSimulator({ apiKey: 'vsk_…', port: 0, noAnswerMs: 1000 });
+ * await fetch(`${sim.url}/__sim/reset`, { method: 'POST' });
+ * await sim.close();
+ * ```
+ */
 export async function startSimulator(options: SimulatorOptions): Promise<RunningSimulator> {
   const host = options.host ?? '127.0.0.1';
   let url = '';
@@ -88,16 +116,27 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
           await next();
           service.closeSipSockets(fault.sessionId);
           return;
+        case 'withdraw-invite':
+          await next();
+          // The answer, as built, waits until the CANCEL was answered and the call failed: INVITE, CANCEL,
+          // then the 202, the order seen behind a SIP proxy (README).
+          await withdrawInviteOf(service, c.res);
+          return;
       }
     })
     .route('/api/v1/voice', createRestApp(service, registry, { quota: options.quota, limiter, idempotency }))
     .route(
       '/__sim',
-      createControlApp(service, () => {
-        faults.clear();
-        limiter.clear();
-        idempotency.clear();
-      }, faults),
+      createControlApp({
+        service,
+        faults,
+        registry,
+        defaultQuota: { ...DEFAULT_QUOTA, ...options.quota },
+        forget: () => {
+          limiter.clear();
+          idempotency.clear();
+        },
+      }),
     )
     .get('/', (c) => c.json({ service: 'voice-browser simulator', rest: `${url}/api/v1/voice`, sip: `${url.replace(/^http/, 'ws')}/sip` }));
   finishApp(app, 'simulator');

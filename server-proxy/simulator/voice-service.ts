@@ -127,10 +127,17 @@ export class VoiceService {
     return this.sessionRecord(owner, id).value;
   }
 
-  /** Ends the session: its call is hung up, its registration dropped, its credentials revoked. */
+  /**
+   * Ends the session: its call is hung up, its registration dropped, its credentials revoked.
+   *
+   * @remarks
+   * An expired session keeps its status, and its accepted call, which expiry let run on (spec 3.2), is hung up
+   * all the same: DELETE requests cleanup (spec 4.7), and a call nobody can end would keep the agent busy.
+   */
   endSession(owner: string, id: string): BrowserSession {
     const record = this.sessionRecord(owner, id);
     if (record.value.status === 'active') this.closeSession(record, 'ended');
+    else this.hangupCallOf(record);
     return record.value;
   }
 
@@ -214,6 +221,20 @@ export class VoiceService {
     const call = this.calls.get(id);
     if (!call) return undefined;
     if (!TERMINAL_STATES.has(call.value.state)) this.runners.get(id)?.hangup('recipient_hangup');
+    return this.calls.get(id)?.value;
+  }
+
+  /**
+   * Simulator control: the service withdraws the call's INVITE before the page answered it (CANCEL, the page's
+   * 487, the call `failed` with `invite_withdrawn`). Resolves once that is committed; undefined for an unknown
+   * call, `409 invite_not_ringing` when the page already answered, the INVITE is not out yet, or the call is over.
+   */
+  async withdrawInvite(id: string): Promise<BrowserCall | undefined> {
+    const runner = this.runners.get(id);
+    if (!this.calls.has(id) || !runner) return undefined;
+    if (!(await runner.withdrawInvite())) {
+      throw new HttpError(409, 'invite_not_ringing', 'the INVITE of this call is not ringing: not sent yet, answered by the browser, or the call is over');
+    }
     return this.calls.get(id)?.value;
   }
 
@@ -322,10 +343,15 @@ export class VoiceService {
     if (record.value.status === 'active' && Date.parse(record.value.expiresAt) <= this.now()) this.closeSession(record, 'expired');
   }
 
-  private closeSession(record: SessionRecord, status: 'ended' | 'expired'): void {
+  /** Hangs up the session's active call, if any: both legs go down, `endReason: session_ended`. */
+  private hangupCallOf(record: SessionRecord): void {
     const call = this.activeCallOf(record.value.id);
+    if (call) this.runners.get(call.id)?.hangup('session_ended');
+  }
+
+  private closeSession(record: SessionRecord, status: 'ended' | 'expired'): void {
     // An expired session keeps an accepted call running under its own limit (spec 3.2); an ended one does not.
-    if (call && status === 'ended') this.runners.get(call.id)?.hangup('session_ended');
+    if (status === 'ended') this.hangupCallOf(record);
     record.value = { ...record.value, status, endedAt: this.iso() };
     this.sessionsByUsername.delete(record.username);
     this.sip.removeRegistration(record.value.id);

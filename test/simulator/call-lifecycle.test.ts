@@ -1,7 +1,8 @@
 /**
  * How a browser call ends besides a hangup, against a real simulator spoken to by SIP.js in Node: its own
- * duration limit, session and registration expiry (spec 3.2), the end of its session (spec 4.7 DELETE), and the
- * loss of the page's SIP WebSocket under it. Timings are shortened through the simulator's options.
+ * duration limit, session and registration expiry (spec 3.2), the end of its session whatever its status
+ * (spec 4.7 DELETE), and the loss of the page's SIP WebSocket under it. Timings are shortened through the
+ * simulator's options.
  */
 import { describe, expect, it } from 'vitest';
 import { RegistererState } from 'sip.js';
@@ -119,6 +120,25 @@ describe('spec 4.7 DELETE /browser-sessions/{id}: cleanup', () => {
     await terminated(invitation);
     expect(await ended(w, callId)).toMatchObject({ state: 'ended', endReason: 'session_ended', busy: false });
     expect(await states(w, callId)).toEqual(['waiting_agent', 'dialing_recipient', 'connected', 'ending', 'ended']);
+  });
+
+  it('hangs up the call of an expired session too, which expiry let run on; the subject can then start a session', async () => {
+    const w = await registeredWorld();
+    const { callId, invitation } = await answeredCall(w);
+    await w.api.waitForCall(callId, (call) => call.state === 'connected', 'the call to connect');
+    expect((await w.api.expireSession(w.session.id)).body.session.status).toBe('expired');
+    expect(await w.api.call(callId)).toMatchObject({ state: 'connected', busy: true });
+
+    const deleted = await w.api.endSession(w.session.id);
+    expect(deleted.status).toBe(200);
+    // The session keeps the status it ended with; the cleanup is of its call.
+    expect(deleted.body.session.status).toBe('expired');
+    await terminated(invitation);
+    expect(await ended(w, callId)).toMatchObject({ state: 'ended', endReason: 'session_ended', busy: false });
+    expect(await states(w, callId)).toEqual(['waiting_agent', 'dialing_recipient', 'connected', 'ending', 'ended']);
+    const renewed = await w.api.request<{ session: BrowserSession }>('POST', '/browser-sessions', { externalSubject: w.session.externalSubject });
+    expect(renewed.status).toBe(201);
+    expect(renewed.body.session.status).toBe('active');
   });
 });
 

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createControlApp } from '../../server-proxy/simulator/control.js';
 import { FaultPlan } from '../../server-proxy/simulator/faults.js';
+import { DEFAULT_QUOTA } from '../../server-proxy/simulator/rate-limit.js';
 import { RestWorld } from './rest-support.js';
 
 /** The control API mounted as server.ts mounts it (`route('/__sim', ...)`): every answer coded and no-store. */
@@ -9,7 +10,10 @@ describe('/__sim control API (DESIGN.md)', () => {
   const world = new RestWorld();
   let forgotten = 0;
   const faults = new FaultPlan();
-  const app = new Hono().route('/__sim', createControlApp(world.service, () => (forgotten += 1), faults));
+  const app = new Hono().route(
+    '/__sim',
+    createControlApp({ service: world.service, faults, registry: world.registry, defaultQuota: DEFAULT_QUOTA, forget: () => (forgotten += 1) }),
+  );
   afterAll(() => world.close());
 
   it('answers an unknown control route 404 not_found as JSON, even mounted under /__sim', async () => {
@@ -32,6 +36,7 @@ describe('/__sim control API (DESIGN.md)', () => {
     const reset = await app.request('/__sim/reset', { method: 'POST' });
     expect(reset.status).toBe(200);
     expect(forgotten).toBe(1);
+    expect(faults.list()).toEqual([]);
   });
 
   it('expires a session now: status expired, registration gone, new calls refused, the accepted call runs on (spec 3.2)', async () => {

@@ -23,6 +23,13 @@ describe('FaultPlan (POST /__sim/faults, DESIGN.md)', () => {
     expect(plan.take('POST', '/api/v1/voice/browser-calls')).toMatchObject({ fault: 'drop-response' });
   });
 
+  it('arms withdraw-invite for a method and path, with nothing else in it', () => {
+    const plan = new FaultPlan();
+    expect(plan.add({ method: 'POST', path: '/api/v1/voice/browser-calls', fault: 'withdraw-invite' })).toEqual({ method: 'POST', path: '/api/v1/voice/browser-calls', fault: 'withdraw-invite', count: 1 });
+    expect(() => plan.add({ method: 'POST', path: '/api/v1/voice/browser-calls', fault: 'withdraw-invite', delayMs: 5 })).toThrow(expect.objectContaining({ status: 400, code: 'invalid_input' }) as HttpError);
+    expect(plan.take('POST', '/api/v1/voice/browser-calls')).toMatchObject({ fault: 'withdraw-invite' });
+  });
+
   it('refuses a malformed fault with 400 invalid_input and arms nothing', () => {
     const plan = new FaultPlan();
     for (const bad of [{}, { method: 'PUT', path: '/x', fault: 'delay', delayMs: 1 }, { method: 'GET', path: 'x', fault: 'drop-response' }, { method: 'GET', path: '/x', fault: 'error', status: 200, code: 'x' }]) {

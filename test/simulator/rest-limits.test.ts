@@ -83,6 +83,23 @@ describe('spec 8: the per-key quota', () => {
     expectAnswer(await world.send(agents), { status: 200, headers: { 'x-ratelimit-remaining': '1' } });
   });
 
+  it.each([
+    ['a suspended account', { suspended: true }, 'account_suspended'],
+    ['an account without voice', { voiceEntitled: false }, 'voice_not_entitled'],
+  ] as const)('5.4, 5.5: %s is refused 403 on every request past its quota, never 429, and its 403s carry no Retry-After', async (_, settings, code) => {
+    world = new RestWorld();
+    world.registry.addAccount({ id: 'acct_refused', ...settings });
+    const { value } = world.registry.addKey({ accountId: 'acct_refused', quota: { perMinute: 2 } });
+    const answers: ApiResponse[] = [];
+    for (let i = 0; i < 5; i += 1) answers.push(await world.send({ ...agents, key: value }));
+    for (const answer of answers) expectAnswer(answer, { status: 403, code, headers: { 'x-ratelimit-limit': '2', 'retry-after': null } });
+    // The refusals counted: the headers say what is left, truthfully.
+    expect(answers.map((answer) => answer.headers.get('x-ratelimit-remaining'))).toEqual(['1', '0', '0', '0', '0']);
+    // Reinstated, the key meets the quota those requests used.
+    world.registry.updateAccount('acct_refused', { suspended: false, voiceEntitled: true });
+    expectAnswer(await world.send({ ...agents, key: value }), { status: 429, code: 'rate_limited', headers: { 'retry-after': '60' } });
+  });
+
   it('8: the default quota is configurable, and a key may set its own', async () => {
     world = new RestWorld({ quota: { perMinute: 2, perHour: 50 } });
     await spend(2);

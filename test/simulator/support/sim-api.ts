@@ -64,6 +64,26 @@ export class SimulatorApi {
     return this.request('POST', `/browser-calls/${id}/hangup`);
   }
 
+  /** A request to the control API under `/__sim/` (no key); answers its status and parsed body. */
+  async control<T>(method: string, path: string, body?: unknown): Promise<ApiResponse<T>> {
+    const response = await fetch(`${this.sim.url}/__sim${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as T };
+  }
+
+  /** `POST /__sim/sessions/:id/expire`: the session expires now, as the service's own clock would have it. */
+  expireSession(id: string): Promise<ApiResponse<{ session: BrowserSession }>> {
+    return this.control('POST', `/sessions/${id}/expire`);
+  }
+
+  /** `POST /__sim/calls/:id/withdraw-invite`: the service CANCELs the INVITE the page has not answered. */
+  withdrawInvite(id: string): Promise<ApiResponse<CallResponse>> {
+    return this.control('POST', `/calls/${id}/withdraw-invite`);
+  }
+
   /** `GET /__sim/calls/:id`: the call with the SIP and media facts the simulator observed. */
   async facts(id: string): Promise<CallFacts> {
     return (await this.inspect(id)).facts;
