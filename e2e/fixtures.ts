@@ -18,6 +18,8 @@ export interface Simulator {
   callsOfSession(sessionId: string): Promise<Array<{ id: string; state: string }>>;
   /** POST a control route (`/calls/:id/remote-hangup`, `/sessions/:id/expire`) and expect `status`. */
   control(path: string, status?: number): Promise<unknown>;
+  /** Arms a fault for the next matching request (`POST /__sim/faults`, README's list of faults). */
+  fault(fault: { method: string; path: string; fault: string; [option: string]: unknown }): Promise<void>;
 }
 
 export const test = base.extend<{ simulator: Simulator }>({
@@ -40,6 +42,10 @@ export const test = base.extend<{ simulator: Simulator }>({
         const response = await fetch(`${url}/__sim${path}`, { method: 'POST' });
         expect(response.status, path).toBe(status);
         return response.json();
+      },
+      fault: async (fault) => {
+        const response = await fetch(`${url}/__sim/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(fault) });
+        expect(response.status, `arming ${fault.fault}`).toBe(201);
       },
     });
   },

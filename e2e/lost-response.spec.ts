@@ -7,12 +7,7 @@ import { expect, hangUp, logInAndConnect, test } from './fixtures.js';
 test('a lost createCall answer, then a retry with the same key, makes exactly one call', async ({ page, simulator }) => {
   await logInAndConnect(page, 'e2e-lost-response');
 
-  const armed = await fetch(`${simulator.url}/__sim/faults`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ method: 'POST', path: '/api/v1/voice/browser-calls', fault: 'drop-response' }),
-  });
-  expect(armed.status).toBe(201);
+  await simulator.fault({ method: 'POST', path: '/api/v1/voice/browser-calls', fault: 'drop-response' });
 
   await page.getByLabel('Number to call').fill('+12025550100');
   await page.getByRole('button', { name: 'Call', exact: true }).click();

@@ -1,4 +1,4 @@
-import { callConnected, expect, hangUp, logInAndConnect, pageAudioStats, test } from './fixtures.js';
+import { callConnected, expect, hangUp, logInAndConnect, pageAudioStats, test, type Simulator } from './fixtures.js';
 
 /**
  * A dropped SIP WebSocket (the simulator's close-sip-socket fault): the page shows `reconnecting`, reconnects
@@ -9,14 +9,9 @@ import { callConnected, expect, hangUp, logInAndConnect, pageAudioStats, test } 
 const SIM_KEY = process.env.E2E_SIM_API_KEY ?? '';
 
 /** Closes the session's SIP WebSocket at the simulator, through the fault that follows a session read. */
-async function dropSipSocket(simUrl: string, sessionId: string): Promise<void> {
-  const armed = await fetch(`${simUrl}/__sim/faults`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ method: 'GET', path: '/api/v1/voice/browser-sessions/:id', fault: 'close-sip-socket', sessionId }),
-  });
-  expect(armed.status).toBe(201);
-  const read = await fetch(`${simUrl}/api/v1/voice/browser-sessions/${sessionId}`, { headers: { 'X-Api-Key': SIM_KEY } });
+async function dropSipSocket(simulator: Simulator, sessionId: string): Promise<void> {
+  await simulator.fault({ method: 'GET', path: '/api/v1/voice/browser-sessions/:id', fault: 'close-sip-socket', sessionId });
+  const read = await fetch(`${simulator.url}/api/v1/voice/browser-sessions/${sessionId}`, { headers: { 'X-Api-Key': SIM_KEY } });
   expect(read.status).toBe(200);
 }
 
@@ -30,7 +25,7 @@ test('the page reconnects and registers again after its SIP socket drops, then c
     if (cell) new MutationObserver(() => (window as unknown as { __connection(s: string): void }).__connection(cell.textContent ?? '')).observe(cell, { childList: true, characterData: true, subtree: true });
   });
 
-  await dropSipSocket(simulator.url, sessionId);
+  await dropSipSocket(simulator, sessionId);
   await expect.poll(() => states).toContain('reconnecting');
   await expect(page.getByTestId('connection')).toHaveText('ready');
 
@@ -47,7 +42,7 @@ test('a connected call keeps its audio through a SIP socket drop and hangs up cl
   const callId = await callConnected(page);
   const { call } = await simulator.call(callId);
 
-  await dropSipSocket(simulator.url, call.sessionId);
+  await dropSipSocket(simulator, call.sessionId);
   await expect(page.getByTestId('connection')).toHaveText('ready');
   // Media never depended on the socket: it still flows, and the call is still connected.
   const before = (await pageAudioStats(page)).received;

@@ -7,12 +7,7 @@ import { expect, logInAndConnect, test } from './fixtures.js';
  */
 test('an INVITE the service withdraws before its 202 is dropped, and the page shows the call as the service ended it', async ({ page, simulator }) => {
   await logInAndConnect(page, 'e2e-withdrawn-invite');
-  const armed = await fetch(`${simulator.url}/__sim/faults`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ method: 'POST', path: '/api/v1/voice/browser-calls', fault: 'withdraw-invite' }),
-  });
-  expect(armed.status).toBe(201);
+  await simulator.fault({ method: 'POST', path: '/api/v1/voice/browser-calls', fault: 'withdraw-invite' });
   const errors: string[] = [];
   page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
 

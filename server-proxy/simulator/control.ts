@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { finishApp, HttpError, noStore } from '../http-error.js';
+import { readJsonBody } from '../voice-input.js';
 import type { KeyRegistry, Quota } from './accounts.js';
-import { readControlBody } from './control-input.js';
 import type { FaultPlan } from './faults.js';
 import { KeyControl } from './key-control.js';
 import type { VoiceService } from './voice-service.js';
@@ -63,14 +63,14 @@ export function createControlApp({ service, faults, registry, defaultQuota, forg
     if (!session) throw new HttpError(404, 'not_found', 'no such browser session');
     return c.json({ session });
   });
-  app.post('/faults', async (c) => c.json({ fault: faults.add(await readControlBody(c.req.raw)), armed: faults.list() }, 201));
+  app.post('/faults', async (c) => c.json({ fault: faults.add(await readJsonBody(c.req.raw)), armed: faults.list() }, 201));
   app.get('/faults', (c) => c.json({ armed: faults.list() }));
   app.delete('/faults', (c) => {
     faults.clear();
     return c.json({ armed: [] });
   });
-  app.post('/keys', async (c) => c.json(keys.create((await readControlBody(c.req.raw)) ?? {}), 201));
-  app.patch('/keys/:key', async (c) => c.json(keys.update(c.req.param('key'), (await readControlBody(c.req.raw)) ?? {})));
+  app.post('/keys', async (c) => c.json(keys.create((await readJsonBody(c.req.raw)) ?? {}), 201));
+  app.patch('/keys/:key', async (c) => c.json(keys.update(c.req.param('key'), (await readJsonBody(c.req.raw)) ?? {})));
   app.post('/reset', async (c) => {
     forget();
     faults.clear();

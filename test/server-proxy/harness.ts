@@ -134,7 +134,7 @@ export interface PageResponse {
  * Sends a page request to the proxy and checks the one rule every answer keeps: the persistent key is in
  * neither its body nor its headers.
  */
-export async function send(h: Harness, method: string, path: string, request: PageRequest = {}): Promise<PageResponse> {
+export async function send(h: Pick<Harness, 'proxy' | 'apiKey'>, method: string, path: string, request: PageRequest = {}): Promise<PageResponse> {
   const headers = new Headers(request.headers);
   if (request.user !== undefined) headers.set('x-test-user', request.user);
   let body: string | undefined;

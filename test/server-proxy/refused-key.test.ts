@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVoiceProxy } from '../../server-proxy/proxy.js';
 import { startSimulator, type RunningSimulator } from '../../server-proxy/simulator/server.js';
-import { API_KEY, testAuthenticate } from './harness.js';
+import { API_KEY, send, testAuthenticate } from './harness.js';
 
 /**
  * Keys in the spec's states (spec 3.3, 5), made through the running simulator's control API as an integrator
@@ -23,21 +23,13 @@ async function makeKey(body: Record<string, unknown>): Promise<string> {
   return ((await response.json()) as { key: string }).key;
 }
 
-/** The proxy with `apiKey`, and a page request of alice's through it. */
+/** The proxy with `apiKey`, and alice's page requests through it (the harness's `send`: the key is in no answer). */
 function pageOf(apiKey: string) {
   const lines: string[] = [];
   const proxy = createVoiceProxy({ baseUrl: sim.baseUrl, apiKey, authenticate: testAuthenticate, rateLimit: false, log: (line) => lines.push(line) });
-  const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const response = await proxy(
-      new Request(`http://app.test${path}`, {
-        method,
-        headers: { 'x-test-user': 'alice', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }),
-    );
-    return { status: response.status, retryAfter: response.headers.get('retry-after'), json: (await response.json()) as { code?: string } };
-  };
-  return { send, lines };
+  const page = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    send({ proxy, apiKey }, method, path, { user: 'alice', body, headers });
+  return { send: page, lines };
 }
 
 describe('a key the service refuses, made through POST /__sim/keys', () => {
@@ -65,7 +57,7 @@ describe('a key the service refuses, made through POST /__sim/keys', () => {
     const answers = [];
     for (let i = 0; i < 5; i++) answers.push(await send('GET', '/voice/browser-sessions'));
     expect(answers.map((a) => a.status)).toEqual([403, 403, 403, 403, 403]);
-    expect(answers.every((a) => a.json.code === 'browser_voice_unavailable' && a.retryAfter === null)).toBe(true);
+    expect(answers.every((a) => a.json['code'] === 'browser_voice_unavailable' && !a.headers.has('retry-after'))).toBe(true);
   });
 
   it('serves a key made in the default state, and refuses it once its account is suspended live (PATCH /__sim/keys/:key)', async () => {

@@ -49,18 +49,9 @@ async function world(wrap?: (real: Fetch) => Fetch): Promise<World> {
   return { sim, proxy, lines };
 }
 
-async function page(proxy: VoiceProxy, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await proxy(
-    new Request(`http://app.test${path}`, {
-      method,
-      headers: { 'x-test-user': 'alice', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-  );
-  const text = await response.text();
-  expect(text).not.toContain(API_KEY);
-  return { status: response.status, json: JSON.parse(text) as Record<string, unknown> };
-}
+/** alice's request to the proxy (the harness's `send`: the key is in no answer). */
+const page = (proxy: VoiceProxy, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  send({ proxy, apiKey: API_KEY }, method, path, { user: 'alice', body, headers });
 
 async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean, what: string, ms = 5000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -191,15 +182,20 @@ describe('revokeSessions (logout)', () => {
   });
 });
 
+/** The simulator creates the next session asked for, then loses its answer (its drop-response fault). */
+async function loseNextSessionAnswer(sim: RunningSimulator): Promise<void> {
+  const armed = await fetch(`${sim.url}/__sim/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ method: 'POST', path: '/api/v1/voice/browser-sessions', fault: 'drop-response' }),
+  });
+  expect(armed.status).toBe(201);
+}
+
 describe('POST /voice/browser-sessions whose answer is lost', () => {
   it('ends the session the service made, then answers 504 browser_session_unavailable', async () => {
     const w = await world();
-    const armed = await fetch(`${w.sim.url}/__sim/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ method: 'POST', path: '/api/v1/voice/browser-sessions', fault: 'drop-response' }),
-    });
-    expect(armed.status).toBe(201);
+    await loseNextSessionAnswer(w.sim);
 
     const response = await page(w.proxy, 'POST', '/voice/browser-sessions', {});
 
@@ -216,12 +212,7 @@ describe('POST /voice/browser-sessions whose answer is lost', () => {
   it('leaves a session whose call runs alone', async () => {
     const w = await world();
     const { sessionId, callId } = await connectedCall(w);
-    const armed = await fetch(`${w.sim.url}/__sim/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ method: 'POST', path: '/api/v1/voice/browser-sessions', fault: 'drop-response' }),
-    });
-    expect(armed.status).toBe(201);
+    await loseNextSessionAnswer(w.sim);
 
     const response = await page(w.proxy, 'POST', '/voice/browser-sessions', {});
 
