@@ -45,7 +45,11 @@ export interface VoiceBrowser {
   status(): VoiceBrowserStatus;
 }
 
-/** Test seams: a fake clock and a fake SIP link instead of the real ones. @internal */
+/**
+ * Test seams: a fake clock and a fake SIP link instead of the real ones. Not part of the published types
+ * (`stripInternal`): pages use {@link createVoiceBrowser}.
+ * @internal
+ */
 export interface VoiceBrowserInternals {
   clock?: Clock;
   openSipLink?: (options: SipLinkOptions) => Promise<SipLink>;
@@ -94,9 +98,17 @@ function noCallsNow(connection: Connection): VoiceBrowserError {
  * await voice.startCall({ from: '+12025550199', to: '+12025550100' }, { idempotencyKey: crypto.randomUUID() });
  * ```
  */
-export function createVoiceBrowser(options: VoiceBrowserOptions & VoiceBrowserInternals): VoiceBrowser {
+export function createVoiceBrowser(options: VoiceBrowserOptions): VoiceBrowser {
+  return createVoiceBrowserWith(options, {});
+}
+
+/**
+ * {@link createVoiceBrowser} over the test seams (a fake clock, a fake SIP link).
+ * @internal
+ */
+export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: VoiceBrowserInternals): VoiceBrowser {
   const { backend } = options;
-  const clock = options.clock ?? systemClock;
+  const clock = internals.clock ?? systemClock;
   const store = createStatusStore(options, clock);
   let link: SipLink | undefined;
   /** The link whose events count; events of an older link (before a renewal) are ignored. */
@@ -160,7 +172,7 @@ export function createVoiceBrowser(options: VoiceBrowserOptions & VoiceBrowserIn
   async function openLink(transport: SessionTransport): Promise<SipLink> {
     const token = {};
     linkToken = token;
-    const open = options.openSipLink ?? (await import('./sip-adapter.js')).openSipLink;
+    const open = internals.openSipLink ?? (await import('./sip-adapter.js')).openSipLink;
     return open({ transport, remoteAudio: options.remoteAudio, audioDevices: options.audioDevices, events: eventsFor(token), clock });
   }
 

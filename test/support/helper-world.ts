@@ -1,5 +1,5 @@
 import type { TimingEvent, VoiceBrowserStatus } from '../../lib/types.js';
-import { createVoiceBrowser } from '../../lib/voice-browser.js';
+import { createVoiceBrowserWith } from '../../lib/voice-browser.js';
 import { FakeBackend } from './fake-backend.js';
 import { FakeClock } from './fake-clock.js';
 import { FakeSip } from './fake-sip.js';
@@ -27,14 +27,10 @@ export function setup(options: WorldOptions = {}) {
   const statuses: VoiceBrowserStatus[] = [];
   const timings: TimingEvent[] = [];
   const remoteAudio = document.createElement('audio');
-  const voice = createVoiceBrowser({
-    backend,
-    clock,
-    openSipLink: sip.openSipLink,
-    remoteAudio,
-    onStatus: (status) => statuses.push(status),
-    onTiming: (event) => timings.push(event),
-  });
+  const voice = createVoiceBrowserWith(
+    { backend, remoteAudio, onStatus: (status) => statuses.push(status), onTiming: (event) => timings.push(event) },
+    { clock, openSipLink: sip.openSipLink },
+  );
   return { journal, clock, backend, sip, statuses, timings, remoteAudio, voice };
 }
 
