@@ -1,25 +1,9 @@
-import type { BrowserCall, CallQuality, TimingEvent, VoiceBrowserStatus } from '../lib/index.js';
+import { RENEWABLE_CONNECTIONS, type BrowserCall, type CallQuality, type TimingEvent, type VoiceBrowserStatus } from '../lib/index.js';
 
 /**
  * Words for what the page shows and which controls it offers, as pure functions (tested directly in
  * test/demo/labels.test.ts).
  */
-
-/** Connection states of the helper (lib/types.ts), in the order the diagram draws them. */
-export const CONNECTION_STATES: readonly VoiceBrowserStatus['connection'][] = [
-  'disconnected',
-  'connecting',
-  'ready',
-  'reconnecting',
-  'offline',
-  'expired',
-  'renewing',
-  'disconnecting',
-  'recovery_required',
-];
-
-/** Browser call states of spec 3.2: the usual path first, then the two ways off it. */
-export const CALL_STATES: readonly string[] = ['waiting_agent', 'dialing_recipient', 'connected', 'ending', 'ended', 'failed', 'outcome_unknown'];
 
 export function connectionLabel(connection: VoiceBrowserStatus['connection']): string {
   switch (connection) {
@@ -82,7 +66,7 @@ export function disconnectLabel(status: VoiceBrowserStatus): string {
 
 /** spec 4.9: renew() only while idle, from a state that holds a session the helper can replace. */
 export function canRenew(status: VoiceBrowserStatus): boolean {
-  return !status.busy && (status.connection === 'ready' || status.connection === 'expired' || status.connection === 'offline');
+  return !status.busy && RENEWABLE_CONNECTIONS.has(status.connection);
 }
 
 /**
@@ -137,32 +121,6 @@ export function endLabel(call: BrowserCall | null): string | null {
 export function unknownOutcomeLabel(call: BrowserCall | null): string | null {
   if (call?.state !== 'outcome_unknown') return null;
   return 'Outcome unknown: the service does not know yet how this call went. It stays busy, with no new call, until the service resolves it; Hang up asks it to end the call.';
-}
-
-const ADVICE: Record<string, string> = {
-  browser_voice_unavailable: 'Browser calling is unavailable: the voice service refused this server, or could not be read. Nothing was placed. Try again later; if it lasts, tell your administrator.',
-  browser_agent_busy: 'A call is still active. Wait until busy is false, or hang up first.',
-  browser_session_unavailable:
-    'This session cannot take calls now. Renew it if it expired or the connection was lost; after a reload, end the session first; otherwise connect.',
-  connection_failed: 'The voice service could not be reached. Connect again, or renew if the connection was lost.',
-  call_outcome_unknown: 'The call may have been placed. Press Retry call: it repeats the same attempt and never dials twice.',
-  cleanup_unknown: 'Cleanup was not confirmed: a call may still run. Press Hang up or Disconnect again.',
-  audio_playback_blocked: 'The browser blocked the call audio. Press Resume audio to hear the call.',
-  microphone_permission_denied: "The microphone was refused. Allow it in the browser's site settings, then call again.",
-  microphone_unavailable: 'No usable microphone was found. Plug one in or pick another microphone, then call again.',
-  dtmf_outcome_unknown: 'The digit may not have arrived. Press it again only if the far end did not react.',
-  no_active_call: 'Digits need an answered call. Wait until the call is connected.',
-  invalid_argument: 'The input was refused. Numbers are E.164, like +12025550100.',
-  network_error: 'Reading the call failed; the page keeps trying. Check the network.',
-  rate_limited: 'Too many requests. Wait a moment, then try again.',
-  concurrency_limit: 'The account has too many active calls. Try again when one ends.',
-  provider_error: 'The voice provider failed. Try again in a moment.',
-};
-
-/** What to do next about an error code, in words (spec 7's voice client errors and the service's). */
-export function errorAdvice(code: string): string {
-  if (code.startsWith('compliance_')) return 'This number is blocked for compliance (for example do-not-call). Call another number.';
-  return ADVICE[code] ?? 'Something unexpected failed. Try again; if it keeps failing, disconnect and connect.';
 }
 
 /** A call's duration as m:ss (h:mm:ss past an hour); an em dash before the call is connected. */

@@ -1,4 +1,4 @@
-import type { BrowserCall, CallAttempt, CallInput, StatusError } from './types.js';
+import { TERMINAL_CALL_STATES, type BrowserCall, type CallAttempt, type CallInput, type StatusError } from './types.js';
 
 /**
  * The call part of the helper as a pure function: `transition(state, event) -> [state, effects]`.
@@ -55,11 +55,9 @@ export type CallEffect =
 
 export const idleCall: CallSlice = { attempt: null, call: null, busy: false, error: null };
 
-const TERMINAL = new Set(['ended', 'failed']);
-
 /** A read proves both legs stopped: the service says `busy: false`, or (without `busy`) a terminal state. */
 export function isTerminal(call: BrowserCall): boolean {
-  return call.busy === false || (call.busy === undefined && TERMINAL.has(call.state));
+  return call.busy === false || (call.busy === undefined && TERMINAL_CALL_STATES.has(call.state));
 }
 
 /** An older read of the same call must not overwrite a newer one (a slow poll racing a fast one). */

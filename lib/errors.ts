@@ -2,18 +2,28 @@
  * The helper's one error type, with the stable codes of spec 7 (voice client errors) and the service's.
  */
 
-/** Voice client error codes (spec 7), plus the few the helper adds for misuse and microphone failures. */
-export type VoiceErrorCode =
-  | 'browser_voice_unavailable'
-  | 'browser_agent_busy'
-  | 'browser_session_unavailable'
-  | 'connection_failed'
-  | 'call_outcome_unknown'
-  | 'cleanup_unknown'
-  | 'audio_playback_blocked'
-  | 'invalid_argument'
-  | 'network_error'
-  | (string & {});
+/**
+ * Every code the helper itself gives: spec 7's voice client errors first, then the ones it adds for
+ * misuse, the microphone, DTMF and a request that got no answer. README's error table lists each.
+ */
+export const VOICE_ERROR_CODES = [
+  'browser_voice_unavailable',
+  'browser_agent_busy',
+  'browser_session_unavailable',
+  'connection_failed',
+  'call_outcome_unknown',
+  'cleanup_unknown',
+  'audio_playback_blocked',
+  'microphone_permission_denied',
+  'microphone_unavailable',
+  'dtmf_outcome_unknown',
+  'no_active_call',
+  'invalid_argument',
+  'network_error',
+] as const;
+
+/** A code of {@link VOICE_ERROR_CODES}. */
+export type VoiceErrorCode = (typeof VOICE_ERROR_CODES)[number];
 
 /**
  * An error with a stable `code`: switch on it, show `message`, keep `cause` for logs.
@@ -24,11 +34,12 @@ export type VoiceErrorCode =
  */
 export class VoiceBrowserError extends Error {
   override readonly name = 'VoiceBrowserError';
-  readonly code: VoiceErrorCode;
+  /** One of {@link VOICE_ERROR_CODES}, or the service's own code passed on as it sent it (spec 7). */
+  readonly code: VoiceErrorCode | (string & {});
   readonly status: number | undefined;
   readonly retryAfterMs: number | undefined;
 
-  constructor(code: VoiceErrorCode, message: string, options: { cause?: unknown; status?: number; retryAfterMs?: number } = {}) {
+  constructor(code: VoiceErrorCode | (string & {}), message: string, options: { cause?: unknown; status?: number; retryAfterMs?: number } = {}) {
     super(message, { cause: options.cause });
     this.code = code;
     this.status = options.status;
@@ -52,7 +63,7 @@ export function isVoiceBrowserError(value: unknown): value is VoiceBrowserError 
 }
 
 /** Any thrown value as a VoiceBrowserError, keeping its code when it has one. */
-export function toVoiceError(value: unknown, fallbackCode: VoiceErrorCode, message: string): VoiceBrowserError {
+export function toVoiceError(value: unknown, fallbackCode: VoiceErrorCode | (string & {}), message: string): VoiceBrowserError {
   if (isVoiceBrowserError(value)) return value;
   return new VoiceBrowserError(fallbackCode, message, { cause: value });
 }

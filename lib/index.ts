@@ -7,8 +7,9 @@ export { createVoiceBrowser } from './voice-browser.js';
 export type { VoiceBrowser } from './voice-browser.js';
 export { createFetchBackend } from './backend.js';
 export type { FetchBackendOptions } from './backend.js';
-export { VoiceBrowserError, isVoiceBrowserError } from './errors.js';
+export { VOICE_ERROR_CODES, VoiceBrowserError, isVoiceBrowserError } from './errors.js';
 export type { VoiceErrorCode } from './errors.js';
+export { BROWSER_CALL_STATES, CONNECTION_STATES, RENEWABLE_CONNECTIONS, TERMINAL_CALL_STATES } from './types.js';
 export type {
   BrowserCall,
   BrowserCallState,

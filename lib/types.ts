@@ -5,16 +5,14 @@
  * Records from the service are kept whole: fields the helper does not know are preserved, never dropped.
  */
 
-/** Browser call states (spec 3.2). Others the service may add are carried as strings. */
-export type BrowserCallState =
-  | 'waiting_agent'
-  | 'dialing_recipient'
-  | 'connected'
-  | 'ending'
-  | 'ended'
-  | 'failed'
-  | 'outcome_unknown'
-  | (string & {});
+/** Browser call states (spec 3.2): the usual path first, then the two ways off it. */
+export const BROWSER_CALL_STATES = ['waiting_agent', 'dialing_recipient', 'connected', 'ending', 'ended', 'failed', 'outcome_unknown'] as const;
+
+/** The terminal ones: a call in them has both legs down (the service's `busy: false` says so too). */
+export const TERMINAL_CALL_STATES: ReadonlySet<string> = new Set<BrowserCallState>(['ended', 'failed']);
+
+/** A browser call state (spec 3.2); a state the service may add is carried as its string. */
+export type BrowserCallState = (typeof BROWSER_CALL_STATES)[number] | (string & {});
 
 /** A browser call as the service last returned it; unknown fields are kept. */
 export interface BrowserCall {
@@ -97,16 +95,13 @@ export interface VoiceBackend {
  * ```
  * Only `ready` takes new calls. `expired` and `offline` keep an accepted call running to its own end.
  */
-export type Connection =
-  | 'disconnected'
-  | 'connecting'
-  | 'ready'
-  | 'reconnecting'
-  | 'offline'
-  | 'expired'
-  | 'renewing'
-  | 'disconnecting'
-  | 'recovery_required';
+export type Connection = (typeof CONNECTION_STATES)[number];
+
+/** Every {@link Connection} state, in the order the diagram above draws them. */
+export const CONNECTION_STATES = ['disconnected', 'connecting', 'ready', 'reconnecting', 'offline', 'expired', 'renewing', 'disconnecting', 'recovery_required'] as const;
+
+/** spec 4.9: renew() only while idle, from a state that holds a session the helper can replace. */
+export const RENEWABLE_CONNECTIONS: ReadonlySet<Connection> = new Set<Connection>(['ready', 'expired', 'offline']);
 
 /** The attempt behind the current call: kept until a terminal read, so a retry reuses its key (spec 7). */
 export interface CallAttempt {

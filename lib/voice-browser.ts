@@ -3,7 +3,7 @@ import { systemClock, type Clock } from './clock.js';
 import { toVoiceError, VoiceBrowserError } from './errors.js';
 import type { SipEvents, SipLink, SipLinkOptions } from './sip-adapter.js';
 import { createStatusStore } from './status-store.js';
-import type { BrowserCall, BrowserSession, CallInput, Connection, SessionTransport, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
+import { RENEWABLE_CONNECTIONS, type BrowserCall, type BrowserSession, type CallInput, type Connection, type SessionTransport, type VoiceBrowserOptions, type VoiceBrowserStatus } from './types.js';
 
 /**
  * `createVoiceBrowser` (spec 4.9): the helper a page uses to take browser calls placed by its server.
@@ -65,7 +65,6 @@ const PROOF_WAIT_MS = 3_000;
 /** The longest delay a browser timer takes (2^31 - 1 ms). */
 const MAX_TIMER_MS = 2_147_483_647;
 
-const RENEWABLE: ReadonlySet<Connection> = new Set(['ready', 'expired', 'offline']);
 const HOLDS_LINK: ReadonlySet<Connection> = new Set(['ready', 'reconnecting']);
 
 const sessionView = (session: BrowserSession) => ({ id: session.id, expiresAt: session.expiresAt });
@@ -185,7 +184,7 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
       expiryTimer = undefined;
       // A far expiry is timed in steps of the longest delay a timer takes.
       if (Date.parse(expiresAt) > clock.now()) return watchExpiry(expiresAt);
-      if (!RENEWABLE.has(connection()) && connection() !== 'reconnecting') return;
+      if (!RENEWABLE_CONNECTIONS.has(connection()) && connection() !== 'reconnecting') return;
       store.commit({ connection: 'expired', error: { code: 'browser_session_unavailable', message: 'the session expired; renew() it while idle to take calls again' } });
     }, Math.min(Math.max(0, ms), MAX_TIMER_MS));
   }
@@ -343,7 +342,7 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
       if (renewing) return renewing;
       if (calls.busy) return fail(new VoiceBrowserError('browser_agent_busy', 'renew() only while idle (spec 4.9); wait until busy is false'));
       const previous = connection();
-      if (!RENEWABLE.has(previous)) return fail(new VoiceBrowserError('browser_session_unavailable', `renew() while ${previous}; connect() first`));
+      if (!RENEWABLE_CONNECTIONS.has(previous)) return fail(new VoiceBrowserError('browser_session_unavailable', `renew() while ${previous}; connect() first`));
       renewing = doRenew(previous).finally(() => (renewing = undefined));
       return renewing;
     },

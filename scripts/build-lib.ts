@@ -15,7 +15,8 @@ const common: BuildOptions = { bundle: true, minify: true, target: 'es2020', leg
 
 await build({
   ...common,
-  entryPoints: { index: 'lib/index.ts' },
+  // The advice words are an entry of their own (`voice-browser/advice`): a page that shows its own words never loads them.
+  entryPoints: { index: 'lib/index.ts', advice: 'lib/error-advice.ts' },
   outdir: `${outdir}/esm`,
   format: 'esm',
   splitting: true,

@@ -1,5 +1,5 @@
 import type { StatusError } from '../../lib/index.js';
-import { errorAdvice } from '../labels.js';
+import { errorAdvice } from '../../lib/error-advice.js';
 
 export interface ErrorNoticeProps {
   error: StatusError | null;

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import type { DemoUser } from '../api.js';
-import { CALL_STATES, CONNECTION_STATES, isCleanupOnly } from '../labels.js';
+import { BROWSER_CALL_STATES, CONNECTION_STATES } from '../../lib/index.js';
+import { isCleanupOnly } from '../labels.js';
 import { useCallTimer } from '../models/use-call-timer.js';
 import { useDevices } from '../models/use-devices.js';
 import { useVoice } from '../models/use-voice.js';
@@ -69,7 +70,7 @@ export function Phone({ user, onLogout }: PhoneProps) {
       <StatusPanel status={status} callSeconds={callSeconds} />
       <section aria-label="State diagrams">
         <StateDiagram label="Connection states" states={CONNECTION_STATES} current={status.connection} path={voice.paths.connection} />
-        <StateDiagram label="Call states" states={CALL_STATES} current={status.call?.state ?? null} path={voice.paths.call} />
+        <StateDiagram label="Call states" states={BROWSER_CALL_STATES} current={status.call?.state ?? null} path={voice.paths.call} />
       </section>
       <EventLog timings={voice.timings} />
       <div ref={audioHost} />

@@ -13,7 +13,6 @@ import {
   durationLabel,
   disconnectLabel,
   endLabel,
-  errorAdvice,
   isCleanupOnly,
   KEYPAD_DIGITS,
   logEvent,
@@ -121,29 +120,6 @@ describe('demo labels', () => {
     expect(unknownOutcomeLabel(null)).toBeNull();
   });
 
-  it('tells what to do next for every voice client error of spec 7 and the helper own codes', () => {
-    const codes = [
-      'browser_voice_unavailable',
-      'browser_agent_busy',
-      'browser_session_unavailable',
-      'connection_failed',
-      'call_outcome_unknown',
-      'cleanup_unknown',
-      'audio_playback_blocked',
-      'microphone_permission_denied',
-      'microphone_unavailable',
-      'dtmf_outcome_unknown',
-      'no_active_call',
-      'invalid_argument',
-      'network_error',
-    ];
-    const fallback = errorAdvice('never_heard_of_it');
-    for (const code of codes) expect(errorAdvice(code), code).not.toBe(fallback);
-    expect(new Set(codes.map(errorAdvice)).size).toBe(codes.length);
-    expect(errorAdvice('call_outcome_unknown')).toContain('same attempt');
-    expect(errorAdvice('audio_playback_blocked')).toContain('Resume audio');
-    expect(errorAdvice('compliance_dnc')).toContain('blocked for compliance');
-  });
 
   it('shows the call time as m:ss, h:mm:ss past an hour, and a dash before the answer', () => {
     expect(durationLabel(null)).toBe('—');

@@ -38,7 +38,17 @@ describe('lib/index.ts', () => {
     restoreGlobals();
 
     expect(touched).toEqual([]);
-    expect(Object.keys(lib).sort()).toEqual(['VoiceBrowserError', 'createFetchBackend', 'createVoiceBrowser', 'isVoiceBrowserError']);
+    expect(Object.keys(lib).sort()).toEqual([
+      'BROWSER_CALL_STATES',
+      'CONNECTION_STATES',
+      'RENEWABLE_CONNECTIONS',
+      'TERMINAL_CALL_STATES',
+      'VOICE_ERROR_CODES',
+      'VoiceBrowserError',
+      'createFetchBackend',
+      'createVoiceBrowser',
+      'isVoiceBrowserError',
+    ]);
   });
 
   it('creates a helper and a fetch backend without a browser, touching nothing until connect()', async () => {

@@ -1,5 +1,5 @@
 import { VoiceBrowserError } from '../../lib/errors.js';
-import type { BrowserCall, BrowserSession, CallbackOptions, CallInput, SessionTransport, VoiceBackend } from '../../lib/types.js';
+import { TERMINAL_CALL_STATES, type BrowserCall, type BrowserSession, type CallbackOptions, type CallInput, type SessionTransport, type VoiceBackend } from '../../lib/types.js';
 
 /**
  * A fake of the integrator's server that behaves like a tiny voice service: it keeps sessions and calls,
@@ -46,7 +46,6 @@ export function networkError(): VoiceBrowserError {
   return new VoiceBrowserError('network_error', 'got no answer', { status: 0 });
 }
 
-const TERMINAL_STATES = new Set(['ended', 'failed']);
 
 export class FakeBackend implements VoiceBackend {
   /** Every request, in the order it arrived. */
@@ -99,7 +98,7 @@ export class FakeBackend implements VoiceBackend {
     const call = this.calls.get(id);
     if (!call) throw new Error(`no call ${id}`);
     const state = patch.state ?? call.state;
-    const next: BrowserCall = { ...call, busy: !TERMINAL_STATES.has(state), ...patch, state, revision: Number(call.revision) + 1 };
+    const next: BrowserCall = { ...call, busy: !TERMINAL_CALL_STATES.has(state), ...patch, state, revision: Number(call.revision) + 1 };
     this.calls.set(id, next);
     return next;
   }
@@ -183,7 +182,7 @@ export class FakeBackend implements VoiceBackend {
     return this.#answer({ op: 'hangupCall', id, signal }, () => {
       const call = this.#read(id);
       // spec 3.2: hangup 202 is not proof the legs stopped; the record says `ending` and stays busy.
-      return { call: TERMINAL_STATES.has(call.state) ? call : { ...this.setCall(id, { state: 'ending' }) } };
+      return { call: TERMINAL_CALL_STATES.has(call.state) ? call : { ...this.setCall(id, { state: 'ending' }) } };
     });
   }
 
@@ -201,7 +200,7 @@ export class FakeBackend implements VoiceBackend {
     session.ended = true;
     if (session.status === 'active') session.status = 'ended';
     for (const call of this.calls.values()) {
-      if (call.sessionId !== session.id || TERMINAL_STATES.has(call.state)) continue;
+      if (call.sessionId !== session.id || TERMINAL_CALL_STATES.has(call.state)) continue;
       this.setCall(call.id, this.sessionEndLeavesCallsEnding ? { state: 'ending' } : { state: 'ended', endReason: 'session_ended' });
     }
   }
