@@ -1,5 +1,6 @@
 import { createCallControl } from './call-control.js';
 import { systemClock, type Clock } from './clock.js';
+import { disconnected, transition, type ConnectionEvent, type ConnectionSlice } from './connection-machine.js';
 import { toVoiceError, VoiceBrowserError } from './errors.js';
 import type { SipEvents, SipLink, SipLinkOptions } from './sip-adapter.js';
 import { createStatusStore } from './status-store.js';
@@ -7,7 +8,8 @@ import { RENEWABLE_CONNECTIONS, type BrowserCall, type BrowserSession, type Call
 
 /**
  * `createVoiceBrowser` (spec 4.9): the helper a page uses to take browser calls placed by its server.
- * This file owns the connection (session, SIP link, expiry, renewal, recovery); call-control.ts owns calls.
+ * This file runs the connection (session, SIP link, expiry, renewal, recovery) whose states the pure
+ * connection-machine.ts decides; call-control.ts owns calls.
  */
 
 /** The helper's methods. Each failure rejects with a {@link VoiceBrowserError} and is also shown in `status().error`. */
@@ -65,7 +67,6 @@ const PROOF_WAIT_MS = 3_000;
 /** The longest delay a browser timer takes (2^31 - 1 ms). */
 const MAX_TIMER_MS = 2_147_483_647;
 
-const HOLDS_LINK: ReadonlySet<Connection> = new Set(['ready', 'reconnecting']);
 
 const sessionView = (session: BrowserSession) => ({ id: session.id, expiresAt: session.expiresAt });
 
@@ -118,7 +119,21 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
   let renewing: Promise<void> | undefined;
   let disconnecting: Promise<void> | undefined;
 
-  const connection = () => store.get().connection;
+  let slice: ConnectionSlice = disconnected;
+  const connection = () => slice.connection;
+
+  /** Every connection change goes through here (STYLE: one place to commit): the machine decides, this commits. */
+  function move(event: ConnectionEvent): void {
+    const [next, effects] = transition(slice, event);
+    if (next === slice) return;
+    slice = next;
+    const reported = effects.find((effect) => effect.type === 'report');
+    store.commit({ connection: next.connection, session: next.session, ...(reported ? { error: reported.error } : {}) });
+    for (const effect of effects) {
+      if (effect.type === 'watch_expiry') watchExpiry(effect.expiresAt);
+      if (effect.type === 'stop_expiry') clock.clearTimeout(expiryTimer);
+    }
+  }
   const fail = (error: VoiceBrowserError): Promise<never> => {
     store.commit({ error: error.toStatus() });
     return Promise.reject(error);
@@ -130,15 +145,10 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
     clock,
     store,
     link: () => link,
-    sessionForCall: () => {
-      const { session } = store.get();
-      return connection() === 'ready' && session ? session.id : noCallsNow(connection());
-    },
+    sessionForCall: () => (connection() === 'ready' && slice.session ? slice.session.id : noCallsNow(connection())),
     signal: () => lifetime.signal,
     // The service knows first when a session lapsed early (revoked, expired at its clock): stop offering calls.
-    onSessionUnavailable: (error) => {
-      if (connection() === 'ready' || connection() === 'reconnecting') store.commit({ connection: 'expired', error: error.toStatus() });
-    },
+    onSessionUnavailable: (error) => move({ type: 'session_refused', error: error.toStatus() }),
   });
 
   function eventsFor(token: object): SipEvents {
@@ -158,13 +168,9 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
           store.commit({ audio, ...(store.get().error?.code === 'audio_playback_blocked' ? { error: null } : {}) });
         }
       },
-      onReconnecting: () => live() && connection() === 'ready' && store.commit({ connection: 'reconnecting' }),
-      onReconnected: () => live() && connection() === 'reconnecting' && store.commit({ connection: 'ready', error: null }),
-      onDisconnected: (error) => {
-        if (!live() || !HOLDS_LINK.has(connection())) return;
-        // The session lives on at the service: an accepted call runs to its end; renew() or disconnect().
-        store.commit({ connection: error.code === 'browser_session_unavailable' ? 'expired' : 'offline', error: error.toStatus() });
-      },
+      onReconnecting: () => live() && move({ type: 'socket_dropped' }),
+      onReconnected: () => live() && move({ type: 'socket_restored' }),
+      onDisconnected: (error) => live() && move({ type: 'link_gone', error: error.toStatus() }),
     };
   }
 
@@ -184,8 +190,7 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
       expiryTimer = undefined;
       // A far expiry is timed in steps of the longest delay a timer takes.
       if (Date.parse(expiresAt) > clock.now()) return watchExpiry(expiresAt);
-      if (!RENEWABLE_CONNECTIONS.has(connection()) && connection() !== 'reconnecting') return;
-      store.commit({ connection: 'expired', error: { code: 'browser_session_unavailable', message: 'the session expired; renew() it while idle to take calls again' } });
+      move({ type: 'session_expired', error: { code: 'browser_session_unavailable', message: 'the session expired; renew() it while idle to take calls again' } });
     }, Math.min(Math.max(0, ms), MAX_TIMER_MS));
   }
 
@@ -208,33 +213,30 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
   async function doConnect(): Promise<void> {
     const startedAt = clock.now();
     lifetime = new AbortController();
-    store.commit({ connection: 'connecting', error: null });
+    move({ type: 'connect_started' });
     try {
-      const made = await establish(startedAt, (session) => store.commit({ session: sessionView(session) }));
+      const made = await establish(startedAt, (session) => move({ type: 'session_created', session: sessionView(session) }));
       link = made.link;
-      store.commit({ connection: 'ready', session: sessionView(made.session) });
-      watchExpiry(made.session.expiresAt);
+      move({ type: 'registered', session: sessionView(made.session) });
     } catch (cause) {
       const error = toVoiceError(cause, 'connection_failed', 'could not connect to the voice service');
-      store.commit({ connection: 'disconnected', session: null, error: error.toStatus() });
+      move({ type: 'connect_failed', error: error.toStatus() });
       throw error;
     }
   }
 
-  async function doRenew(previous: Connection): Promise<void> {
+  async function doRenew(): Promise<void> {
     const startedAt = clock.now();
-    const old = { link, sessionId: store.get().session?.id };
-    store.commit({ connection: 'renewing', error: null });
+    const old = { link, sessionId: slice.session?.id };
+    move({ type: 'renew_started' });
     let sessionCreated = false;
     try {
       const made = await establish(startedAt, () => (sessionCreated = true));
       link = made.link;
-      store.commit({ connection: 'ready', session: sessionView(made.session) });
-      watchExpiry(made.session.expiresAt);
+      move({ type: 'registered', session: sessionView(made.session) });
     } catch (cause) {
       const error = toVoiceError(cause, 'connection_failed', 'renewing the session failed');
-      // Once a new session was made the service may have retired the old one: only renew() again helps.
-      store.commit({ connection: sessionCreated ? 'offline' : previous, error: error.toStatus() });
+      move({ type: 'renew_failed', error: error.toStatus(), sessionCreated });
       throw error;
     }
     // The old session is superseded: its link closes and the service is told it is over.
@@ -250,14 +252,13 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
 
   async function doDisconnect(): Promise<void> {
     await Promise.allSettled([connecting, renewing]);
-    const sessionId = store.get().session?.id;
-    store.commit({ connection: 'disconnecting' });
+    const sessionId = slice.session?.id;
+    move({ type: 'disconnect_started' });
     let hangupFailure: VoiceBrowserError | undefined;
     if (calls.busy && sessionId) {
       await calls.hangup().catch((error: unknown) => (hangupFailure = toVoiceError(error, 'cleanup_unknown', 'hangup failed')));
       await settleCall();
     }
-    clock.clearTimeout(expiryTimer);
     linkToken = undefined;
     await link?.close();
     link = undefined;
@@ -274,7 +275,7 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
     const failure =
       endFailure ??
       (proven ? undefined : new VoiceBrowserError('cleanup_unknown', 'the call was not confirmed ended; call disconnect() again, or recover() in a later page', { cause: hangupFailure }));
-    store.commit({ connection: 'disconnected', session: endFailure ? store.get().session : null, error: failure ? failure.toStatus() : null });
+    move({ type: 'disconnect_finished', sessionKept: endFailure !== undefined, error: failure ? failure.toStatus() : null });
     if (failure) throw failure;
   }
 
@@ -287,7 +288,7 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
       return fail(toVoiceError(cause, 'browser_voice_unavailable', 'could not read the current session; try recover() again'));
     }
     if (!found.session) return store.get();
-    store.commit({ connection: 'recovery_required', session: sessionView(found.session), error: null });
+    move({ type: 'recovered', session: sessionView(found.session) });
     if (found.call && found.call.sessionId === found.session.id) calls.adopt(found.call, found.session.id);
     return store.get();
   }
@@ -315,15 +316,15 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
       if (calls.busy) {
         return fail(new VoiceBrowserError('cleanup_unknown', 'a call of the last session was not proven ended; disconnect() again before connect()'));
       }
-      if (connection() !== 'disconnected' || store.get().session) {
-        return fail(new VoiceBrowserError('browser_session_unavailable', `connect() while ${connection()}${store.get().session ? ' with a session to clean up: disconnect() first' : ''}`));
+      if (connection() !== 'disconnected' || slice.session) {
+        return fail(new VoiceBrowserError('browser_session_unavailable', `connect() while ${connection()}${slice.session ? ' with a session to clean up: disconnect() first' : ''}`));
       }
       connecting = doConnect().finally(() => (connecting = undefined));
       return connecting;
     },
     disconnect() {
       if (disconnecting) return disconnecting;
-      if (connection() === 'disconnected' && !store.get().session && !calls.busy && !connecting) return Promise.resolve();
+      if (connection() === 'disconnected' && !slice.session && !calls.busy && !connecting) return Promise.resolve();
       disconnecting = doDisconnect().finally(() => (disconnecting = undefined));
       return disconnecting;
     },
@@ -341,9 +342,8 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
     renew() {
       if (renewing) return renewing;
       if (calls.busy) return fail(new VoiceBrowserError('browser_agent_busy', 'renew() only while idle (spec 4.9); wait until busy is false'));
-      const previous = connection();
-      if (!RENEWABLE_CONNECTIONS.has(previous)) return fail(new VoiceBrowserError('browser_session_unavailable', `renew() while ${previous}; connect() first`));
-      renewing = doRenew(previous).finally(() => (renewing = undefined));
+      if (!RENEWABLE_CONNECTIONS.has(connection())) return fail(new VoiceBrowserError('browser_session_unavailable', `renew() while ${connection()}; connect() first`));
+      renewing = doRenew().finally(() => (renewing = undefined));
       return renewing;
     },
     async resumeAudio() {
