@@ -43,7 +43,6 @@ export function createCallControl(options: CallControlOptions) {
   let slice: CallSlice = idleCall;
   let poller: Poller | undefined;
   let heldInvite: IncomingInvite | undefined;
-  let hangupWanted = false;
   let starting: { key: string; promise: Promise<BrowserCall> } | undefined;
   let hangingUp: Promise<void> | undefined;
   let readFailed = false;
@@ -131,9 +130,11 @@ export function createCallControl(options: CallControlOptions) {
         poller?.stop();
         poller = undefined;
         return;
+      case 'hang_up':
+        void hangup().catch(() => undefined);
+        return;
       case 'call_ended':
         callTiming('ended', effect.call.id);
-        hangupWanted = false;
         // The service says both legs are down; make sure our half of the dialog is too.
         options.link()?.endSession();
         if (store.get().audio !== 'none') store.commit({ audio: 'ended' });
@@ -148,7 +149,6 @@ export function createCallControl(options: CallControlOptions) {
     dispatch({ type: slice.attempt?.phase === 'outcome_unknown' ? 'attempt_reconciled' : 'attempt_admitted', call });
     callTiming('call_admitted', call.id);
     settleHeldInvite(call.id);
-    if (hangupWanted) void hangup().catch(() => undefined);
   }
 
   /**
@@ -191,7 +191,7 @@ export function createCallControl(options: CallControlOptions) {
     heldInvite = undefined;
     if (!invite) return;
     if (invite.withdrawn) poller?.pollNow({ shown: stateLeft() });
-    else if (callId !== undefined && invite.callId === callId && !hangupWanted) answer(invite);
+    else if (callId !== undefined && invite.callId === callId && !slice.hangupWanted) answer(invite);
     else invite.reject();
   }
 
@@ -199,8 +199,8 @@ export function createCallControl(options: CallControlOptions) {
     onInvite(invite) {
       const attempt = slice.attempt;
       // Only our own call's INVITE is answered (DESIGN.md); it may come before the 202 does.
-      if (attempt && invite.callId && slice.call?.id === invite.callId && !isTerminal(slice.call) && !hangupWanted) return answer(invite);
-      if (attempt && invite.callId && !hangupWanted && (attempt.phase === 'creating' || attempt.phase === 'outcome_unknown')) {
+      if (attempt && invite.callId && slice.call?.id === invite.callId && !isTerminal(slice.call) && !slice.hangupWanted) return answer(invite);
+      if (attempt && invite.callId && !slice.hangupWanted && (attempt.phase === 'creating' || attempt.phase === 'outcome_unknown')) {
         heldInvite?.reject();
         heldInvite = invite;
         return;
@@ -262,10 +262,7 @@ export function createCallControl(options: CallControlOptions) {
     sessionId = session;
     stopped = false;
     const own = copyInput(input);
-    if (!retry) {
-      callStartedAt = clock.now();
-      hangupWanted = false;
-    }
+    if (!retry) callStartedAt = clock.now();
     dispatch({ type: 'attempt_started', idempotencyKey: key, input: own });
     const promise = create(own, key).finally(() => {
       if (starting?.promise === promise) starting = undefined;
@@ -295,7 +292,7 @@ export function createCallControl(options: CallControlOptions) {
     const call = slice.call;
     if (slice.attempt && slice.attempt.phase !== 'admitted') {
       // createCall in flight or its answer lost: hang up when the call is named, and refuse a held INVITE now.
-      hangupWanted = true;
+      dispatch({ type: 'hangup_deferred' });
       settleHeldInvite(undefined);
       return Promise.resolve();
     }

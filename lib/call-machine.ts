@@ -27,6 +27,11 @@ export interface CallSlice {
   call: BrowserCall | null;
   busy: boolean;
   error: StatusError | null;
+  /**
+   * hangup() came while the attempt had no call id (request in flight or answer lost): the call is hung up
+   * once it is named, and its INVITE is never answered. Cleared by the call's end and by a new attempt.
+   */
+  hangupWanted: boolean;
 }
 
 export type CallEvent =
@@ -41,6 +46,8 @@ export type CallEvent =
    * spec 3.2: ending the session alone proves nothing; this read is the proof.
    */
   | { type: 'attempt_abandoned' }
+  /** hangup() before the attempt's call is named (spec 3.2: busy stays; the hangup waits for the id). */
+  | { type: 'hangup_deferred' }
   /** The reconciling reads found nothing for long enough: they stop, the attempt stays unknown (spec 7). */
   | { type: 'reconcile_exhausted'; error: StatusError }
   | { type: 'call_recovered'; call: BrowserCall }
@@ -51,9 +58,11 @@ export type CallEffect =
   /** Read the current session until it names the attempt's call (spec 7: reconcile without redialing). */
   | { type: 'start_reconciling' }
   | { type: 'stop_polling' }
+  /** Ask the service to end the call: a hangup deferred until the call was named. */
+  | { type: 'hang_up'; callId: string }
   | { type: 'call_ended'; call: BrowserCall };
 
-export const idleCall: CallSlice = { attempt: null, call: null, busy: false, error: null };
+export const idleCall: CallSlice = { attempt: null, call: null, busy: false, error: null, hangupWanted: false };
 
 /** A read proves both legs stopped: the service says `busy: false`, or (without `busy`) a terminal state. */
 export function isTerminal(call: BrowserCall): boolean {
@@ -69,26 +78,35 @@ function isStale(current: BrowserCall | null, next: BrowserCall): boolean {
 
 function settle(state: CallSlice, call: BrowserCall, effects: CallEffect[]): [CallSlice, CallEffect[]] {
   if (isTerminal(call)) {
-    return [{ ...state, attempt: null, call, busy: false }, [...effects, { type: 'stop_polling' }, { type: 'call_ended', call }]];
+    return [{ ...state, attempt: null, call, busy: false, hangupWanted: false }, [...effects, { type: 'stop_polling' }, { type: 'call_ended', call }]];
   }
   return [{ ...state, call, busy: true }, effects];
 }
 
 export function transition(state: CallSlice, event: CallEvent): [CallSlice, CallEffect[]] {
   switch (event.type) {
-    case 'attempt_started':
+    case 'attempt_started': {
+      const retry = state.attempt?.phase === 'outcome_unknown' && state.attempt.idempotencyKey === event.idempotencyKey;
       return [
-        { attempt: { idempotencyKey: event.idempotencyKey, input: event.input, phase: 'creating' }, call: null, busy: true, error: null },
+        // A retry is the same intent: a hangup asked for it still holds.
+        { attempt: { idempotencyKey: event.idempotencyKey, input: event.input, phase: 'creating' }, call: null, busy: true, error: null, hangupWanted: retry && state.hangupWanted },
         // A retry ends the reconciling reads of the lost attempt: its answer will name the call.
         state.attempt?.phase === 'outcome_unknown' ? [{ type: 'stop_polling' }] : [],
       ];
+    }
     case 'attempt_reconciled':
       if (state.attempt?.phase !== 'outcome_unknown') return [state, []];
     // falls through: a found call is admitted exactly as a 202 would have admitted it
     case 'attempt_admitted': {
       if (!state.attempt) return [state, []];
       const admitted = { ...state, attempt: { ...state.attempt, phase: 'admitted' as const }, error: null };
-      return settle(admitted, event.call, [{ type: 'start_polling', callId: event.call.id }]);
+      const effects: CallEffect[] = [{ type: 'start_polling', callId: event.call.id }];
+      if (state.hangupWanted && !isTerminal(event.call)) effects.push({ type: 'hang_up', callId: event.call.id });
+      return settle(admitted, event.call, effects);
+    }
+    case 'hangup_deferred': {
+      if (!state.attempt || state.attempt.phase === 'admitted') return [state, []];
+      return [{ ...state, hangupWanted: true }, []];
     }
     case 'attempt_rejected':
       return [{ ...state, attempt: null, busy: state.call !== null && !isTerminal(state.call), error: event.error }, []];

@@ -28,7 +28,7 @@ const read = (c: BrowserCall): CallEvent => ({ type: 'call_read', call: c });
 describe('transition', () => {
   it('turns busy true with a creating attempt on attempt_started', () => {
     const [state, effects] = transition(idleCall, started);
-    expect(state).toEqual({ attempt: { idempotencyKey: KEY, input, phase: 'creating' }, call: null, busy: true, error: null });
+    expect(state).toEqual({ attempt: { idempotencyKey: KEY, input, phase: 'creating' }, call: null, busy: true, error: null, hangupWanted: false });
     expect(effects).toEqual([]);
   });
 
@@ -38,6 +38,30 @@ describe('transition', () => {
     expect(state.call?.id).toBe('call-1');
     expect(state.attempt).toMatchObject({ idempotencyKey: KEY, phase: 'admitted' });
     expect(effects).toEqual([{ type: 'start_polling', callId: 'call-1' }]);
+  });
+
+  it('keeps a hangup asked before the call was named, and asks for it once the 202 names the call', () => {
+    const { state, effects } = run(started, { type: 'hangup_deferred' }, admitted());
+    expect(state).toMatchObject({ busy: true, hangupWanted: true, call: { id: 'call-1' } });
+    expect(effects).toEqual([{ type: 'start_polling', callId: 'call-1' }, { type: 'hang_up', callId: 'call-1' }]);
+    // The call's end clears the wish; it never carries over to the next call.
+    expect(transition(state, read(call({ state: 'ended', busy: false, revision: 2 })))[0].hangupWanted).toBe(false);
+  });
+
+  it('carries a deferred hangup over a retry of the same lost attempt, but not into a new attempt', () => {
+    const unknown: CallEvent = { type: 'attempt_unknown', error: { code: 'call_outcome_unknown', message: 'lost' } };
+    expect(run(started, { type: 'hangup_deferred' }, unknown, started).state.hangupWanted).toBe(true);
+    expect(run(started, { type: 'hangup_deferred' }, unknown, { ...started, idempotencyKey: 'key-2' } as CallEvent).state.hangupWanted).toBe(false);
+  });
+
+  it('defers no hangup for an admitted call (that one is posted at once) or without an attempt', () => {
+    expect(run(started, admitted(), { type: 'hangup_deferred' }).state.hangupWanted).toBe(false);
+    expect(transition(idleCall, { type: 'hangup_deferred' })).toEqual([idleCall, []]);
+  });
+
+  it('asks no hangup of a call that is already over when it is named', () => {
+    const { effects } = run(started, { type: 'hangup_deferred' }, admitted(call({ state: 'failed', busy: false })));
+    expect(effects.some((e) => e.type === 'hang_up')).toBe(false);
   });
 
   it('turns busy false when the admitted call is already terminal', () => {
@@ -54,7 +78,7 @@ describe('transition', () => {
   it('turns busy false, keeps the error and clears the attempt when the service rejects the call', () => {
     const error = { code: 'compliance_dnc', message: 'the number is on a do-not-call list' };
     const { state, effects } = run(started, { type: 'attempt_rejected', error });
-    expect(state).toEqual({ attempt: null, call: null, busy: false, error });
+    expect(state).toEqual({ attempt: null, call: null, busy: false, error, hangupWanted: false });
     expect(effects).toEqual([]);
   });
 
@@ -143,7 +167,7 @@ describe('transition', () => {
   it('restarts the attempt on a retry after an unknown outcome, keeping the same key', () => {
     const error = { code: 'call_outcome_unknown', message: 'retry' };
     const { state } = run(started, { type: 'attempt_unknown', error }, started);
-    expect(state).toEqual({ attempt: { idempotencyKey: KEY, input, phase: 'creating' }, call: null, busy: true, error: null });
+    expect(state).toEqual({ attempt: { idempotencyKey: KEY, input, phase: 'creating' }, call: null, busy: true, error: null, hangupWanted: false });
   });
 
   it('does not change the state it was given', () => {
