@@ -3,14 +3,13 @@ import { checkStart, copyInput, sameInput } from './call-input.js';
 import { createCallMilestones, type CallMilestone } from './call-milestones.js';
 import type { Clock } from './clock.js';
 import { isDefiniteRejection, toVoiceError, VoiceBrowserError } from './errors.js';
-import { createInCallControls } from './in-call-controls.js';
 import { createPoller, type Poller } from './poller.js';
 import type { IncomingInvite, SipEvents, SipLink } from './sip-adapter.js';
 import type { StatusStore } from './status-store.js';
 import type { BrowserCall, CallInput, VoiceBackend } from './types.js';
 
 /**
- * The call half of the helper: attempts, the one poller, the INVITE rule, hangup, mute and DTMF.
+ * The call half of the helper: attempts, the one poller, the INVITE rule and hangup.
  * It runs the effects of the pure call machine and reports through the status store.
  */
 
@@ -60,7 +59,6 @@ export function createCallControl(options: CallControlOptions) {
   };
 
   const callTiming = (name: CallMilestone, callId: string | undefined) => milestones.report(name, callId, callStartedAt);
-  const inCall = createInCallControls({ link: options.link, store, callActive: () => !!slice.call && !isTerminal(slice.call), fail });
 
   function dispatch(event: CallEvent): void {
     const [next, effects] = transition(slice, event);
@@ -327,8 +325,10 @@ export function createCallControl(options: CallControlOptions) {
     get outcomeUnknown() {
       return slice.attempt?.phase === 'outcome_unknown';
     },
-    mute: inCall.mute,
-    sendDtmf: inCall.sendDtmf,
+    /** A call is up whose audio this page holds (it may still be connecting): DTMF may go on it. */
+    get answered(): boolean {
+      return !!slice.call && !isTerminal(slice.call) && store.get().audio !== 'none';
+    },
     /**
      * A call found by recover(): shown and polled until its terminal read, never re-answered (spec 4.9).
      * Its milestones carry no `sinceStartMs`: it did not start in this page.

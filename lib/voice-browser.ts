@@ -2,6 +2,7 @@ import { createCallControl } from './call-control.js';
 import { systemClock, type Clock } from './clock.js';
 import { disconnected, transition, type ConnectionEvent, type ConnectionSlice } from './connection-machine.js';
 import { toVoiceError, VoiceBrowserError } from './errors.js';
+import { sendDigit, setMuted } from './in-call-controls.js';
 import type { SipEvents, SipLink, SipLinkOptions } from './sip-adapter.js';
 import { createStatusStore } from './status-store.js';
 import { RENEWABLE_CONNECTIONS, type BrowserCall, type BrowserSession, type CallInput, type Connection, type SessionTransport, type VoiceBrowserOptions, type VoiceBrowserStatus } from './types.js';
@@ -332,13 +333,13 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
     hangup: calls.hangup,
     mute(muted) {
       try {
-        calls.mute(muted);
+        store.commit({ muted: setMuted(link, muted) });
       } catch (error) {
         store.commit({ error: toVoiceError(error, 'invalid_argument', 'mute() failed').toStatus() });
         throw error;
       }
     },
-    sendDtmf: calls.sendDtmf,
+    sendDtmf: (digit) => sendDigit(link, calls.answered, digit).catch((error: unknown) => fail(toVoiceError(error, 'dtmf_outcome_unknown', 'sendDtmf() failed'))),
     renew() {
       if (renewing) return renewing;
       if (calls.busy) return fail(new VoiceBrowserError('browser_agent_busy', 'renew() only while idle (spec 4.9); wait until busy is false'));
