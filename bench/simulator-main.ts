@@ -1,8 +1,8 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { DEFAULT_SIM_API_KEY } from '../server-proxy/config.js';
-import { KeyRegistry, VOICE_SCOPES } from '../server-proxy/simulator/accounts.js';
-import { startSimulator } from '../server-proxy/simulator/server.js';
+import { DEFAULT_SIM_API_KEY } from '../simulator/config.js';
+import { KeyRegistry, VOICE_SCOPES } from '../simulator/accounts.js';
+import { startSimulator } from '../simulator/server.js';
 
 /**
  * The simulator alone in its own process, as `npm run simulator` runs it, for the benchmark: one account

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { DEFAULT_SIM_API_KEY } from '../server-proxy/config.js';
+import { DEFAULT_SIM_API_KEY } from '../simulator/config.js';
 import { sleep, SimulatorApi } from '../test/simulator/support/sim-api.js';
 import { lendWebSocket, type SipClient } from '../test/simulator/support/sip-client.js';
 import { callAll, closePages, flowing, openPages, type Page } from './load-pages.js';

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { CONFIG_VARIABLES } from '../server-proxy/config.js';
+import { SIMULATOR_CONFIG_VARIABLES } from '../simulator/config.js';
 
 /**
  * Starts the app exactly as `npm start` runs it (server-proxy/main.ts, embedded simulator) on free loopback
@@ -18,12 +19,13 @@ export interface RunningApp {
 }
 
 /**
- * The environment of an app a test starts: this process's, without any variable of the app's configuration
- * (`CONFIG_VARIABLES`), plus exactly `env`. A `SIM_API_KEY` or `PORT` exported in the caller's shell (as a user
- * of `npm run simulator` has) then changes nothing the test runs against.
+ * The environment of an app a test starts: this process's, without any variable of the proxy's or the
+ * simulator's configuration (`CONFIG_VARIABLES`, `SIMULATOR_CONFIG_VARIABLES`), plus exactly `env`. A
+ * `SIM_API_KEY` or `PORT` exported in the caller's shell (as a user of `npm run simulator` has) then changes
+ * nothing the test runs against.
  */
 export function appEnvironment(env: Record<string, string>): Record<string, string | undefined> {
-  const configuration = new Set<string>(CONFIG_VARIABLES);
+  const configuration = new Set<string>([...CONFIG_VARIABLES, ...SIMULATOR_CONFIG_VARIABLES]);
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !configuration.has(name)));
   return { ...inherited, ...env };
 }

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { HttpError } from './http-error.js';
+import { HttpError } from '../contract/http-error.js';
 
 /**
  * Refuses cross-site requests that would change something (login CSRF, a foreign page hanging up a call).

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { deleteCookie, setSignedCookie } from 'hono/cookie';
 import { parse, parseSigned } from 'hono/utils/cookie';
 import { refuseCrossSite } from './cross-site.js';
-import { HttpError, noStore, onHttpError } from './http-error.js';
+import { HttpError, noStore, onHttpError } from '../contract/http-error.js';
 import type { ProxyUser, VoiceProxy } from './proxy.js';
 
 /**

@@ -2,10 +2,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
+import { ConfigError } from '../contract/environment.js';
 import { createDemoApp } from './app.js';
-import { ConfigError, parseConfig } from './config.js';
+import { parseConfig, type Config, type Rate } from './config.js';
 import { createRedisRateStore } from './redis-rate-store.js';
-import { startSimulator, type RunningSimulator } from './simulator/server.js';
 
 /**
  * `npm start`: the proxy serving the demo on PORT, with the embedded simulator on SIM_PORT unless
@@ -14,24 +14,49 @@ import { startSimulator, type RunningSimulator } from './simulator/server.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
+/** The voice service the proxy forwards to: configured, and listening once `start()` resolves. */
+interface Upstream {
+  /** The key's quota when it is known, for the per-user limits. */
+  quota: Rate | undefined;
+  start(): Promise<{ voice: NonNullable<Config['voice']>; close(): Promise<void> }>;
+}
+
+/** A real service at VOICE_BASE_URL: nothing to start. */
+function configuredUpstream(voice: NonNullable<Config['voice']>): Upstream {
+  return { quota: undefined, start: async () => ({ voice, close: async () => {} }) };
+}
+
+/**
+ * The embedded simulator, with its own configuration (SIM_*). The only import of simulator/ in the proxy, and
+ * a dynamic one: a deployment with VOICE_BASE_URL never loads werift or ws (DESIGN.md, "What we build").
+ */
+async function embeddedSimulator(env: Record<string, string | undefined>): Promise<Upstream> {
+  const { describeApiKey, parseSimulatorConfig, startSimulator } = await import('../simulator/index.js');
+  const config = parseSimulatorConfig(env);
+  return {
+    quota: config.quota,
+    start: async () => {
+      const simulator = await startSimulator(config);
+      console.log(`simulator on ${simulator.url} (REST ${simulator.baseUrl}/v1/voice, SIP ${simulator.url.replace(/^http/, 'ws')}/sip)`);
+      console.log(`simulator API key: ${describeApiKey(config, env)}`);
+      return { voice: { baseUrl: simulator.baseUrl, apiKey: config.apiKey }, close: () => simulator.close() };
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const config = parseConfig(process.env);
+  const upstream = config.voice ? configuredUpstream(config.voice) : await embeddedSimulator(process.env);
   // First, so an unreachable Redis stops start-up before anything listens.
   const store = config.redisUrl ? await createRedisRateStore({ url: config.redisUrl }) : undefined;
-  let simulator: RunningSimulator | undefined;
-  let voice = config.voice;
-  if (!voice) {
-    simulator = await startSimulator({ apiKey: config.simApiKey, port: config.simPort, quota: config.simQuota, ...config.simTimings });
-    voice = { baseUrl: simulator.baseUrl, apiKey: config.simApiKey };
-    console.log(`simulator on ${simulator.url} (REST ${simulator.baseUrl}/v1/voice, SIP ${simulator.url.replace(/^http/, 'ws')}/sip)`);
-    console.log(`simulator API key: ${config.simApiKey}${process.env.SIM_API_KEY ? '' : ' (the default; set SIM_API_KEY to change it)'}`);
-  }
+  const running = await upstream.start();
   const app = createDemoApp({
-    voice,
+    voice: running.voice,
     sessionSecret: config.sessionSecret,
     demoRoot: `${root}dist/demo`,
     libRoot: `${root}dist/lib`,
-    rateLimit: { ...config.userRate, ...(store ? { store } : {}) },
+    // With the embedded simulator its quota is known, so the limits follow it.
+    rateLimit: { ...config.userRate(upstream.quota), ...(store ? { store } : {}) },
   });
   const server = createServer(getRequestListener(app.fetch));
   await new Promise<void>((resolve, reject) => {
@@ -46,7 +71,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     server.closeAllConnections();
-    await Promise.all([new Promise((resolve) => server.close(resolve)), simulator?.close(), store?.close?.()]);
+    await Promise.all([new Promise((resolve) => server.close(resolve)), running.close(), store?.close?.()]);
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());

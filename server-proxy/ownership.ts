@@ -1,4 +1,4 @@
-import { HttpError } from './http-error.js';
+import { HttpError } from '../contract/http-error.js';
 import type { Relay } from './relay.js';
 import type { Upstream, UpstreamResponse } from './upstream.js';
 

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { refuseCrossSite } from './cross-site.js';
-import { errorResponse, finishApp, HttpError } from './http-error.js';
+import { errorResponse, finishApp, HttpError } from '../contract/http-error.js';
 import { createOwnership } from './ownership.js';
 import { redactingLog } from './redact.js';
 import { agentName, subjectOf } from './subject.js';
@@ -10,7 +10,7 @@ import { createRelay } from './relay.js';
 import { createSessionCleanup } from './session-cleanup.js';
 import { createUpstream, type Upstream } from './upstream.js';
 import { userRateLimit, type UserRateLimitOptions } from './user-rate-limit.js';
-import { callInput, emptyInput, parseIdempotencyKey, parseInput, readJsonBody } from './voice-input.js';
+import { callInput, emptyInput, parseIdempotencyKey, parseInput, readJsonBody } from '../contract/voice-input.js';
 
 /**
  * `createVoiceProxy`: the server piece that holds the persistent key and forwards the page's six browser

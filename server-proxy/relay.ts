@@ -1,4 +1,4 @@
-import { errorResponse, HttpError } from './http-error.js';
+import { errorResponse, HttpError } from '../contract/http-error.js';
 import type { UpstreamResponse } from './upstream.js';
 
 /**

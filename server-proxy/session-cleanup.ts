@@ -1,4 +1,4 @@
-import { HttpError } from './http-error.js';
+import { HttpError } from '../contract/http-error.js';
 import { isResourceId } from './ownership.js';
 import type { Relay } from './relay.js';
 import type { Upstream } from './upstream.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ProxyUser } from './proxy.js';
-import { charCount } from './voice-input.js';
+import { charCount } from '../contract/voice-input.js';
 
 /**
  * The `externalSubject` the service knows a user by (spec 2.6, 8: at most 200 characters, derived from the

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { Agent } from 'undici';
-import { HttpError } from './http-error.js';
+import { HttpError } from '../contract/http-error.js';
 import { redact } from './redact.js';
 
 /**

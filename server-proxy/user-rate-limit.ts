@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { HttpError } from './http-error.js';
+import { HttpError } from '../contract/http-error.js';
 import { createMemoryRateStore, type RateStore } from './rate-store.js';
 
 /**

@@ -5,10 +5,10 @@ import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDemoApp } from '../../server-proxy/app.js';
-import { DEFAULT_SIM_API_KEY } from '../../server-proxy/config.js';
+import { DEFAULT_SIM_API_KEY } from '../../simulator/config.js';
 import { createVoiceProxy } from '../../server-proxy/proxy.js';
 import { demoSecurityHeaders } from '../../server-proxy/security-headers.js';
-import type { VoiceService } from '../../server-proxy/simulator/voice-service.js';
+import type { VoiceService } from '../../simulator/voice-service.js';
 import { callRecord, withCalls } from './calls-overlay.js';
 import { API_KEY, BASE_URL, createSimulator, testAuthenticate, type Fetch } from './harness.js';
 

@@ -1,9 +1,9 @@
 import { expect } from 'vitest';
 import { Hono } from 'hono';
 import { createVoiceProxy, type ProxyUser, type VoiceProxy, type VoiceProxyOptions } from '../../server-proxy/proxy.js';
-import type { KeyRegistry } from '../../server-proxy/simulator/accounts.js';
-import { createRestApp, type ApiKeyRecord, type Scope } from '../../server-proxy/simulator/rest.js';
-import { VoiceService } from '../../server-proxy/simulator/voice-service.js';
+import type { KeyRegistry } from '../../simulator/accounts.js';
+import { createRestApp, type ApiKeyRecord, type Scope } from '../../simulator/rest.js';
+import { VoiceService } from '../../simulator/voice-service.js';
 
 /**
  * The proxy wired to the real simulated service in-process (no ports): the proxy's `fetch` calls the

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVoiceProxy } from '../../server-proxy/proxy.js';
-import { startSimulator, type RunningSimulator } from '../../server-proxy/simulator/server.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
 import { API_KEY, send, testAuthenticate } from './harness.js';
 
 /**

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpError } from '../../server-proxy/http-error.js';
+import { HttpError } from '../../contract/http-error.js';
 import { createVoiceProxy, type VoiceProxy } from '../../server-proxy/proxy.js';
-import type { SessionTransport } from '../../server-proxy/simulator/model.js';
-import { startSimulator, type RunningSimulator } from '../../server-proxy/simulator/server.js';
+import type { SessionTransport } from '../../simulator/model.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
 import { lendWebSocket, SipClient } from '../simulator/support/sip-client.js';
 import { callRecord, withCalls } from './calls-overlay.js';
 import { API_KEY, createHarness, createSession, send, testAuthenticate, type Fetch, type Harness } from './harness.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentName, subjectOf } from '../../server-proxy/subject.js';
-import { charCount } from '../../server-proxy/voice-input.js';
+import { charCount } from '../../contract/voice-input.js';
 import { API_KEY, createHarness, createSession, send, type Harness } from './harness.js';
 
 /** The externalSubject: derived from the user, at most 200 characters, stable per user (spec 2.6, 8). */

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createFetchBackend } from '../../lib/backend.js';
 import { VoiceBrowserError } from '../../lib/errors.js';
 import { createVoiceProxy, type VoiceProxy } from '../../server-proxy/proxy.js';
-import { startSimulator, type RunningSimulator } from '../../server-proxy/simulator/server.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
 import { API_KEY, createHarness, createSession, send, testAuthenticate, type Fetch, type Harness } from './harness.js';
 import { freePort } from './redis-server.js';
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RegistererState } from 'sip.js';
-import type { BrowserSession } from '../../server-proxy/simulator/model.js';
+import type { BrowserSession } from '../../simulator/model.js';
 import { sleep, waitFor } from './support/sim-api.js';
 import { TIMER_SLACK_MS, answeredCall, ended, ringingCall, terminated, useSipWorlds, type RegisteredWorld } from './support/sip-world.js';
 import { WeriftSessionDescriptionHandler } from './support/werift-sdh.js';

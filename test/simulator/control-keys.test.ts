@@ -5,8 +5,8 @@
  * forgets them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KeyView } from '../../server-proxy/simulator/key-control.js';
-import { startSimulator, type RunningSimulator } from '../../server-proxy/simulator/server.js';
+import type { KeyView } from '../../simulator/key-control.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
 import { SIM_TEST_KEY, SimulatorApi } from './support/sim-api.js';
 
 let sim: RunningSimulator;

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { createControlApp } from '../../server-proxy/simulator/control.js';
-import { FaultPlan } from '../../server-proxy/simulator/faults.js';
-import { DEFAULT_QUOTA } from '../../server-proxy/simulator/rate-limit.js';
+import { createControlApp } from '../../simulator/control.js';
+import { FaultPlan } from '../../simulator/faults.js';
+import { DEFAULT_QUOTA } from '../../simulator/rate-limit.js';
 import { RestWorld } from './rest-support.js';
 
 /** The control API mounted as server.ts mounts it (`route('/__sim', ...)`): every answer coded and no-store. */

@@ -6,10 +6,10 @@
 import dgram from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RTCPeerConnection, RtpHeader, RtpPacket } from 'werift';
-import { linearToMulaw, mulawRms, mulawToLinear } from '../../server-proxy/simulator/g711.js';
-import { disableStun, loopbackOnlySdp, loopbackPeerConfig } from '../../server-proxy/simulator/loopback-webrtc.js';
-import { createMediaPeer, VOICE_RMS_THRESHOLD } from '../../server-proxy/simulator/media.js';
-import { dtmfDigit, parseTelephoneEvent } from '../../server-proxy/simulator/telephone-event.js';
+import { linearToMulaw, mulawRms, mulawToLinear } from '../../simulator/g711.js';
+import { disableStun, loopbackOnlySdp, loopbackPeerConfig } from '../../simulator/loopback-webrtc.js';
+import { createMediaPeer, VOICE_RMS_THRESHOLD } from '../../simulator/media.js';
+import { dtmfDigit, parseTelephoneEvent } from '../../simulator/telephone-event.js';
 
 const TONE_MS = 600;
 const TONE_FRAMES = TONE_MS / 20;

@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
 import { expect, vi } from 'vitest';
 import { WebSocket } from 'ws';
-import { KeyRegistry, type AccountInput, type KeyInput } from '../../server-proxy/simulator/accounts.js';
-import { createRestApp, type RestOptions } from '../../server-proxy/simulator/rest.js';
-import { SipConnection } from '../../server-proxy/simulator/sip-connection.js';
-import type { BrowserLeg, InviteOptions, Registration } from '../../server-proxy/simulator/sip-server.js';
-import { VoiceService } from '../../server-proxy/simulator/voice-service.js';
+import { KeyRegistry, type AccountInput, type KeyInput } from '../../simulator/accounts.js';
+import { createRestApp, type RestOptions } from '../../simulator/rest.js';
+import { SipConnection } from '../../simulator/sip-connection.js';
+import type { BrowserLeg, InviteOptions, Registration } from '../../simulator/sip-server.js';
+import { VoiceService } from '../../simulator/voice-service.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 /**

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { CallFacts } from '../../../server-proxy/simulator/call-runner.js';
-import type { MediaCounts } from '../../../server-proxy/simulator/media.js';
-import type { BrowserCall, BrowserSession, SessionTransport } from '../../../server-proxy/simulator/model.js';
-import type { RunningSimulator } from '../../../server-proxy/simulator/server.js';
+import type { CallFacts } from '../../../simulator/call-runner.js';
+import type { MediaCounts } from '../../../simulator/media.js';
+import type { BrowserCall, BrowserSession, SessionTransport } from '../../../simulator/model.js';
+import type { RunningSimulator } from '../../../simulator/server.js';
 
 /**
  * The running simulator seen from outside, as a test client: REST under `/api/v1/voice` with the key, and the

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { SessionState, type Invitation } from 'sip.js';
-import type { BrowserCall, BrowserSession, SessionTransport } from '../../../server-proxy/simulator/model.js';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../../server-proxy/simulator/server.js';
+import type { BrowserCall, BrowserSession, SessionTransport } from '../../../simulator/model.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../../simulator/server.js';
 import { SimulatorApi, SIM_TEST_KEY, waitFor } from './sim-api.js';
 import { lendWebSocket, SipClient, type SipClientOptions } from './sip-client.js';
 import { watchUdp, type UdpWatch } from './udp-watch.js';

@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
 import type { BodyAndContentType, SessionDescriptionHandler, SessionDescriptionHandlerFactory } from 'sip.js';
 import { RTCPeerConnection, RtpHeader, RtpPacket, type RTCRtpTransceiver } from 'werift';
-import { encodeMulaw } from '../../../server-proxy/simulator/g711.js';
-import { disableStun, loopbackPeerConfig, PCMU_PAYLOAD_TYPE, TELEPHONE_EVENT_PAYLOAD_TYPE } from '../../../server-proxy/simulator/loopback-webrtc.js';
+import { encodeMulaw } from '../../../simulator/g711.js';
+import { disableStun, loopbackPeerConfig, PCMU_PAYLOAD_TYPE, TELEPHONE_EVENT_PAYLOAD_TYPE } from '../../../simulator/loopback-webrtc.js';
 
 /** 20 ms of a 400 Hz tone: exactly 8 periods, so repeating it stays phase-continuous. */
 const VOICED_FRAME = encodeMulaw(Array.from({ length: 160 }, (_, i) => 6000 * Math.sin((2 * Math.PI * 400 * i) / 8000)));

@@ -1,6 +1,11 @@
 import type { Env, Hono, MiddlewareHandler } from 'hono';
 
 /**
+ * The service's contract, its error shape (spec 2.2, 7): every rejection of the proxy and of the simulator is
+ * `{error, code, message}` with a status, built here. contract/ imports neither of them, so both import it.
+ */
+
+/**
  * One error type for every HTTP rejection of the proxy and the simulator (Hono's `HTTPException` is the model).
  *
  * @remarks

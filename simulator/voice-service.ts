@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { HttpError } from '../http-error.js';
+import { HttpError } from '../contract/http-error.js';
 import { CallRunner, type CallFacts } from './call-runner.js';
 import { createMediaPeer, type MediaCounts } from './media.js';
 import { TERMINAL_STATES, type Agent, type BrowserCall, type BrowserSession, type SessionTransport } from './model.js';

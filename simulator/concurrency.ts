@@ -1,4 +1,4 @@
-import { HttpError } from '../http-error.js';
+import { HttpError } from '../contract/http-error.js';
 import type { Account } from './accounts.js';
 import type { BrowserCall } from './model.js';
 

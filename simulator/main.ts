@@ -1,13 +1,14 @@
-import { ConfigError, parseConfig } from '../config.js';
+import { ConfigError } from '../contract/environment.js';
+import { describeApiKey, parseSimulatorConfig } from './config.js';
 import { startSimulator } from './server.js';
 
 /** `npm run simulator`: the simulated voice service alone on SIM_PORT, with SIM_API_KEY. */
 async function main(): Promise<void> {
-  const config = parseConfig(process.env);
-  const simulator = await startSimulator({ apiKey: config.simApiKey, port: config.simPort, quota: config.simQuota, ...config.simTimings });
+  const config = parseSimulatorConfig(process.env);
+  const simulator = await startSimulator(config);
   console.log(`simulator on ${simulator.url}`);
   console.log(`  VOICE_BASE_URL=${simulator.baseUrl}`);
-  console.log(`  API key: ${config.simApiKey}${process.env.SIM_API_KEY ? '' : ' (the default; set SIM_API_KEY to change it)'}`);
+  console.log(`  API key: ${describeApiKey(config, process.env)}`);
   const stop = () => void simulator.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

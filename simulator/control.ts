@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
-import { finishApp, HttpError, noStore } from '../http-error.js';
-import { readJsonBody } from '../voice-input.js';
+import { finishApp, HttpError, noStore } from '../contract/http-error.js';
+import { readJsonBody } from '../contract/voice-input.js';
 import type { KeyRegistry, Quota } from './accounts.js';
 import type { FaultPlan } from './faults.js';
 import { KeyControl } from './key-control.js';

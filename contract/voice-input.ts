@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { HttpError } from './http-error.js';
 
 /**
- * Input rules of browser voice (spec 2.6, 4.7, 8), checked with zod before any work is done: by the proxy
- * before it forwards anything, and by the simulator as the service would.
+ * The service's contract, its input rules (spec 2.6, 4.7, 7, 8): E.164, `customData`, `Idempotency-Key`, JSON
+ * bodies, checked with zod before any work is done: by the proxy before it forwards anything, and by the
+ * simulator as the service would. contract/ imports neither of them, so both import it.
  *
  * @remarks
  * Lengths are counted in characters (Unicode code points), as the spec states them, not in UTF-16 units:

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { HttpError } from '../http-error.js';
+import { HttpError } from '../contract/http-error.js';
 import { isAllowListEntry, VOICE_SCOPES, type Account, type ApiKey, type KeyRegistry, type KeyStatus, type Quota } from './accounts.js';
 import { parseControlInput } from './control-input.js';
 

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
-import { errorResponse, finishApp, HttpError } from '../http-error.js';
+import { errorResponse, finishApp, HttpError } from '../contract/http-error.js';
 import { KeyRegistry, VOICE_SCOPES, type Quota } from './accounts.js';
 import { createControlApp } from './control.js';
 import { FaultPlan } from './faults.js';

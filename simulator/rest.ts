@@ -1,8 +1,8 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { errorResponse, finishApp, HttpError } from '../http-error.js';
-import { agentInput, callInput, emptyInput, parseIdempotencyKey, parseInput, readJsonBody, sessionInput } from '../voice-input.js';
+import { errorResponse, finishApp, HttpError } from '../contract/http-error.js';
+import { agentInput, callInput, emptyInput, parseIdempotencyKey, parseInput, readJsonBody, sessionInput } from '../contract/voice-input.js';
 import { assertAccountAllowsVoice, assertScope, KeyRegistry, readCredential, type Principal, type Quota, type Scope } from './accounts.js';
 import { CallCeiling } from './concurrency.js';
 import { IdempotencyStore } from './idempotency.js';

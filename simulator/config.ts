@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { parseEnvironment, port, requestCount } from '../contract/environment.js';
+import { API_KEY_FORMAT, type Quota } from './accounts.js';
+import { DEFAULT_QUOTA } from './rate-limit.js';
+import { DEFAULT_RECIPIENT_TIMINGS } from './recipients.js';
+
+/**
+ * The simulator's start-up configuration from the environment (DESIGN.md, "Environment"), parsed once with zod,
+ * for `npm run simulator` and for `npm start` when it embeds the simulator. A bad value stops start-up with one
+ * line naming the variable.
+ */
+
+/** The simulator's well-known development key: its fixed prefix plus 32 alphanumeric characters (spec 5.2). */
+export const DEFAULT_SIM_API_KEY = 'vsk_SimulatorDefaultKey0000000000000';
+
+const milliseconds = (fallback: number) =>
+  z.coerce.number({ error: 'must be a whole number of milliseconds' }).int('must be a whole number of milliseconds').min(0, 'must be a whole number of milliseconds').default(fallback);
+
+/** Every environment variable the simulator reads, with its rule; {@link SIMULATOR_CONFIG_VARIABLES} names them. */
+const variables = {
+  SIM_PORT: port(8090),
+  SIM_API_KEY: z.string().regex(API_KEY_FORMAT, 'must be "vsk_" followed by 32 letters or digits').default(DEFAULT_SIM_API_KEY),
+  SIM_QUOTA_PER_MINUTE: requestCount().default(DEFAULT_QUOTA.perMinute),
+  SIM_QUOTA_PER_HOUR: requestCount().default(DEFAULT_QUOTA.perHour),
+  SIM_NO_ANSWER_MS: milliseconds(DEFAULT_RECIPIENT_TIMINGS.noAnswerMs),
+  SIM_OUTCOME_UNKNOWN_MS: milliseconds(DEFAULT_RECIPIENT_TIMINGS.outcomeUnknownMs),
+};
+
+/**
+ * The names of every environment variable the simulator's configuration reads.
+ *
+ * @remarks
+ * Whoever starts the app for a test (scripts/start-app.ts) removes these, and the proxy's, from the environment
+ * it passes on, so a variable exported in the caller's shell (`SIM_API_KEY` for `npm run simulator`, say)
+ * cannot change what the test runs against.
+ */
+export const SIMULATOR_CONFIG_VARIABLES = Object.keys(variables) as ReadonlyArray<keyof typeof variables>;
+
+/** What the simulator starts with; it is a set of `startSimulator` options as it stands. */
+export interface SimulatorConfig {
+  port: number;
+  apiKey: string;
+  /** The per-key quota (spec 8 defaults: 100 a minute, 10,000 an hour). */
+  quota: Quota;
+  /** How long +12025550103 rings before `no_answer` (DESIGN.md: 8 s); the e2e suite shortens it. */
+  noAnswerMs: number;
+  /** How long +12025550107 stays `outcome_unknown` (DESIGN.md: 10 s); the e2e suite shortens it. */
+  outcomeUnknownMs: number;
+}
+
+/** Parses the environment; throws a ConfigError whose message is the one line to print. */
+export function parseSimulatorConfig(env: Record<string, string | undefined>): SimulatorConfig {
+  const e = parseEnvironment(z.object(variables), env);
+  return {
+    port: e.SIM_PORT,
+    apiKey: e.SIM_API_KEY,
+    quota: { perMinute: e.SIM_QUOTA_PER_MINUTE, perHour: e.SIM_QUOTA_PER_HOUR },
+    noAnswerMs: e.SIM_NO_ANSWER_MS,
+    outcomeUnknownMs: e.SIM_OUTCOME_UNKNOWN_MS,
+  };
+}
+
+/** The key as start-up prints it, with a note when it is the default (SIM_API_KEY unset). */
+export function describeApiKey(config: SimulatorConfig, env: Record<string, string | undefined>): string {
+  return `${config.apiKey}${env.SIM_API_KEY ? '' : ' (the default; set SIM_API_KEY to change it)'}`;
+}

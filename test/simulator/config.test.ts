@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../contract/environment.js';
+import { DEFAULT_SIM_API_KEY, parseSimulatorConfig, SIMULATOR_CONFIG_VARIABLES } from '../../simulator/config.js';
+
+/** The simulator's own variables (SIM_*), read by `npm run simulator` and by `npm start` when it embeds it. */
+
+describe('the simulator’s port, key and quota', () => {
+  it('default to 8090, the documented development key, and the spec’s quota (100 a minute, 10,000 an hour)', () => {
+    expect(parseSimulatorConfig({})).toMatchObject({ port: 8090, apiKey: DEFAULT_SIM_API_KEY, quota: { perMinute: 100, perHour: 10_000 } });
+  });
+
+  it('take SIM_PORT, SIM_API_KEY and SIM_QUOTA_PER_* as given', () => {
+    const key = `vsk_${'A'.repeat(32)}`;
+    expect(parseSimulatorConfig({ SIM_PORT: '0', SIM_API_KEY: key, SIM_QUOTA_PER_MINUTE: '1000', SIM_QUOTA_PER_HOUR: '100000' })).toMatchObject({
+      port: 0,
+      apiKey: key,
+      quota: { perMinute: 1000, perHour: 100_000 },
+    });
+  });
+
+  it('stop start-up with one line naming SIM_API_KEY when it is not "vsk_" and 32 letters or digits', () => {
+    expect(() => parseSimulatorConfig({ SIM_API_KEY: 'vsk_short' })).toThrow(ConfigError);
+    expect(() => parseSimulatorConfig({ SIM_API_KEY: 'vsk_short' })).toThrow(/^configuration: SIM_API_KEY must be "vsk_" followed by 32 letters or digits$/);
+  });
+});
+
+describe('the simulator test numbers\' timings', () => {
+  it('default to the documented 8 s of ringing (+12025550103) and 10 s of unknown outcome (+12025550107)', () => {
+    expect(parseSimulatorConfig({})).toMatchObject({ noAnswerMs: 8000, outcomeUnknownMs: 10_000 });
+  });
+
+  it('take SIM_NO_ANSWER_MS and SIM_OUTCOME_UNKNOWN_MS as given (the e2e suite shortens them)', () => {
+    expect(parseSimulatorConfig({ SIM_NO_ANSWER_MS: '3000', SIM_OUTCOME_UNKNOWN_MS: '4000' })).toMatchObject({ noAnswerMs: 3000, outcomeUnknownMs: 4000 });
+  });
+
+  it.each([
+    ['SIM_NO_ANSWER_MS', '-1'],
+    ['SIM_OUTCOME_UNKNOWN_MS', '2.5 s'],
+  ])('stop start-up with one line naming %s=%s', (name, value) => {
+    expect(() => parseSimulatorConfig({ [name]: value })).toThrow(new RegExp(`^configuration: ${name} must be a whole number of milliseconds$`));
+  });
+});
+
+describe('SIMULATOR_CONFIG_VARIABLES', () => {
+  it.each(SIMULATOR_CONFIG_VARIABLES)('names %s, a variable the configuration reads', (name) => {
+    // Every rule refuses this value: the list is the schema's own, not a copy that could drift.
+    expect(() => parseSimulatorConfig({ [name]: 'not valid' })).toThrow(new RegExp(`^configuration: ${name} `));
+  });
+
+  it('leaves the proxy’s variables to the proxy: the simulator reads none of them', () => {
+    expect(() => parseSimulatorConfig({ PORT: 'not valid', VOICE_BASE_URL: 'not valid', REDIS_URL: 'not valid' })).not.toThrow();
+  });
+});

@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { importsOf, sourceFiles, staticClosure } from '../support/source-imports.js';
+
+/** The simulator is its own system (DESIGN.md, "What we build"): it imports nothing of the proxy. */
+
+const SIMULATOR = sourceFiles('simulator');
+
+describe('simulator/', () => {
+  it('imports nothing of server-proxy/, statically or not', () => {
+    expect(SIMULATOR.flatMap(importsOf).filter((edge) => edge.to.startsWith('server-proxy/'))).toEqual([]);
+  });
+
+  it('loads of ours only itself and the contract', () => {
+    expect([...staticClosure(SIMULATOR)].filter((file) => file.endsWith('.ts') && !/^(simulator|contract)\//.test(file))).toEqual([]);
+  });
+});
