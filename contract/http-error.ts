@@ -40,8 +40,8 @@ export function errorResponse(error: HttpError, headers: Readonly<Record<string,
 export const noStore: MiddlewareHandler = async (c, next) => {
   await next();
   // In place, as Hono's own secureHeaders does: `c.header()` on a finished answer copies it, and on Node
-  // that turns its body into a stream, about a tenth of the proxy's work on a poll. A response whose headers
-  // are immutable (one straight from `fetch`) is copied instead.
+  // that turns its body into a stream. A response whose headers are immutable (one straight from `fetch`) is
+  // copied instead.
   try {
     c.res.headers.set('Cache-Control', 'no-store');
   } catch {

@@ -115,12 +115,12 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   const cleanup = createSessionCleanup(upstream, relayer, { waitMs: options.revokeWaitMs ?? 10_000, intervalMs: REVOKE_READ_INTERVAL_MS, log });
   const app = new Hono<Env>().basePath('/voice');
 
-  // Every answer is built `no-store` (relay, errorResponse): no middleware edits a finished answer, since on
-  // Node that alone costs as much as the rest of a poll's work here (see `security-headers.ts`).
+  // Every answer is built `no-store` (relay, errorResponse): no middleware edits a finished answer (see
+  // `security-headers.ts` for why).
   app.use('*', refuseCrossSite({ trustedOrigins: options.trustedOrigins ?? [] }));
   const limitBody = bodyLimit({ maxSize: 64 * 1024, onError: () => errorResponse(new HttpError(413, 'payload_too_large', 'the body is over 64 KB'), headers) });
   // A GET has no body to limit, and asking for one builds a whole WHATWG Request (with its AbortController)
-  // on Node, a tenth of the proxy's work on a poll.
+  // on Node.
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
   app.use('*', async (c, next) => {
     const user = await options.authenticate(c.req.raw);

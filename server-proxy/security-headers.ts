@@ -8,8 +8,8 @@ import type { MiddlewareHandler } from 'hono';
  * @remarks
  * A plain header object, built once, rather than Hono's middleware: the proxy writes it into each answer as
  * it builds it (the `headers` option of `createVoiceProxy`). A middleware that edits a finished answer turns
- * the Node adapter's plain headers into a WHATWG `Headers` and back; measured here, that was a third of the
- * proxy's own CPU on a poll (`npm run bench`).
+ * the Node adapter's plain headers into a WHATWG `Headers` and back, a large part of the proxy's own work on
+ * a poll (`npm run bench`).
  */
 
 /** `ws://host:port` (or `wss://`) of an http(s) URL: where the service's SIP WebSocket is. */

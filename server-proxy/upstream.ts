@@ -9,10 +9,10 @@ import { redact } from './redact.js';
  *
  * @remarks
  * Requests go out through undici's `request` on a keep-alive pool of the proxy's own. It is the HTTP client
- * under Node's `fetch` without the WHATWG stream and object layers on top, and the proxy's hottest path is
- * exactly this hop: measured here, a bare relay over `fetch` added 1.4 ms a read and topped out near
- * 2,700 reads/s, over `request` 1.0 ms and 5,700/s (`npm run bench` has the whole proxy's figures). An
- * integrator's `fetch` option replaces the pool (tests use it to put a fault between proxy and service).
+ * under Node's `fetch` without the WHATWG stream and object layers on top, and this hop is most of what the
+ * proxy adds to a read (DESIGN.md's added-latency target; `npm run bench` and the README's Measured section
+ * have the figures). An integrator's `fetch` option replaces the pool (tests use it to put a fault between
+ * proxy and service).
  */
 
 /** Where the service is and how long to wait for it. */
