@@ -5,7 +5,7 @@ import { refuseCrossSite } from './cross-site.js';
 import { errorResponse, finishApp, HttpError } from '../contract/http-error.js';
 import { createOwnership } from './ownership.js';
 import { redactingLog } from './redact.js';
-import { agentName, subjectOf } from './subject.js';
+import { agentName, subjectOf, type ProxyUser } from './subject.js';
 import { createRelay } from './relay.js';
 import { createSessionCleanup } from './session-cleanup.js';
 import { createUpstream, type Upstream } from './upstream.js';
@@ -17,13 +17,7 @@ import { callInput, emptyInput, parseIdempotencyKey, parseInput, readJsonBody } 
  * operations (DESIGN.md, browser-facing routes), each only for the logged-in user's own resources.
  */
 
-/** The logged-in user, as the integrator's `authenticate` returns it. */
-export interface ProxyUser {
-  /** Stable per user; becomes the `externalSubject` (as is up to 200 characters, else its SHA-256; see `subject.ts`). */
-  id: string;
-  /** Shown as the agent's name. */
-  name?: string;
-}
+export type { ProxyUser } from './subject.js';
 
 /** Options of {@link createVoiceProxy}; README "Mounting the proxy in your app" lists them with defaults. */
 export interface VoiceProxyOptions {

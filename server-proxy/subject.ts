@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { ProxyUser } from './proxy.js';
 import { charCount } from '../contract/voice-input.js';
 
 /**
@@ -8,6 +7,14 @@ import { charCount } from '../contract/voice-input.js';
  */
 
 const MAX_SUBJECT = 200;
+
+/** The logged-in user, as the integrator's `authenticate` returns it. */
+export interface ProxyUser {
+  /** Stable per user; becomes the `externalSubject` (as is up to 200 characters, else its SHA-256). */
+  id: string;
+  /** Shown as the agent's name. */
+  name?: string;
+}
 
 /**
  * The user's `externalSubject`: their id as is when it fits in 200 characters (code points, as the spec

@@ -12,13 +12,73 @@ import {
   type URI,
 } from 'sip.js/lib/core/index.js';
 import { challengeHeader, createNonce, parseDigest, verifyDigest } from './digest.js';
-import type { BrowserLeg, BrowserLegHandlers, InviteOptions, Registration, SipServer, SipServerOptions } from './sip-server.js';
 
 /**
  * One SIP over WebSocket connection (RFC 7118) of the simulator: the registrar's digest authentication of its
  * REGISTERs and the service side of the INVITE dialogs that ring the page's agent over it (sip-server.ts holds
- * the bindings and the endpoint).
+ * the bindings and the endpoint). The shapes both speak of (a binding, a browser leg) are declared here, and
+ * the registrar is known only by what a connection tells it ({@link Registrar}): the two files import one way.
  */
+
+/** What the registrar needs to know of a username: the session it belongs to and its password. */
+export interface SipAccount {
+  sessionId: string;
+  password: string;
+  /** Upper bound of a registration's lifetime, in seconds (the session's remaining life, capped). */
+  maxExpiresSeconds: number;
+}
+
+export interface SipServerOptions {
+  realm: string;
+  /** Host name used in Via, Contact and From of what the service sends. */
+  host: string;
+  lookupAccount(username: string): SipAccount | undefined;
+  onRegistrationChange?(sessionId: string): void;
+  now?: () => number;
+}
+
+/** A live binding of a session's agent to a WebSocket. */
+export interface Registration {
+  sessionId: string;
+  username: string;
+  contact: string;
+  expiresAt: number;
+  connection: SipConnection;
+}
+
+/** Events of the browser leg of one call. */
+export interface BrowserLegHandlers {
+  onAnswered(answerSdp: string): void;
+  /** A final non-2xx answer to the INVITE, including the 487 that answers our own CANCEL (RFC 3261 section 9.1). */
+  onRejected(statusCode: number, reasonPhrase: string): void;
+  onBye(): void;
+  onInfo(contentType: string, body: string): void;
+  /** The WebSocket that carried the leg closed while the leg was up: no SIP can reach the page on it any more. */
+  onTransportLost(): void;
+}
+
+/** The service's handle on an INVITE it sent to the page. */
+export interface BrowserLeg {
+  /**
+   * CANCEL before the answer, BYE after it; resolves when the page answered that request, or at once for a
+   * leg already ended. A socket that died resolves it too: there is nobody left to tell.
+   */
+  end(): Promise<void>;
+}
+
+export interface InviteOptions {
+  callId: string;
+  from: string;
+  offerSdp: string;
+  handlers: BrowserLegHandlers;
+}
+
+/** What a connection tells the registrar (sip-server.ts) of the bindings its REGISTERs make and end. */
+export interface Registrar {
+  addRegistration(registration: Registration): void;
+  /** Drops a binding; with a connection given, only when the binding is still that connection's. */
+  removeRegistration(sessionId: string, connection?: SipConnection): void;
+}
 
 /** One WebSocket and the SIP core speaking over it. */
 export class SipConnection {
@@ -31,7 +91,7 @@ export class SipConnection {
 
   constructor(
     readonly socket: WebSocket,
-    private readonly server: SipServer,
+    private readonly server: Registrar,
     private readonly options: SipServerOptions,
   ) {
     const contactUri = Grammar.URIParse(`sip:${options.host};transport=ws`);

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { SipConnection } from './sip-connection.js';
+import { SipConnection, type BrowserLeg, type InviteOptions, type Registration, type SipServerOptions } from './sip-connection.js';
 
 /**
  * SIP over WebSocket (RFC 7118) for the simulator: a registrar with digest authentication and the service
@@ -13,59 +13,7 @@ import { SipConnection } from './sip-connection.js';
  * goes back down that connection (RFC 5626 flow semantics: a binding lives as long as its socket).
  */
 
-/** What the registrar needs to know of a username: the session it belongs to and its password. */
-export interface SipAccount {
-  sessionId: string;
-  password: string;
-  /** Upper bound of a registration's lifetime, in seconds (the session's remaining life, capped). */
-  maxExpiresSeconds: number;
-}
-
-export interface SipServerOptions {
-  realm: string;
-  /** Host name used in Via, Contact and From of what the service sends. */
-  host: string;
-  lookupAccount(username: string): SipAccount | undefined;
-  onRegistrationChange?(sessionId: string): void;
-  now?: () => number;
-}
-
-/** A live binding of a session's agent to a WebSocket. */
-export interface Registration {
-  sessionId: string;
-  username: string;
-  contact: string;
-  expiresAt: number;
-  connection: SipConnection;
-}
-
-/** Events of the browser leg of one call. */
-export interface BrowserLegHandlers {
-  onAnswered(answerSdp: string): void;
-  /** A final non-2xx answer to the INVITE, including the 487 that answers our own CANCEL (RFC 3261 section 9.1). */
-  onRejected(statusCode: number, reasonPhrase: string): void;
-  onBye(): void;
-  onInfo(contentType: string, body: string): void;
-  /** The WebSocket that carried the leg closed while the leg was up: no SIP can reach the page on it any more. */
-  onTransportLost(): void;
-}
-
-/** The service's handle on an INVITE it sent to the page. */
-export interface BrowserLeg {
-  /**
-   * CANCEL before the answer, BYE after it; resolves when the page answered that request, or at once for a
-   * leg already ended. A socket that died resolves it too: there is nobody left to tell.
-   */
-  end(): Promise<void>;
-}
-
-export interface InviteOptions {
-  callId: string;
-  from: string;
-  offerSdp: string;
-  handlers: BrowserLegHandlers;
-}
-
+export type { BrowserLeg, BrowserLegHandlers, InviteOptions, Registration, SipAccount, SipServerOptions } from './sip-connection.js';
 
 /** The registrar and WebSocket endpoint at `/sip`; each socket's SIP is a {@link SipConnection}. */
 export class SipServer {
