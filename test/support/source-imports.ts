@@ -3,8 +3,9 @@ import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
 /**
- * The import graph of the server-side sources (contract/, server-proxy/, simulator/), read with TypeScript's
- * own parser, so the tests can hold the house's one direction: who may import whom (README, "Architecture").
+ * The import graph of our sources (lib/, contract/, server-proxy/, simulator/, scripts/), read with
+ * TypeScript's own parser, so the tests can hold the house's one direction: who may import whom, and no
+ * cycle (README, "Architecture").
  *
  * @remarks
  * Every import counts, `import type` included: a type is coupling too. A dynamic `import()` is told apart,
