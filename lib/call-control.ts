@@ -18,13 +18,13 @@ export interface CallControlOptions {
   clock: Clock;
   store: StatusStore;
   link(): SipLink | undefined;
-  /** The session a new call may use, or the error saying why none can start now. */
-  sessionForCall(): string | VoiceBrowserError;
-  /** Aborted when the helper disconnects. */
-  signal(): AbortSignal;
-  /** The service refused a call because the session or its registration is gone (spec 7). */
-  onSessionUnavailable?(error: VoiceBrowserError): void;
 }
+
+/**
+ * Where a call may start: the session's id and the signal aborted when the helper disconnects; or the error
+ * saying why no call can start now (the connection decides, see voice-browser.ts).
+ */
+export type CallSession = { id: string; signal: AbortSignal } | VoiceBrowserError;
 
 export type CallControl = ReturnType<typeof createCallControl>;
 
@@ -45,6 +45,8 @@ export function createCallControl(options: CallControlOptions) {
   let starting: { key: string; promise: Promise<BrowserCall> } | undefined;
   let hangingUp: Promise<void> | undefined;
   let readFailed = false;
+  /** The session of the current call, and its lifetime's signal (aborted by disconnect()). */
+  let lifetime: AbortSignal = new AbortController().signal;
   /** When this page started the current call; undefined for a call recover() found (no start here). */
   let callStartedAt: number | undefined;
   let sessionId: string | undefined;
@@ -220,7 +222,7 @@ export function createCallControl(options: CallControlOptions) {
 
   async function create(input: CallInput, key: string): Promise<BrowserCall> {
     try {
-      const { call } = await backend.createCall({ ...input, sessionId: sessionId ?? '' }, { idempotencyKey: key, signal: options.signal() });
+      const { call } = await backend.createCall({ ...input, sessionId: sessionId ?? '' }, { idempotencyKey: key, signal: lifetime });
       found(call);
       return call;
     } catch (cause) {
@@ -229,7 +231,6 @@ export function createCallControl(options: CallControlOptions) {
         // Nothing was created, so an INVITE held for this attempt is not ours.
         settleHeldInvite(undefined);
         dispatch({ type: 'attempt_rejected', error: error.toStatus() });
-        if (error.code === 'browser_session_unavailable') options.onSessionUnavailable?.(error);
         throw error;
       }
       // spec 4.7, 7: a lost answer keeps the attempt and its key; the caller retries with the same key.
@@ -239,7 +240,7 @@ export function createCallControl(options: CallControlOptions) {
     }
   }
 
-  function startCall(input: CallInput, callOptions: { idempotencyKey: string }): Promise<BrowserCall> {
+  function startCall(input: CallInput, callOptions: { idempotencyKey: string }, session: CallSession): Promise<BrowserCall> {
     const key = callOptions?.idempotencyKey;
     const invalid = checkStart(input, key);
     if (invalid) return fail(invalid);
@@ -255,9 +256,9 @@ export function createCallControl(options: CallControlOptions) {
       // The service would answer 409 idempotency_conflict, which proves nothing about the first attempt.
       return fail(new VoiceBrowserError('invalid_argument', 'a retry must repeat the attempt it retries: same key, same from, to and options'));
     }
-    const session = options.sessionForCall();
-    if (typeof session !== 'string') return fail(session);
-    sessionId = session;
+    if (session instanceof VoiceBrowserError) return fail(session);
+    sessionId = session.id;
+    lifetime = session.signal;
     stopped = false;
     const own = copyInput(input);
     if (!retry) callStartedAt = clock.now();
@@ -271,7 +272,7 @@ export function createCallControl(options: CallControlOptions) {
 
   async function postHangup(call: BrowserCall): Promise<void> {
     try {
-      const { call: after } = await backend.hangupCall(call.id, { signal: options.signal() });
+      const { call: after } = await backend.hangupCall(call.id, { signal: lifetime });
       dispatch({ type: 'call_read', call: after });
     } catch (cause) {
       // The service did not take the hangup: end our leg by SIP BYE, which ends the call too.
@@ -333,8 +334,9 @@ export function createCallControl(options: CallControlOptions) {
      * A call found by recover(): shown and polled until its terminal read, never re-answered (spec 4.9).
      * Its milestones carry no `sinceStartMs`: it did not start in this page.
      */
-    adopt(call: BrowserCall, session: string): void {
-      sessionId = session;
+    adopt(call: BrowserCall, session: { id: string; signal: AbortSignal }): void {
+      sessionId = session.id;
+      lifetime = session.signal;
       callStartedAt = undefined;
       stopped = false;
       dispatch({ type: 'call_recovered', call });

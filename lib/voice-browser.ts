@@ -1,7 +1,7 @@
-import { createCallControl } from './call-control.js';
+import { createCallControl, type CallSession } from './call-control.js';
 import { systemClock, type Clock } from './clock.js';
 import { disconnected, transition, type ConnectionEvent, type ConnectionSlice } from './connection-machine.js';
-import { toVoiceError, VoiceBrowserError } from './errors.js';
+import { isDefiniteRejection, isVoiceBrowserError, toVoiceError, VoiceBrowserError } from './errors.js';
 import { sendDigit, setMuted } from './in-call-controls.js';
 import type { SipEvents, SipLink, SipLinkOptions } from './sip-adapter.js';
 import { createStatusStore } from './status-store.js';
@@ -141,16 +141,10 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
   };
   const detached = () => new AbortController().signal;
 
-  const calls = createCallControl({
-    backend,
-    clock,
-    store,
-    link: () => link,
-    sessionForCall: () => (connection() === 'ready' && slice.session ? slice.session.id : noCallsNow(connection())),
-    signal: () => lifetime.signal,
-    // The service knows first when a session lapsed early (revoked, expired at its clock): stop offering calls.
-    onSessionUnavailable: (error) => move({ type: 'session_refused', error: error.toStatus() }),
-  });
+  const calls = createCallControl({ backend, clock, store, link: () => link });
+  /** Where a new call may start: only `ready` takes calls (spec 3.2). */
+  const callSession = (): CallSession =>
+    connection() === 'ready' && slice.session ? { id: slice.session.id, signal: lifetime.signal } : noCallsNow(connection());
 
   function eventsFor(token: object): SipEvents {
     const live = () => token === linkToken;
@@ -290,7 +284,7 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
     }
     if (!found.session) return store.get();
     move({ type: 'recovered', session: sessionView(found.session) });
-    if (found.call && found.call.sessionId === found.session.id) calls.adopt(found.call, found.session.id);
+    if (found.call && found.call.sessionId === found.session.id) calls.adopt(found.call, { id: found.session.id, signal: lifetime.signal });
     return store.get();
   }
 
@@ -329,7 +323,16 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
       disconnecting = doDisconnect().finally(() => (disconnecting = undefined));
       return disconnecting;
     },
-    startCall: calls.startCall,
+    startCall(input, callOptions) {
+      return calls.startCall(input, callOptions, callSession()).catch((error: unknown) => {
+        // The service knows first when a session lapsed early (revoked, expired at its clock): its definite
+        // refusal of a call for the session stops the page offering calls (spec 7).
+        if (isVoiceBrowserError(error) && error.code === 'browser_session_unavailable' && isDefiniteRejection(error)) {
+          move({ type: 'session_refused', error: error.toStatus() });
+        }
+        throw error;
+      });
+    },
     hangup: calls.hangup,
     mute(muted) {
       try {
