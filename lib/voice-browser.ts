@@ -68,7 +68,6 @@ const PROOF_WAIT_MS = 3_000;
 /** The longest delay a browser timer takes (2^31 - 1 ms). */
 const MAX_TIMER_MS = 2_147_483_647;
 
-
 const sessionView = (session: BrowserSession) => ({ id: session.id, expiresAt: session.expiresAt });
 
 /** Why no call can start in this connection state, as the error startCall() gives. */
