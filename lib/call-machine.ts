@@ -2,7 +2,7 @@ import { TERMINAL_CALL_STATES, type BrowserCall, type CallAttempt, type CallInpu
 
 /**
  * The call part of the helper as a pure function: `transition(state, event) -> [state, effects]`.
- * It reads no clock and does no I/O; voice-browser.ts commits the state, notifies, then runs the effects.
+ * It reads no clock and does no I/O; runtime.ts commits the state, notifies, then runs the effects.
  *
  * @remarks
  * ```
@@ -20,6 +20,8 @@ import { TERMINAL_CALL_STATES, type BrowserCall, type CallAttempt, type CallInpu
  * spec 3.2: `busy` turns false only on a terminal read, when the service said no call was created, or when a
  * read after the session's end shows that no call of the lost attempt runs.
  * spec 7: an unknown outcome is reconciled by reads (the reconciling effect), never by a new dial.
+ * DESIGN.md: an INVITE is answered only when it names the attempt's call; one that comes before the call is
+ * named is held (`heldInvite`) and answered or refused when the attempt settles.
  */
 
 export interface CallSlice {
@@ -32,6 +34,14 @@ export interface CallSlice {
    * once it is named, and its INVITE is never answered. Cleared by the call's end and by a new attempt.
    */
   hangupWanted: boolean;
+  /**
+   * The call id of an INVITE held while the attempt had no call id yet (it may come before the 202): answered
+   * once the attempt's call is named and is that call, refused otherwise (DESIGN.md: only our own call's
+   * INVITE is answered). The runtime holds the INVITE itself; this is the decision's half.
+   */
+  heldInvite: string | null;
+  /** The last read failed: the page is told until a read succeeds (reads are safe to repeat; nothing else changes). */
+  readFailing: boolean;
 }
 
 export type CallEvent =
@@ -51,7 +61,14 @@ export type CallEvent =
   /** The reconciling reads found nothing for long enough: they stop, the attempt stays unknown (spec 7). */
   | { type: 'reconcile_exhausted'; error: StatusError }
   | { type: 'call_recovered'; call: BrowserCall }
-  | { type: 'call_read'; call: BrowserCall };
+  | { type: 'call_read'; call: BrowserCall }
+  /** An INVITE came (`callId`: the `X-Call-Id` it names, if any). */
+  | { type: 'invite_received'; callId: string | undefined }
+  | { type: 'read_failed'; error: StatusError }
+  /** A read (of the call or of the current session) answered; what it read comes as its own event. */
+  | { type: 'read_ok' }
+  /** disconnect() is done with the call: reads stop, and an INVITE still held is refused. */
+  | { type: 'reads_stopped' };
 
 export type CallEffect =
   | { type: 'start_polling'; callId: string }
@@ -60,9 +77,19 @@ export type CallEffect =
   | { type: 'stop_polling' }
   /** Ask the service to end the call: a hangup deferred until the call was named. */
   | { type: 'hang_up'; callId: string }
-  | { type: 'call_ended'; call: BrowserCall };
+  | { type: 'call_ended'; call: BrowserCall }
+  /** Answer the INVITE just received: it is the attempt's call. */
+  | { type: 'answer_invite' }
+  /** Hold the INVITE just received until the attempt's call is named. */
+  | { type: 'hold_invite' }
+  /** Refuse the INVITE just received: it is not this page's call, or a hangup was asked for. */
+  | { type: 'reject_invite' }
+  | { type: 'answer_held' }
+  | { type: 'reject_held' }
+  /** What `status().error` says about reads now (null clears it). */
+  | { type: 'report'; error: StatusError | null };
 
-export const idleCall: CallSlice = { attempt: null, call: null, busy: false, error: null, hangupWanted: false };
+export const idleCall: CallSlice = { attempt: null, call: null, busy: false, error: null, hangupWanted: false, heldInvite: null, readFailing: false };
 
 /** A read proves both legs stopped: the service says `busy: false`, or (without `busy`) a terminal state. */
 export function isTerminal(call: BrowserCall): boolean {
@@ -83,33 +110,59 @@ function settle(state: CallSlice, call: BrowserCall, effects: CallEffect[]): [Ca
   return [{ ...state, call, busy: true }, effects];
 }
 
+/** The held INVITE, if any, is let go: refused, or answered when `answer` says it is the call's own. */
+function releaseHeld(state: CallSlice, answer = false): [CallSlice, CallEffect[]] {
+  if (state.heldInvite === null) return [state, []];
+  return [{ ...state, heldInvite: null }, [{ type: answer ? 'answer_held' : 'reject_held' }]];
+}
+
+/** The service named the attempt's call (202, retry, or a reconciling read). */
+function admit(state: CallSlice, call: BrowserCall): [CallSlice, CallEffect[]] {
+  if (!state.attempt) return [state, []];
+  const admitted = { ...state, attempt: { ...state.attempt, phase: 'admitted' as const }, error: null };
+  const effects: CallEffect[] = [{ type: 'start_polling', callId: call.id }];
+  if (state.hangupWanted && !isTerminal(call)) effects.push({ type: 'hang_up', callId: call.id });
+  const [settled, settleEffects] = settle(admitted, call, effects);
+  const [released, releaseEffects] = releaseHeld(settled, state.heldInvite === call.id && !state.hangupWanted && !isTerminal(call));
+  return [released, [...settleEffects, ...releaseEffects]];
+}
+
+/** DESIGN.md: only our own call's INVITE is answered; it may come before the 202 names the call. */
+function receiveInvite(state: CallSlice, callId: string | undefined): [CallSlice, CallEffect[]] {
+  const { attempt, call } = state;
+  if (!attempt || !callId || state.hangupWanted) return [state, [{ type: 'reject_invite' }]];
+  if (call?.id === callId && !isTerminal(call)) return [state, [{ type: 'answer_invite' }]];
+  if (attempt.phase === 'admitted') return [state, [{ type: 'reject_invite' }]];
+  // The call is not named yet: hold this INVITE (one at a time) until it is.
+  const [released, effects] = releaseHeld(state);
+  return [{ ...released, heldInvite: callId }, [...effects, { type: 'hold_invite' }]];
+}
+
+/** One case per event, each the arrows of the diagram above that the event may take. */
 export function transition(state: CallSlice, event: CallEvent): [CallSlice, CallEffect[]] {
   switch (event.type) {
     case 'attempt_started': {
       const retry = state.attempt?.phase === 'outcome_unknown' && state.attempt.idempotencyKey === event.idempotencyKey;
+      const attempt = { idempotencyKey: event.idempotencyKey, input: event.input, phase: 'creating' as const };
       return [
-        // A retry is the same intent: a hangup asked for it still holds.
-        { attempt: { idempotencyKey: event.idempotencyKey, input: event.input, phase: 'creating' }, call: null, busy: true, error: null, hangupWanted: retry && state.hangupWanted },
+        // A retry is the same intent: a hangup asked for it, and an INVITE held for it, still hold.
+        { ...state, attempt, call: null, busy: true, error: null, hangupWanted: retry && state.hangupWanted, heldInvite: retry ? state.heldInvite : null },
         // A retry ends the reconciling reads of the lost attempt: its answer will name the call.
         state.attempt?.phase === 'outcome_unknown' ? [{ type: 'stop_polling' }] : [],
       ];
     }
     case 'attempt_reconciled':
-      if (state.attempt?.phase !== 'outcome_unknown') return [state, []];
-    // falls through: a found call is admitted exactly as a 202 would have admitted it
-    case 'attempt_admitted': {
-      if (!state.attempt) return [state, []];
-      const admitted = { ...state, attempt: { ...state.attempt, phase: 'admitted' as const }, error: null };
-      const effects: CallEffect[] = [{ type: 'start_polling', callId: event.call.id }];
-      if (state.hangupWanted && !isTerminal(event.call)) effects.push({ type: 'hang_up', callId: event.call.id });
-      return settle(admitted, event.call, effects);
-    }
+      return state.attempt?.phase === 'outcome_unknown' ? admit(state, event.call) : [state, []];
+    case 'attempt_admitted':
+      return admit(state, event.call);
     case 'hangup_deferred': {
       if (!state.attempt || state.attempt.phase === 'admitted') return [state, []];
-      return [{ ...state, hangupWanted: true }, []];
+      // The INVITE held for this attempt is refused now: a call the user hangs up is never answered.
+      return releaseHeld({ ...state, hangupWanted: true });
     }
     case 'attempt_rejected':
-      return [{ ...state, attempt: null, busy: state.call !== null && !isTerminal(state.call), error: event.error }, []];
+      // Nothing was created, so an INVITE held for this attempt is not ours.
+      return releaseHeld({ ...state, attempt: null, busy: state.call !== null && !isTerminal(state.call), error: event.error });
     case 'attempt_unknown':
       if (!state.attempt) return [state, []];
       return [{ ...state, attempt: { ...state.attempt, phase: 'outcome_unknown' }, busy: true, error: event.error }, [{ type: 'start_reconciling' }]];
@@ -126,5 +179,17 @@ export function transition(state: CallSlice, event: CallEvent): [CallSlice, Call
       if (!state.call || state.call.id !== event.call.id || isStale(state.call, event.call)) return [state, []];
       if (isTerminal(state.call)) return [state, []];
       return settle(state, event.call, []);
+    case 'invite_received':
+      return receiveInvite(state, event.callId);
+    case 'read_failed':
+      return [{ ...state, readFailing: true }, [{ type: 'report', error: event.error }]];
+    case 'read_ok':
+      if (!state.readFailing) return [state, []];
+      // The read error goes; an error of the call itself (a rejection, a lost answer) stays shown.
+      return [{ ...state, readFailing: false }, state.error ? [] : [{ type: 'report', error: null }]];
+    case 'reads_stopped': {
+      const [released, effects] = releaseHeld(state);
+      return [released, [{ type: 'stop_polling' }, ...effects]];
+    }
   }
 }

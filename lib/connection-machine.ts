@@ -2,7 +2,7 @@ import { RENEWABLE_CONNECTIONS, type Connection, type StatusError } from './type
 
 /**
  * The connection half of the helper as a pure function: `transition(state, event) -> [state, effects]`, as
- * call-machine.ts is for calls. It reads no clock and does no I/O; voice-browser.ts commits the state, then
+ * call-machine.ts is for calls. It reads no clock and does no I/O; runtime.ts commits the state, then
  * runs the effects. A move the diagram does not draw is refused: the state comes back unchanged, no effects.
  *
  * @remarks
@@ -63,6 +63,21 @@ const afterLinkGone = (error: StatusError): Connection => (error.code === 'brows
 
 const HOLDS_LINK: ReadonlySet<Connection> = new Set(['ready', 'reconnecting']);
 const CAN_EXPIRE: ReadonlySet<Connection> = new Set(['ready', 'reconnecting', 'expired', 'offline']);
+
+/**
+ * Why no call can start in this state, or null when one can: only `ready` with a session takes calls
+ * (spec 3.2). The words are the message of startCall()'s `browser_session_unavailable`.
+ */
+export function whyNoCalls(state: ConnectionSlice): string | null {
+  if (state.connection === 'ready' && state.session) return null;
+  const why: Partial<Record<Connection, string>> = {
+    expired: 'the session or its registration expired; renew() it to take calls again',
+    offline: 'the SIP connection was lost; renew() to reconnect',
+    reconnecting: 'the SIP connection is being restored; try again in a moment',
+    recovery_required: 'a session from before the reload must be cleaned up with disconnect() first',
+  };
+  return why[state.connection] ?? `startCall() while ${state.connection}; connect() and wait for "ready"`;
+}
 
 const refused = (state: ConnectionSlice): [ConnectionSlice, ConnectionEffect[]] => [state, []];
 const report = (error: StatusError | null): ConnectionEffect => ({ type: 'report', error });

@@ -28,7 +28,7 @@ const read = (c: BrowserCall): CallEvent => ({ type: 'call_read', call: c });
 describe('transition', () => {
   it('turns busy true with a creating attempt on attempt_started', () => {
     const [state, effects] = transition(idleCall, started);
-    expect(state).toEqual({ attempt: { idempotencyKey: KEY, input, phase: 'creating' }, call: null, busy: true, error: null, hangupWanted: false });
+    expect(state).toEqual({ attempt: { idempotencyKey: KEY, input, phase: 'creating' }, call: null, busy: true, error: null, hangupWanted: false, heldInvite: null, readFailing: false });
     expect(effects).toEqual([]);
   });
 
@@ -78,7 +78,7 @@ describe('transition', () => {
   it('turns busy false, keeps the error and clears the attempt when the service rejects the call', () => {
     const error = { code: 'compliance_dnc', message: 'the number is on a do-not-call list' };
     const { state, effects } = run(started, { type: 'attempt_rejected', error });
-    expect(state).toEqual({ attempt: null, call: null, busy: false, error, hangupWanted: false });
+    expect(state).toEqual({ attempt: null, call: null, busy: false, error, hangupWanted: false, heldInvite: null, readFailing: false });
     expect(effects).toEqual([]);
   });
 
@@ -167,7 +167,7 @@ describe('transition', () => {
   it('restarts the attempt on a retry after an unknown outcome, keeping the same key', () => {
     const error = { code: 'call_outcome_unknown', message: 'retry' };
     const { state } = run(started, { type: 'attempt_unknown', error }, started);
-    expect(state).toEqual({ attempt: { idempotencyKey: KEY, input, phase: 'creating' }, call: null, busy: true, error: null, hangupWanted: false });
+    expect(state).toEqual({ attempt: { idempotencyKey: KEY, input, phase: 'creating' }, call: null, busy: true, error: null, hangupWanted: false, heldInvite: null, readFailing: false });
   });
 
   it('does not change the state it was given', () => {
@@ -175,5 +175,76 @@ describe('transition', () => {
     const copy = structuredClone(before);
     transition(before, read(call({ state: 'ended', busy: false, revision: 2 })));
     expect(before).toEqual(copy);
+  });
+});
+
+describe('the INVITE rule (DESIGN.md: only our own call is answered)', () => {
+  const invite = (callId: string | undefined): CallEvent => ({ type: 'invite_received', callId });
+  const unknown: CallEvent = { type: 'attempt_unknown', error: { code: 'call_outcome_unknown', message: 'lost' } };
+
+  it("answers the admitted call's own INVITE and refuses any other", () => {
+    const { state } = run(started, admitted());
+    expect(transition(state, invite('call-1'))).toEqual([state, [{ type: 'answer_invite' }]]);
+    expect(transition(state, invite('call-2'))).toEqual([state, [{ type: 'reject_invite' }]]);
+    expect(transition(state, invite(undefined))).toEqual([state, [{ type: 'reject_invite' }]]);
+  });
+
+  it('refuses every INVITE without an attempt, for an ended call, or once a hangup was asked', () => {
+    expect(transition(idleCall, invite('call-1'))).toEqual([idleCall, [{ type: 'reject_invite' }]]);
+    const ended = run(started, admitted(call({ state: 'failed', busy: false }))).state;
+    expect(transition(ended, invite('call-1'))[1]).toEqual([{ type: 'reject_invite' }]);
+    const hungUp = run(started, { type: 'hangup_deferred' }).state;
+    expect(transition(hungUp, invite('call-1'))).toEqual([hungUp, [{ type: 'reject_invite' }]]);
+  });
+
+  it('holds the INVITE that comes before the 202 and answers it when the 202 names its call', () => {
+    const { state, effects } = run(started, invite('call-1'));
+    expect(state.heldInvite).toBe('call-1');
+    expect(effects).toEqual([{ type: 'hold_invite' }]);
+    const [after, admittedEffects] = transition(state, admitted());
+    expect(after.heldInvite).toBeNull();
+    expect(admittedEffects).toEqual([{ type: 'start_polling', callId: 'call-1' }, { type: 'answer_held' }]);
+  });
+
+  it('refuses the held INVITE when the 202 names another call, or a call already over', () => {
+    expect(run(started, invite('call-9'), admitted()).effects.at(-1)).toEqual({ type: 'reject_held' });
+    expect(run(started, invite('call-1'), admitted(call({ state: 'failed', busy: false }))).effects.at(-1)).toEqual({ type: 'reject_held' });
+  });
+
+  it('refuses the held INVITE when nothing was created, when the user hangs up, or when reads stop', () => {
+    const rejected: CallEvent = { type: 'attempt_rejected', error: { code: 'compliance_dnc', message: 'no' } };
+    expect(run(started, invite('call-1'), rejected)).toMatchObject({ state: { heldInvite: null }, effects: [{ type: 'hold_invite' }, { type: 'reject_held' }] });
+    expect(run(started, invite('call-1'), { type: 'hangup_deferred' }).effects.at(-1)).toEqual({ type: 'reject_held' });
+    expect(run(started, invite('call-1'), { type: 'reads_stopped' }).effects.slice(1)).toEqual([{ type: 'stop_polling' }, { type: 'reject_held' }]);
+  });
+
+  it('holds one INVITE at a time: a second refuses the first; a retry keeps it, and a reconciling read answers it', () => {
+    expect(run(started, invite('call-1'), invite('call-2'))).toMatchObject({
+      state: { heldInvite: 'call-2' },
+      effects: [{ type: 'hold_invite' }, { type: 'reject_held' }, { type: 'hold_invite' }],
+    });
+    const { state } = run(started, unknown, invite('call-1'), started);
+    expect(state.heldInvite).toBe('call-1');
+    expect(transition(run(started, unknown, invite('call-1')).state, { type: 'attempt_reconciled', call: call() })[1].at(-1)).toEqual({ type: 'answer_held' });
+  });
+});
+
+describe('read failures', () => {
+  const failed: CallEvent = { type: 'read_failed', error: { code: 'network_error', message: 'retrying' } };
+
+  it('reports a failed read until a read succeeds, then clears it', () => {
+    const { state, effects } = run(started, admitted(), failed);
+    expect(state.readFailing).toBe(true);
+    expect(effects.at(-1)).toEqual({ type: 'report', error: { code: 'network_error', message: 'retrying' } });
+    const [after, cleared] = transition(state, { type: 'read_ok' });
+    expect(after.readFailing).toBe(false);
+    expect(cleared).toEqual([{ type: 'report', error: null }]);
+    expect(transition(after, { type: 'read_ok' })).toEqual([after, []]);
+  });
+
+  it("keeps an error of the call itself shown when reads recover (a lost answer's call_outcome_unknown)", () => {
+    const unknown: CallEvent = { type: 'attempt_unknown', error: { code: 'call_outcome_unknown', message: 'lost' } };
+    const { state } = run(started, unknown, failed);
+    expect(transition(state, { type: 'read_ok' })).toEqual([{ ...state, readFailing: false }, []]);
   });
 });

@@ -1,0 +1,183 @@
+import { isTerminal, type CallEffect, type CallEvent, type CallSlice } from './call-machine.js';
+import type { CallMilestone } from './call-milestones.js';
+import type { CallReads } from './call-reads.js';
+import type { Clock } from './clock.js';
+import { toVoiceError } from './errors.js';
+import type { Expectation } from './poller.js';
+import type { IncomingInvite, SipLink } from './sip-adapter.js';
+import type { StatusStore } from './status-store.js';
+import type { BrowserCall, VoiceBackend } from './types.js';
+
+/**
+ * What the call machine's effects do (call-machine.ts decides them; the runtime hands them here in order):
+ * read, answer or refuse an INVITE, post a hangup, close our half of an ended call's dialog. Also what SIP
+ * says about the call's media, which is shown but decides nothing (spec 3.2: only a read ends a call).
+ */
+
+/** The runtime's parts that effects act on. */
+export interface CallEffectsHost {
+  backend: VoiceBackend;
+  clock: Clock;
+  store: StatusStore;
+  reads: CallReads;
+  call(): CallSlice;
+  dispatch(event: CallEvent): void;
+  /** The SIP link of the session now shown, if any. */
+  link(): SipLink | undefined;
+  /** Aborted by disconnect(). */
+  signal(): AbortSignal;
+  timing(name: CallMilestone, callId: string | undefined): void;
+}
+
+export type CallEffects = ReturnType<typeof createCallEffects>;
+
+export function createCallEffects(host: CallEffectsHost) {
+  const { backend, clock, store, reads } = host;
+  /** The INVITE the call machine is deciding on, and the one it holds until the call is named. */
+  let received: IncomingInvite | undefined;
+  let held: IncomingInvite | undefined;
+  let hangingUp: Promise<void> | undefined;
+  const endWaiters = new Set<() => void>();
+
+  function run(effect: CallEffect): void {
+    switch (effect.type) {
+      case 'start_polling':
+        return host.signal().aborted ? reads.stop() : reads.poll(effect.callId);
+      case 'start_reconciling':
+        return host.signal().aborted ? reads.stop() : reads.reconcile();
+      case 'stop_polling':
+        return reads.stop();
+      case 'hang_up':
+        void hangup().catch(() => undefined);
+        return;
+      case 'call_ended':
+        return ended(effect.call);
+      case 'answer_invite':
+        return received && answer(received);
+      case 'hold_invite':
+        held = received;
+        return;
+      case 'reject_invite':
+        return received?.reject();
+      case 'answer_held':
+      case 'reject_held':
+        return releaseHeld(effect.type === 'answer_held');
+      case 'report':
+        return store.commit({ error: effect.error });
+    }
+  }
+
+  function ended(call: BrowserCall): void {
+    host.timing('ended', call.id);
+    // The service says both legs are down; make sure our half of the dialog is too.
+    host.link()?.endSession();
+    if (store.get().audio !== 'none') store.commit({ audio: 'ended' });
+    wakeEndWaiters();
+  }
+
+  function wakeEndWaiters(): void {
+    for (const wake of endWaiters) wake();
+    endWaiters.clear();
+  }
+
+  /** The change an answer or an in-dialog INFO/NOTIFY announces: the call leaves the state it had. */
+  function stateLeft(): Expectation {
+    const before = host.call().call?.state;
+    return { shown: () => host.call().call?.state !== before };
+  }
+
+  function answer(invite: IncomingInvite): void {
+    host.timing('invite_received', invite.callId);
+    store.commit({ audio: 'connecting' });
+    invite.accept().then(
+      () => reads.pollNow(stateLeft()),
+      (error: unknown) => {
+        // Withdrawn while we answered (a CANCEL crossed our 200 OK): the service gave the call up, and only
+        // its read says how the call ended; there is nothing for the user to reconnect.
+        if (!invite.withdrawn) {
+          // SIP.js has already declined the INVITE; the service will end the call and a read will show it.
+          store.commit({ error: toVoiceError(error, 'connection_failed', 'the call could not be answered in the browser').toStatus() });
+        }
+        reads.pollNow(stateLeft());
+      },
+    );
+  }
+
+  /** One the service withdrew meanwhile (CANCEL, 487) is dropped: the call's read says what became of it. */
+  function releaseHeld(answerIt: boolean): void {
+    const invite = held;
+    held = undefined;
+    if (!invite) return;
+    if (invite.withdrawn) reads.pollNow(stateLeft());
+    else if (answerIt) answer(invite);
+    else invite.reject();
+  }
+
+  /** The hang_up effect and hangup() of a named call: one request at a time. */
+  function hangup(): Promise<void> {
+    const call = host.call().call;
+    if (hangingUp) return hangingUp;
+    if (!call || isTerminal(call)) return Promise.resolve();
+    hangingUp = postHangup(call).finally(() => (hangingUp = undefined));
+    return hangingUp;
+  }
+
+  async function postHangup(call: BrowserCall): Promise<void> {
+    try {
+      const { call: after } = await backend.hangupCall(call.id, { signal: host.signal() });
+      host.dispatch({ type: 'call_read', call: after });
+    } catch (cause) {
+      // The service did not take the hangup: end our leg by SIP BYE, which ends the call too.
+      host.link()?.endSession();
+      const error = toVoiceError(cause, 'cleanup_unknown', 'the hangup request failed; call hangup() again');
+      store.commit({ error: error.toStatus() });
+      throw error;
+    } finally {
+      reads.pollNow();
+    }
+  }
+
+  return {
+    run,
+    hangup,
+    /** An INVITE came: the call machine decides (`invite_received`), and its effects act on this one. */
+    receive(invite: IncomingInvite): void {
+      received = invite;
+      host.dispatch({ type: 'invite_received', callId: invite.callId });
+      received = undefined;
+    },
+    /** Our dialog is over: what the service shows next is the end (busy false), possibly after `ending`. */
+    sessionEnded: () =>
+      reads.pollNow({
+        shown: () => {
+          const call = host.call().call;
+          return !!call && isTerminal(call);
+        },
+      }),
+    /** The service signalled a change inside the dialog: read now, and again soon until the read shows it. */
+    callChanged: () => reads.pollNow(stateLeft()),
+    mediaFailed(callId: string | undefined): void {
+      const call = host.call().call;
+      if (!callId || call?.id !== callId || isTerminal(call)) return;
+      // Not an end (spec 3.2: only a read says so): the page is told its audio is gone, and what to do.
+      store.commit({ audio: 'ended', error: { code: 'connection_failed', message: "the call's audio path failed (ICE/DTLS); hang up and call again" } });
+      reads.pollNow();
+    },
+    /** Resolves true once a terminal read came (or the reads stopped), false after `ms`. */
+    waitForEnd(ms: number): Promise<boolean> {
+      if (!host.call().busy) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const timer = clock.setTimeout(() => {
+          endWaiters.delete(wake);
+          resolve(false);
+        }, ms);
+        const wake = () => {
+          clock.clearTimeout(timer);
+          resolve(true);
+        };
+        endWaiters.add(wake);
+      });
+    },
+    wakeEndWaiters,
+  };
+}

@@ -1,0 +1,101 @@
+import { isTerminal, type CallEvent, type CallSlice } from './call-machine.js';
+import type { Clock } from './clock.js';
+import { toVoiceError } from './errors.js';
+import { createPoller, type Expectation, type Poller } from './poller.js';
+import type { VoiceBackend } from './types.js';
+
+/**
+ * The reads of the call half: the one poller of a named call, or the reads of the user's current session
+ * that look for the call of a lost request (spec 7: reconcile by reads, never by dialing again). What a read
+ * shows goes back to the call machine as an event; this file decides nothing about the call.
+ */
+
+/** What the reads need of the runtime: the call's state, and where to send what they read. */
+export interface CallReadsHost {
+  backend: VoiceBackend;
+  clock: Clock;
+  call(): CallSlice;
+  dispatch(event: CallEvent): void;
+  /** The session of the current call: only its call can be a lost request's. */
+  sessionId(): string | undefined;
+  /** Whether the helper has seen a call already (an old call is never a lost request's). */
+  seen(callId: string): boolean;
+}
+
+export interface CallReads {
+  /** Reads the call about once a second until a read shows it over (spec 4.9). */
+  poll(callId: string): void;
+  /** Reads the current session until it names the attempt's call, at most {@link RECONCILE_READS} times. */
+  reconcile(): void;
+  /** Reads now instead of at the next tick (see `Poller.pollNow`). */
+  pollNow(expect?: Expectation): void;
+  /** Whether a poller runs. */
+  readonly running: boolean;
+  stop(): void;
+}
+
+/**
+ * How many reads of the current session look for the call of a lost request. A call the request made is
+ * named by the first read while it runs; past the proxy's upstream deadline nothing new can appear, so
+ * reading on would only spend the key's quota (spec 8) on a loop without end.
+ */
+export const RECONCILE_READS = 15;
+
+export function createCallReads(host: CallReadsHost): CallReads {
+  const { backend, clock, dispatch } = host;
+  let poller: Poller | undefined;
+  const failed = (error: unknown) => dispatch({ type: 'read_failed', error: toVoiceError(error, 'network_error', 'reading the call failed; retrying').toStatus() });
+  const unknownOutcome = () => host.call().attempt?.phase === 'outcome_unknown';
+
+  function reconcile(): void {
+    let reads = 0;
+    const exhausted = () => {
+      if (++reads < RECONCILE_READS || !unknownOutcome()) return;
+      dispatch({
+        type: 'reconcile_exhausted',
+        error: { code: 'call_outcome_unknown', message: 'no call of the lost request was found running; retry startCall() with the same idempotencyKey to learn its outcome, or disconnect()' },
+      });
+    };
+    poller?.stop();
+    poller = createPoller({
+      clock,
+      read: (signal) => backend.getCurrentSession({ signal }),
+      isTerminal: () => !unknownOutcome(),
+      onRead: ({ call }) => {
+        dispatch({ type: 'read_ok' });
+        // Only this session's call, and one we have not seen before, can be the attempt's.
+        if (call && call.sessionId === host.sessionId() && !host.seen(call.id)) dispatch({ type: 'attempt_reconciled', call });
+        else exhausted();
+      },
+      onError: (error) => {
+        failed(error);
+        exhausted();
+      },
+    });
+  }
+
+  return {
+    poll(callId) {
+      poller?.stop();
+      poller = createPoller({
+        clock,
+        read: (signal) => backend.getCall(callId, { signal }).then((r) => r.call),
+        isTerminal,
+        onRead: (call) => {
+          dispatch({ type: 'read_ok' });
+          dispatch({ type: 'call_read', call });
+        },
+        onError: failed,
+      });
+    },
+    reconcile,
+    pollNow: (expect) => poller?.pollNow(expect),
+    get running() {
+      return !!poller && !poller.stopped;
+    },
+    stop() {
+      poller?.stop();
+      poller = undefined;
+    },
+  };
+}

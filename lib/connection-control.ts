@@ -1,0 +1,126 @@
+import type { CallControl } from './call-control.js';
+import { toVoiceError, VoiceBrowserError } from './errors.js';
+import type { Runtime } from './runtime.js';
+import type { BrowserCall, BrowserSession, VoiceBrowserStatus } from './types.js';
+
+/**
+ * The connection operations of the helper: connect(), renew(), disconnect() and recover(), each a sequence
+ * of requests whose steps are connection events sent to the runtime (runtime.ts); the connection machine
+ * (connection-machine.ts) decides the states. disconnect() reads in one place, call cleanup included.
+ */
+
+/**
+ * How long disconnect() waits for a terminal read, for reads to find the call of a lost request, and, once
+ * the session ended, for reads to prove that its call ended with it.
+ */
+const END_WAIT_MS = 15_000;
+const UNKNOWN_WAIT_MS = 3_000;
+const PROOF_WAIT_MS = 3_000;
+
+const sessionView = (session: BrowserSession) => ({ id: session.id, expiresAt: session.expiresAt });
+const detached = () => new AbortController().signal;
+
+export function createConnectionControl(rt: Runtime, calls: CallControl) {
+  const { backend, clock } = rt;
+
+  /** A new session and its registered link; a session whose registration fails is ended again. */
+  async function establish(startedAt: number, onCreated: (session: BrowserSession) => void) {
+    const { session, transport } = await backend.createSession({ signal: rt.signal() });
+    rt.timing('session_created', startedAt);
+    onCreated(session);
+    try {
+      const link = await rt.openLink(transport);
+      rt.timing('registered', startedAt);
+      return { session, link };
+    } catch (cause) {
+      rt.ignoreLinkEvents();
+      await backend.endSession(session.id, { signal: detached() }).catch(() => undefined);
+      throw toVoiceError(cause, 'connection_failed', 'could not register with the voice service');
+    }
+  }
+
+  async function connect(): Promise<void> {
+    const startedAt = clock.now();
+    rt.beginLifetime();
+    rt.connection({ type: 'connect_started' });
+    try {
+      const made = await establish(startedAt, (session) => rt.connection({ type: 'session_created', session: sessionView(session) }));
+      rt.useLink(made.link);
+      rt.connection({ type: 'registered', session: sessionView(made.session) });
+    } catch (cause) {
+      const error = toVoiceError(cause, 'connection_failed', 'could not connect to the voice service');
+      rt.connection({ type: 'connect_failed', error: error.toStatus() });
+      throw error;
+    }
+  }
+
+  async function renew(): Promise<void> {
+    const startedAt = clock.now();
+    const old = { link: rt.link, sessionId: rt.connectionState.session?.id };
+    rt.connection({ type: 'renew_started' });
+    let sessionCreated = false;
+    try {
+      const made = await establish(startedAt, () => (sessionCreated = true));
+      rt.useLink(made.link);
+      rt.connection({ type: 'registered', session: sessionView(made.session) });
+    } catch (cause) {
+      const error = toVoiceError(cause, 'connection_failed', 'renewing the session failed');
+      rt.connection({ type: 'renew_failed', error: error.toStatus(), sessionCreated });
+      throw error;
+    }
+    // The old session is superseded: its link closes and the service is told it is over.
+    await old.link?.close();
+    if (old.sessionId) await backend.endSession(old.sessionId, { signal: detached() }).catch(() => undefined);
+  }
+
+  /** Hangs up and waits for the call's end: a lost request first gets a few seconds of reads to find its call. */
+  async function endCall(): Promise<VoiceBrowserError | undefined> {
+    let failure: VoiceBrowserError | undefined;
+    await calls.hangup().catch((error: unknown) => (failure = toVoiceError(error, 'cleanup_unknown', 'hangup failed')));
+    if (rt.callState.attempt?.phase === 'outcome_unknown') await rt.waitForCallEnd(UNKNOWN_WAIT_MS);
+    if (rt.callState.busy && rt.callState.attempt?.phase !== 'outcome_unknown') await rt.waitForCallEnd(END_WAIT_MS);
+    return failure;
+  }
+
+  /** Ends the session; the failure to, if it did not end (the session is then kept and shown). */
+  async function endSession(sessionId: string | undefined): Promise<VoiceBrowserError | undefined> {
+    if (!sessionId) return undefined;
+    return backend.endSession(sessionId, { signal: detached() }).then(
+      () => undefined,
+      (cause: unknown) => new VoiceBrowserError('cleanup_unknown', 'ending the session failed; call disconnect() again', { cause }),
+    );
+  }
+
+  async function disconnect(): Promise<void> {
+    const sessionId = rt.connectionState.session?.id;
+    rt.connection({ type: 'disconnect_started' });
+    const hangupFailure = rt.callState.busy && sessionId ? await endCall() : undefined;
+    await rt.closeLink();
+    const endFailure = await endSession(sessionId);
+    // spec 3.2: ending the session is no proof that its call stopped; only a read after the end is.
+    const proven = endFailure ? !rt.callState.busy : await calls.proveEnded(PROOF_WAIT_MS);
+    rt.stopCall();
+    rt.endLifetime();
+    const failure =
+      endFailure ??
+      (proven ? undefined : new VoiceBrowserError('cleanup_unknown', 'the call was not confirmed ended; call disconnect() again, or recover() in a later page', { cause: hangupFailure }));
+    rt.connection({ type: 'disconnect_finished', sessionKept: endFailure !== undefined, error: failure ? failure.toStatus() : null });
+    if (failure) throw failure;
+  }
+
+  async function recover(): Promise<VoiceBrowserStatus> {
+    rt.beginLifetime();
+    let found: { session: BrowserSession | null; call: BrowserCall | null };
+    try {
+      found = await backend.getCurrentSession({ signal: rt.signal() });
+    } catch (cause) {
+      return rt.fail(toVoiceError(cause, 'browser_voice_unavailable', 'could not read the current session; try recover() again'));
+    }
+    if (!found.session) return rt.status();
+    rt.connection({ type: 'recovered', session: sessionView(found.session) });
+    if (found.call && found.call.sessionId === found.session.id) calls.adopt(found.call, found.session.id);
+    return rt.status();
+  }
+
+  return { connect, renew, disconnect, recover };
+}

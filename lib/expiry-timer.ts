@@ -1,0 +1,36 @@
+import type { Clock } from './clock.js';
+
+/**
+ * The timer of a session's `expiresAt` (spec 3.2: expiry blocks new calls; an accepted call keeps its own
+ * limit). The connection machine asks for it (`watch_expiry`, `stop_expiry`); the runtime runs it.
+ */
+
+/** The longest delay a browser timer takes (2^31 - 1 ms): a far expiry is timed in steps of it. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+export interface ExpiryTimer {
+  /** Calls `onExpired` once `expiresAt` has passed, replacing any earlier watch; an unreadable date is not watched. */
+  watch(expiresAt: string): void;
+  stop(): void;
+}
+
+export function createExpiryTimer(clock: Clock, onExpired: () => void): ExpiryTimer {
+  let timer: unknown;
+  function watch(expiresAt: string): void {
+    clock.clearTimeout(timer);
+    const ms = Date.parse(expiresAt) - clock.now();
+    if (Number.isNaN(ms)) return;
+    timer = clock.setTimeout(() => {
+      timer = undefined;
+      if (Date.parse(expiresAt) > clock.now()) return watch(expiresAt);
+      onExpired();
+    }, Math.min(Math.max(0, ms), MAX_TIMER_MS));
+  }
+  return {
+    watch,
+    stop() {
+      clock.clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}

@@ -1,0 +1,194 @@
+import { createCallEffects } from './call-effects.js';
+import { idleCall, transition as callTransition, type CallEvent, type CallSlice } from './call-machine.js';
+import { createCallMilestones, type CallMilestone } from './call-milestones.js';
+import { createCallReads } from './call-reads.js';
+import { systemClock, type Clock } from './clock.js';
+import { disconnected, transition as connectionTransition, type ConnectionEvent, type ConnectionSlice } from './connection-machine.js';
+import type { VoiceBrowserError } from './errors.js';
+import { createExpiryTimer } from './expiry-timer.js';
+import type { SipEvents, SipLink, SipLinkOptions } from './sip-adapter.js';
+import { createStatusStore } from './status-store.js';
+import type { SessionTransport, VoiceBackend, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
+
+/**
+ * The helper's runtime: the one owner of the status store and of both machines' states. Every change is an
+ * event: `connection(event)` and `call(event)` run the pure transition (connection-machine.ts,
+ * call-machine.ts), commit the state, notify, then run the effects (STYLE: xstate's idea without xstate;
+ * the call's effects are in call-effects.ts). It holds what the effects act on: the SIP link, whose events
+ * it turns into events of the two machines, the connection's lifetime and the expiry timer. The operations
+ * (connection-control.ts, call-control.ts) send events here and read state; neither calls into the other.
+ */
+
+/**
+ * Test seams: a fake clock and a fake SIP link instead of the real ones. Not part of the published types
+ * (`stripInternal`): pages use `createVoiceBrowser`.
+ * @internal
+ */
+export interface VoiceBrowserInternals {
+  clock?: Clock;
+  openSipLink?: (options: SipLinkOptions) => Promise<SipLink>;
+}
+
+/** Where the current call came from: its session, and when this page started it (unset: recover() found it). */
+export interface CallOrigin {
+  sessionId: string;
+  startedAt?: number;
+}
+
+export type Runtime = ReturnType<typeof createRuntime>;
+
+/** How many past calls the helper remembers (for reconciliation and once-only milestones). */
+const RECENT_CALLS = 16;
+
+export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrowserInternals) {
+  const backend: VoiceBackend = options.backend;
+  const clock = internals.clock ?? systemClock;
+  const store = createStatusStore(options, clock);
+  let connectionSlice: ConnectionSlice = disconnected;
+  let callSlice: CallSlice = idleCall;
+  /** Aborted by disconnect(): requests and reads of this connection's lifetime stop with it. */
+  let lifetime = new AbortController();
+  let link: SipLink | undefined;
+  /** The link whose events count; events of an older link (before a renewal) are ignored. */
+  let linkToken: object | undefined;
+  let origin: CallOrigin | undefined;
+  const milestones = createCallMilestones(store, RECENT_CALLS);
+  const callTiming = (name: CallMilestone, callId: string | undefined) => milestones.report(name, callId, origin?.startedAt);
+  const expiry = createExpiryTimer(clock, () =>
+    connection({ type: 'session_expired', error: { code: 'browser_session_unavailable', message: 'the session expired; renew() it while idle to take calls again' } }),
+  );
+  const reads = createCallReads({ backend, clock, call: () => callSlice, dispatch: (event) => call(event), sessionId: () => origin?.sessionId, seen: milestones.seen });
+  const effects = createCallEffects({
+    backend,
+    clock,
+    store,
+    reads,
+    call: () => callSlice,
+    dispatch: (event) => call(event),
+    link: () => link,
+    signal: () => lifetime.signal,
+    timing: callTiming,
+  });
+
+  /** Every connection change goes through here (STYLE: one place to commit): the machine decides, this commits. */
+  function connection(event: ConnectionEvent): void {
+    const [next, produced] = connectionTransition(connectionSlice, event);
+    if (next === connectionSlice) return;
+    connectionSlice = next;
+    const reported = produced.find((effect) => effect.type === 'report');
+    store.commit({ connection: next.connection, session: next.session, ...(reported ? { error: reported.error } : {}) });
+    for (const effect of produced) {
+      if (effect.type === 'watch_expiry') expiry.watch(effect.expiresAt);
+      if (effect.type === 'stop_expiry') expiry.stop();
+    }
+  }
+
+  /** Every call change goes through here, as connection changes go through `connection`. */
+  function call(event: CallEvent): void {
+    const [next, produced] = callTransition(callSlice, event);
+    const before = callSlice;
+    callSlice = next;
+    if (next !== before) {
+      if (next.call) milestones.remember(next.call.id);
+      store.commit({ attempt: next.attempt, call: next.call, busy: next.busy, ...(next.error !== before.error ? { error: next.error } : {}) });
+      if ((event.type === 'attempt_admitted' || event.type === 'attempt_reconciled') && next.call) callTiming('call_admitted', next.call.id);
+      if (next.call?.state === 'connected') callTiming('connected', next.call.id);
+    }
+    for (const effect of produced) effects.run(effect);
+  }
+
+  /** SIP says what happened; the machines (or, for audio, the status) take it. An old link's events are ignored. */
+  function sipEventsFor(token: object): SipEvents {
+    const live = () => token === linkToken;
+    return {
+      onInvite: (invite) => (live() ? effects.receive(invite) : invite.reject()),
+      onSessionEnded: () => live() && effects.sessionEnded(),
+      onCallChanged: () => live() && effects.callChanged(),
+      onMediaConnected: (callId) => live() && callTiming('media_connected', callId),
+      onMediaFailed: (callId) => live() && effects.mediaFailed(callId),
+      onQuality: (callId, quality) => live() && store.timing('call_quality', origin?.startedAt, callId, quality),
+      onAudio: (audio) => live() && audioChanged(audio),
+      onReconnecting: () => live() && connection({ type: 'socket_dropped' }),
+      onReconnected: () => live() && connection({ type: 'socket_restored' }),
+      onDisconnected: (error) => live() && connection({ type: 'link_gone', error: error.toStatus() }),
+    };
+  }
+
+  function audioChanged(audio: 'playing' | 'blocked'): void {
+    if (audio === 'blocked') {
+      store.commit({ audio, error: { code: 'audio_playback_blocked', message: 'the browser blocked the call audio; click to resume it' } });
+    } else {
+      store.commit({ audio, ...(store.get().error?.code === 'audio_playback_blocked' ? { error: null } : {}) });
+    }
+  }
+
+  return {
+    backend,
+    clock,
+    connection,
+    call,
+    get connectionState(): ConnectionSlice {
+      return connectionSlice;
+    },
+    get callState(): CallSlice {
+      return callSlice;
+    },
+    status: (): VoiceBrowserStatus => store.get(),
+    timing: store.timing,
+    /** Shows what no machine owns: the mute wish, or the error of a request that changed no state. */
+    show: (patch: Partial<Pick<VoiceBrowserStatus, 'muted' | 'error'>>) => store.commit(patch),
+    fail(error: VoiceBrowserError): Promise<never> {
+      store.commit({ error: error.toStatus() });
+      return Promise.reject(error);
+    },
+    /** The lifetime of this connection: aborted by disconnect(), begun again by connect() and recover(). */
+    signal: () => lifetime.signal,
+    beginLifetime(): void {
+      if (lifetime.signal.aborted) lifetime = new AbortController();
+    },
+    endLifetime: () => lifetime.abort(),
+    get link(): SipLink | undefined {
+      return link;
+    },
+    /** Opens a link whose events count from now on (an older link's are ignored from here). */
+    async openLink(transport: SessionTransport): Promise<SipLink> {
+      const token = {};
+      linkToken = token;
+      const open = internals.openSipLink ?? (await import('./sip-adapter.js')).openSipLink;
+      return open({ transport, remoteAudio: options.remoteAudio, audioDevices: options.audioDevices, events: sipEventsFor(token), clock });
+    },
+    /** The registered link of the session now shown. */
+    useLink(next: SipLink): void {
+      link = next;
+    },
+    /** From now on no link's events count (a link that failed to register). */
+    ignoreLinkEvents(): void {
+      linkToken = undefined;
+    },
+    /** Unregisters and closes the link; its events stop counting at once. */
+    async closeLink(): Promise<void> {
+      linkToken = undefined;
+      await link?.close();
+      link = undefined;
+    },
+    get origin(): CallOrigin | undefined {
+      return origin;
+    },
+    setOrigin(next: CallOrigin): void {
+      origin = next;
+    },
+    seen: milestones.seen,
+    hangupCall: effects.hangup,
+    /** Reads the call now, starting its poller again if it had stopped (a recovered call, reads that gave up). */
+    readCallNow(callId: string): void {
+      if (!reads.running) reads.poll(callId);
+      reads.pollNow();
+    },
+    waitForCallEnd: effects.waitForEnd,
+    /** disconnect() is done with the call: no read or timer of it is left, a held INVITE is refused. */
+    stopCall(): void {
+      call({ type: 'reads_stopped' });
+      effects.wakeEndWaiters();
+    },
+  };
+}
