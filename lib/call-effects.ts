@@ -4,7 +4,7 @@ import type { CallReads } from './call-reads.js';
 import type { Clock } from './clock.js';
 import { toVoiceError } from './errors.js';
 import type { Expectation } from './poller.js';
-import type { IncomingInvite, SipLink } from './sip-adapter.js';
+import type { IncomingInvite, SipLink } from './sip-link.js';
 import type { StatusStore } from './status-store.js';
 import type { BrowserCall, VoiceBackend } from './types.js';
 

@@ -1,5 +1,5 @@
 import { toVoiceError, VoiceBrowserError } from './errors.js';
-import type { SipLink } from './sip-adapter.js';
+import type { SipLink } from './sip-link.js';
 
 /**
  * spec 4.9's two controls of an answered call, over the SIP link: mute and DTMF. Each throws a coded

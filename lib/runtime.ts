@@ -6,7 +6,7 @@ import { systemClock, type Clock } from './clock.js';
 import { disconnected, transition as connectionTransition, type ConnectionEvent, type ConnectionSlice } from './connection-machine.js';
 import type { VoiceBrowserError } from './errors.js';
 import { createExpiryTimer } from './expiry-timer.js';
-import type { SipEvents, SipLink, SipLinkOptions } from './sip-adapter.js';
+import type { SipEvents, SipLink, SipLinkOptions } from './sip-link.js';
 import { createStatusStore } from './status-store.js';
 import type { SessionTransport, VoiceBackend, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
 
