@@ -1,7 +1,10 @@
+import { initialFacts, type CallFacts } from './call-facts.js';
 import type { MediaCounts, MediaPeer } from './media.js';
 import type { BrowserCall, BrowserCallState, CallError } from './model.js';
 import { recipientFor, type RecipientTimings } from './recipients.js';
+import { sipInfoDigit } from './sip-info-dtmf.js';
 import type { BrowserLeg, SipServer } from './sip-server.js';
+import { TimerSet } from './timer-set.js';
 
 /**
  * Drives one browser call through its two legs: the INVITE that rings the page's agent, then the simulated
@@ -12,35 +15,10 @@ import type { BrowserLeg, SipServer } from './sip-server.js';
  * and derives `busy`. The runner never marks a call terminal before both legs are down (spec 3.2).
  */
 
-export interface DtmfReceived {
-  digit: string;
-  method: 'rfc4733' | 'sip-info';
-  at: string;
-}
-
-/** One state the call entered, and when. */
-export interface StateEntered {
-  state: BrowserCallState;
-  at: string;
-}
-
-/** What the simulator observed of a call, for `GET /__sim/calls/:id`. */
-export interface CallFacts {
-  /** Every state the call went through, oldest first, starting with `waiting_agent`. */
-  history: StateEntered[];
-  inviteSentAt: string | null;
-  browserAnsweredAt: string | null;
-  browserFinalStatus: number | null;
-  mediaConnectedAt: string | null;
-  /** When the SIP WebSocket carrying the browser leg closed while the leg was up. */
-  transportLostAt: string | null;
-  media: MediaCounts | null;
-  dtmf: DtmfReceived[];
-}
-
 /** How long a call whose SIP WebSocket closed lives on without audio from the browser, by default. */
 export const DEFAULT_MEDIA_TIMEOUT_MS = 5000;
 
+/** What a runner is given: the registrar to ring the agent through, media, the service's update, timings, clock. */
 export interface CallRunnerDeps {
   sip: SipServer;
   createMedia(): MediaPeer;
@@ -49,27 +27,19 @@ export interface CallRunnerDeps {
   now(): number;
 }
 
+/** One call's runner, from its INVITE to both legs down; the service keeps one per call (browser-calls.ts). */
 export class CallRunner {
   readonly facts: CallFacts;
   private media: MediaPeer | undefined;
   private leg: BrowserLeg | undefined;
-  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private readonly timers = new TimerSet();
   private finishing = false;
 
   constructor(
     private call: BrowserCall,
     private readonly deps: CallRunnerDeps,
   ) {
-    this.facts = {
-      history: [{ state: call.state, at: call.createdAt }],
-      inviteSentAt: null,
-      browserAnsweredAt: null,
-      browserFinalStatus: null,
-      mediaConnectedAt: null,
-      transportLostAt: null,
-      media: null,
-      dtmf: [],
-    };
+    this.facts = initialFacts(call);
   }
 
   /** Media counts, live while the call runs and frozen once it ended. */
@@ -119,7 +89,7 @@ export class CallRunner {
     }
     this.leg = leg;
     this.facts.inviteSentAt = this.stamp();
-    this.after(this.deps.timings.agentAnswerTimeoutMs, () =>
+    this.timers.after(this.deps.timings.agentAnswerTimeoutMs, () =>
       this.finish('failed', 'agent_no_answer', { code: 'agent_no_answer', message: 'the browser did not answer the INVITE' }),
     );
     void media.connected.then(
@@ -150,13 +120,13 @@ export class CallRunner {
   /** Cancels every timer and closes media without touching the record (simulator reset). */
   async dispose(): Promise<void> {
     this.finishing = true;
-    this.clearTimers();
+    this.timers.clear();
     void this.leg?.end();
     await this.closeMedia();
   }
 
   private async onBrowserAnswered(sdp: string): Promise<void> {
-    this.clearTimers();
+    this.timers.clear();
     this.facts.browserAnsweredAt = this.stamp();
     this.facts.browserFinalStatus = 200;
     try {
@@ -188,9 +158,9 @@ export class CallRunner {
       const heard = Math.max(lostAt, this.media?.counts().lastPacketFromBrowserAt ?? 0);
       const quietFor = this.deps.now() - heard;
       if (quietFor >= timeoutMs) void this.finish('ended', 'connection_lost');
-      else this.after(timeoutMs - quietFor, check);
+      else this.timers.after(timeoutMs - quietFor, check);
     };
-    this.after(timeoutMs, check);
+    this.timers.after(timeoutMs, check);
   }
 
   private dialRecipient(): void {
@@ -199,41 +169,40 @@ export class CallRunner {
       case 'answer': {
         const answer = () => {
           this.set('connected', { answeredAt: this.stamp() });
-          if (outcome.hangupAfterMs !== undefined) this.after(outcome.hangupAfterMs, () => this.finish('ended', 'recipient_hangup'));
-          if (this.call.maxDurationSeconds) this.after(this.call.maxDurationSeconds * 1000, () => this.finish('ended', 'max_duration'));
+          if (outcome.hangupAfterMs !== undefined) this.timers.after(outcome.hangupAfterMs, () => this.finish('ended', 'recipient_hangup'));
+          if (this.call.maxDurationSeconds) this.timers.after(this.call.maxDurationSeconds * 1000, () => this.finish('ended', 'max_duration'));
         };
         // "At once" is in the same turn: a timer of 0 ms still let a read land in between while the DTLS
         // handshake held the loop, and the page then showed dialing_recipient for a whole poll.
         if (outcome.ringMs === 0) answer();
-        else this.after(outcome.ringMs, answer);
+        else this.timers.after(outcome.ringMs, answer);
         return;
       }
       case 'busy':
         return void this.finish('ended', 'recipient_busy');
       case 'no_answer':
-        return void this.after(outcome.ringMs, () => this.finish('ended', 'no_answer'));
+        return void this.timers.after(outcome.ringMs, () => this.finish('ended', 'no_answer'));
       case 'fail':
         return void this.finish('failed', 'recipient_failed', { code: outcome.code, message: outcome.message });
       case 'unknown':
         this.set('outcome_unknown');
-        return void this.after(outcome.resolveAfterMs, () => this.finish('ended', 'outcome_resolved'));
+        return void this.timers.after(outcome.resolveAfterMs, () => this.finish('ended', 'outcome_resolved'));
       case 'blocked':
         // Refused at admission (POST /browser-calls answers 403); never reaches a running call.
         return void this.finish('failed', 'compliance_blocked', { code: outcome.code, message: outcome.message });
     }
   }
 
-  /** SIP INFO DTMF: `application/dtmf-relay` (Signal=5) and `application/dtmf` (the digit alone). */
+  /** SIP INFO DTMF (sip-info-dtmf.ts): recorded beside the RFC 4733 digits media reports. */
   private onInfo(contentType: string, body: string): void {
-    const type = contentType.split(';')[0]?.trim().toLowerCase();
-    const digit = type === 'application/dtmf-relay' ? /Signal\s*=\s*(\S)/i.exec(body)?.[1] : type === 'application/dtmf' ? body.trim() : undefined;
-    if (digit && /^[0-9*#A-D]$/i.test(digit)) this.facts.dtmf.push({ digit: digit.toUpperCase(), method: 'sip-info', at: this.stamp() });
+    const digit = sipInfoDigit(contentType, body);
+    if (digit) this.facts.dtmf.push({ digit, method: 'sip-info', at: this.stamp() });
   }
 
   /** Fails a call that never reached the page: there is no leg to take down. */
   private failAtOnce(endReason: string, error: CallError): void {
     this.finishing = true;
-    this.clearTimers();
+    this.timers.clear();
     this.set('failed', { endReason, error, endedAt: this.stamp() });
   }
 
@@ -241,7 +210,7 @@ export class CallRunner {
   private async finish(state: 'ended' | 'failed', endReason: string, error?: CallError): Promise<void> {
     if (this.finishing) return;
     this.finishing = true;
-    this.clearTimers();
+    this.timers.clear();
     this.set('ending');
     await this.leg?.end();
     await this.closeMedia();
@@ -259,19 +228,6 @@ export class CallRunner {
   private set(state: BrowserCallState, patch: Partial<BrowserCall> = {}): void {
     if (state !== this.call.state) this.facts.history.push({ state, at: this.stamp() });
     this.call = this.deps.update(this.call.id, { ...patch, state });
-  }
-
-  private after(ms: number, run: () => unknown): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      void run();
-    }, ms);
-    this.timers.add(timer);
-  }
-
-  private clearTimers(): void {
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
   }
 
   private stamp(): string {

@@ -24,19 +24,8 @@ export interface ControlOptions {
   forget(): void;
 }
 
-/**
- * The control app, to mount at `/__sim`.
- *
- * @example
- * ```ts
- * app.route('/__sim', createControlApp({ service, faults, registry, defaultQuota: DEFAULT_QUOTA, forget: () => limiter.clear() }));
- * ```
- */
-export function createControlApp({ service, faults, registry, defaultQuota, forget }: ControlOptions): Hono {
-  const keys = new KeyControl(registry, defaultQuota);
-  const app = new Hono();
-  app.use('*', noStore);
-
+/** `/calls`: what the service holds of a session's calls and of one call, and the far end's acts on a call. */
+function callRoutes(app: Hono, service: VoiceService): void {
   app.get('/calls', (c) => {
     const sessionId = c.req.query('sessionId');
     if (!sessionId) throw new HttpError(400, 'missing_fields', 'the sessionId query parameter is required');
@@ -58,17 +47,37 @@ export function createControlApp({ service, faults, registry, defaultQuota, forg
     if (!call) throw new HttpError(404, 'not_found', 'no such browser call');
     return c.json({ call }, 202);
   });
-  app.post('/sessions/:id/expire', (c) => {
-    const session = service.expireSession(c.req.param('id'));
-    if (!session) throw new HttpError(404, 'not_found', 'no such browser session');
-    return c.json({ session });
-  });
+}
+
+/** `/faults`: arm, list and clear the faults of the next requests (faults.ts). */
+function faultRoutes(app: Hono, faults: FaultPlan): void {
   app.post('/faults', async (c) => c.json({ fault: faults.add(await readJsonBody(c.req.raw)), armed: faults.list() }, 201));
   app.get('/faults', (c) => c.json({ armed: faults.list() }));
   app.delete('/faults', (c) => {
     faults.clear();
     return c.json({ armed: [] });
   });
+}
+
+/**
+ * The control app, to mount at `/__sim`.
+ *
+ * @example
+ * ```ts
+ * app.route('/__sim', createControlApp({ service, faults, registry, defaultQuota: DEFAULT_QUOTA, forget: () => limiter.clear() }));
+ * ```
+ */
+export function createControlApp({ service, faults, registry, defaultQuota, forget }: ControlOptions): Hono {
+  const keys = new KeyControl(registry, defaultQuota);
+  const app = new Hono();
+  app.use('*', noStore);
+  callRoutes(app, service);
+  app.post('/sessions/:id/expire', (c) => {
+    const session = service.expireSession(c.req.param('id'));
+    if (!session) throw new HttpError(404, 'not_found', 'no such browser session');
+    return c.json({ session });
+  });
+  faultRoutes(app, faults);
   app.post('/keys', async (c) => c.json(keys.create((await readJsonBody(c.req.raw)) ?? {}), 201));
   app.patch('/keys/:key', async (c) => c.json(keys.update(c.req.param('key'), (await readJsonBody(c.req.raw)) ?? {})));
   app.post('/reset', async (c) => {
@@ -78,7 +87,6 @@ export function createControlApp({ service, faults, registry, defaultQuota, forg
     await service.reset();
     return c.json({ reset: true });
   });
-
   finishApp(app, 'simulator control', 'no such control route');
   return app;
 }

@@ -2,30 +2,20 @@
  * Recipient audio endpoint of the local voice-service simulator.
  *
  * The simulator INVITEs a browser (SIP.js in Chromium); this module produces the
- * SDP offer, accepts the browser's answer, plays a short 440 Hz PCMU tone and then
- * echoes the browser's audio back, counting everything it sees. It never leaves
- * 127.0.0.1: see `loopback-webrtc.ts`.
+ * SDP offer, accepts the browser's answer, plays a short 440 Hz PCMU tone (tone.ts) and then
+ * echoes the browser's audio back (outbound-rtp.ts), counting everything it sees (inbound-rtp.ts).
+ * It never leaves 127.0.0.1: see `loopback-webrtc.ts`.
  */
-import { randomInt } from 'node:crypto';
-import { RTCPeerConnection, RtpHeader, RtpPacket } from 'werift';
-import { encodeMulaw, mulawRms } from './g711.js';
-import { disableStun, loopbackOnlySdp, loopbackPeerConfig, PCMU_CLOCK_RATE, PCMU_PAYLOAD_TYPE, TELEPHONE_EVENT_PAYLOAD_TYPE } from './loopback-webrtc.js';
-import { dtmfDigit, parseTelephoneEvent } from './telephone-event.js';
+import { RTCPeerConnection, type RtpPacket } from 'werift';
+import { InboundRtp, type InboundCounts } from './inbound-rtp.js';
+import { disableStun, loopbackOnlySdp, loopbackPeerConfig } from './loopback-webrtc.js';
+import { PcmuSender } from './outbound-rtp.js';
+import { TonePlayer } from './tone.js';
 
 /** Packet/byte counters of one call, as seen by the simulator. */
-export interface MediaCounts {
-  /** RTP audio packets received (PCMU), excluding telephone-event. */
-  packetsFromBrowser: number;
-  /** Payload bytes of those packets (PCMU: one byte per sample). */
-  bytesFromBrowser: number;
-  /** Packets whose decoded mu-law RMS exceeds {@link VOICE_RMS_THRESHOLD}; lets tests see mute. */
-  voicedPacketsFromBrowser: number;
-  /** RFC 4733 telephone-event (DTMF) packets received; not included above. */
-  dtmfPacketsFromBrowser: number;
+export interface MediaCounts extends InboundCounts {
   /** RTP packets handed to werift for sending (tone + echo). */
   packetsToBrowser: number;
-  /** Epoch ms (per `options.now`) of the last PCMU packet received, or null. */
-  lastPacketFromBrowserAt: number | null;
 }
 
 /** Options for {@link createMediaPeer}. */
@@ -60,22 +50,117 @@ export interface MediaPeer {
   close(): Promise<void>;
 }
 
-/** RMS (linear int16) above which a packet counts as voiced; mu-law silence decodes to 0, its smallest step is 8. */
-export const VOICE_RMS_THRESHOLD = 100;
+/** The media peer on werift: the connection's setup and phases; the audio itself is the three files above. */
+class LoopbackMediaPeer implements MediaPeer {
+  readonly connected: Promise<void>;
+  private currentPhase: MediaPhase = 'idle';
+  private readonly pc = new RTCPeerConnection(loopbackPeerConfig());
+  private readonly sender: PcmuSender;
+  private readonly inbound: InboundRtp;
+  private readonly tone: TonePlayer;
+  private readonly toneMs: number;
+  private closing: Promise<void> | undefined;
+  private settled = false;
+  private resolveConnected: () => void = () => undefined;
+  private rejectConnected: (error: Error) => void = () => undefined;
 
-const SAMPLE_RATE = PCMU_CLOCK_RATE;
-const FRAME_MS = 20; // RFC 3551 section 4.5 default packetization (ptime 20)
-const SAMPLES_PER_FRAME = (SAMPLE_RATE * FRAME_MS) / 1000; // 160
-const TONE_HZ = 440;
-const TONE_AMPLITUDE = 8000;
-
-/** One 20 ms frame of the 440 Hz tone, phase-continuous via the running sample index. */
-function toneFrame(firstSample: number): Buffer {
-  const samples = new Array<number>(SAMPLES_PER_FRAME);
-  for (let i = 0; i < SAMPLES_PER_FRAME; i++) {
-    samples[i] = TONE_AMPLITUDE * Math.sin((2 * Math.PI * TONE_HZ * (firstSample + i)) / SAMPLE_RATE);
+  constructor(options: MediaPeerOptions) {
+    this.toneMs = Math.max(0, options.toneMs ?? 1000);
+    const now = options.now ?? Date.now;
+    const transceiver = this.pc.addTransceiver('audio', { direction: 'sendrecv' });
+    this.sender = new PcmuSender(transceiver.sender, now);
+    this.inbound = new InboundRtp(now);
+    this.tone = new TonePlayer((frame) => this.sender.send(frame));
+    this.connected = new Promise<void>((resolve, reject) => ([this.resolveConnected, this.rejectConnected] = [resolve, reject]));
+    this.connected.catch(() => undefined); // callers that never await must not crash the process
+    this.pc.onTrack.subscribe((track) => {
+      track.onReceiveRtp.subscribe((rtp) => this.onRtp(rtp));
+    });
+    // connectionState (ICE + DTLS), not iceConnectionState: werift reports ICE 'completed'
+    // when gathering ends, long before media can flow.
+    this.pc.connectionStateChange.subscribe((state) => {
+      if (state === 'connected' && !this.settled && this.currentPhase === 'idle') {
+        this.settled = true;
+        this.resolveConnected();
+        this.startMedia();
+      } else if (state === 'failed' || state === 'closed') {
+        this.tone.stop();
+        this.fail(state);
+      }
+    });
   }
-  return encodeMulaw(samples);
+
+  get phase(): MediaPhase {
+    return this.currentPhase;
+  }
+
+  async createOffer(): Promise<string> {
+    const offer = await this.pc.createOffer();
+    disableStun(this.pc);
+    // Non-trickle: werift's setLocalDescription awaits candidate gathering.
+    await this.pc.setLocalDescription(offer);
+    if (this.pc.iceGatheringState !== 'complete') {
+      await this.pc.iceGatheringStateChange.watch((state) => state === 'complete');
+    }
+    const sdp = this.pc.localDescription?.sdp;
+    if (!sdp) throw new Error('werift produced no local description');
+    return sdp;
+  }
+
+  async acceptAnswer(sdp: string): Promise<void> {
+    await this.pc.setRemoteDescription({ type: 'answer', sdp: loopbackOnlySdp(sdp) });
+  }
+
+  counts(): MediaCounts {
+    const inbound = this.inbound.counts;
+    return {
+      packetsFromBrowser: inbound.packetsFromBrowser,
+      bytesFromBrowser: inbound.bytesFromBrowser,
+      voicedPacketsFromBrowser: inbound.voicedPacketsFromBrowser,
+      dtmfPacketsFromBrowser: inbound.dtmfPacketsFromBrowser,
+      packetsToBrowser: this.sender.sent,
+      lastPacketFromBrowserAt: inbound.lastPacketFromBrowserAt,
+    };
+  }
+
+  onDtmf(listener: (digit: string) => void): void {
+    this.inbound.onDtmf(listener);
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.currentPhase = 'closed';
+      this.tone.stop();
+      this.fail('closed');
+      await this.pc.close();
+    })();
+    return this.closing;
+  }
+
+  /** DTLS is up: the tone plays, then the echo starts as a new talkspurt. */
+  private startMedia(): void {
+    this.sender.start();
+    this.currentPhase = 'tone';
+    this.tone.play(this.toneMs, () => {
+      this.currentPhase = 'echo';
+      this.sender.newTalkspurt();
+    });
+  }
+
+  /** Counts what the browser sends and, once the tone is over, echoes its audio. */
+  private onRtp(rtp: RtpPacket): void {
+    if (this.currentPhase === 'closed') return;
+    if (!this.inbound.receive(rtp) || this.currentPhase !== 'echo') return;
+    if (rtp.header.marker) this.sender.newTalkspurt(); // browser resumed after a pause: so do we
+    // Copy: werift keeps sent packets in its retransmission cache.
+    this.sender.send(Buffer.from(rtp.payload));
+  }
+
+  private fail(why: string): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.rejectConnected(new Error(`media connection ${why} before it connected`));
+  }
 }
 
 /**
@@ -83,168 +168,5 @@ function toneFrame(firstSample: number): Buffer {
  * INVITE, pass the 200 OK's SDP to acceptAnswer(), then await `connected`.
  */
 export function createMediaPeer(options: MediaPeerOptions = {}): MediaPeer {
-  const toneMs = Math.max(0, options.toneMs ?? 1000);
-  const now = options.now ?? Date.now;
-  const pc = new RTCPeerConnection(loopbackPeerConfig());
-  const transceiver = pc.addTransceiver('audio', { direction: 'sendrecv' });
-
-  const stats: MediaCounts = {
-    packetsFromBrowser: 0,
-    bytesFromBrowser: 0,
-    voicedPacketsFromBrowser: 0,
-    dtmfPacketsFromBrowser: 0,
-    packetsToBrowser: 0,
-    lastPacketFromBrowserAt: null,
-  };
-  let phase: MediaPhase = 'idle';
-  let timer: NodeJS.Timeout | undefined;
-  let closing: Promise<void> | undefined;
-  // RFC 3550 section 5.1: initial sequence number and timestamp should be random.
-  // werift's sender adds zero offsets to what we give it, so randomise here.
-  let seq = randomInt(0x10000);
-  let ts = randomInt(0x100000000);
-  let startedAt = 0; // now() when media started, to map wall time to RTP time
-  let startTs = 0;
-  let toneSample = 0;
-  let newTalkspurt = true;
-  const dtmfListeners: Array<(digit: string) => void> = [];
-  // RFC 4733 section 2.5.1.4: an event's end packet is sent three times, all with the event's timestamp;
-  // remembering the last few reported timestamps also absorbs a late retransmission.
-  const reportedEvents: number[] = [];
-
-  const send = (payload: Buffer): void => {
-    let marker = false;
-    if (newTalkspurt) {
-      // RFC 3551 section 4.1: mark the first packet of a talkspurt, and let the
-      // timestamp jump by the silent gap (RFC 3550 section 5.1: it tracks the sampling clock).
-      marker = true;
-      newTalkspurt = false;
-      const wallTs = (startTs + Math.round(((now() - startedAt) * SAMPLE_RATE) / 1000)) >>> 0;
-      if (((wallTs - ts) >>> 0) < 0x80000000) ts = wallTs;
-    }
-    const header = new RtpHeader({ payloadType: PCMU_PAYLOAD_TYPE, sequenceNumber: seq, timestamp: ts, marker });
-    seq = (seq + 1) & 0xffff;
-    ts = (ts + payload.length) >>> 0; // PCMU: one byte per sample
-    stats.packetsToBrowser++;
-    // SSRC is filled in by werift (sender.ssrc), as is the negotiated payload type.
-    transceiver.sender.sendRtp(new RtpPacket(header, payload)).catch(() => undefined);
-  };
-
-  const stopTimer = (): void => {
-    if (timer !== undefined) clearInterval(timer);
-    timer = undefined;
-  };
-
-  const startMedia = (): void => {
-    startedAt = now();
-    startTs = ts;
-    let framesLeft = Math.ceil(toneMs / FRAME_MS);
-    if (framesLeft === 0) {
-      phase = 'echo';
-      return;
-    }
-    phase = 'tone';
-    timer = setInterval(() => {
-      send(toneFrame(toneSample));
-      toneSample += SAMPLES_PER_FRAME;
-      if (--framesLeft <= 0) {
-        stopTimer();
-        phase = 'echo';
-        newTalkspurt = true; // the echo is a new talkspurt
-      }
-    }, FRAME_MS);
-  };
-
-  const onTelephoneEvent = (rtp: RtpPacket): void => {
-    const event = parseTelephoneEvent(rtp.payload);
-    const digit = event?.end ? dtmfDigit(event.event) : undefined;
-    // RFC 4733: every packet of one event carries the event's start as its RTP timestamp, which tells events apart.
-    if (!digit || reportedEvents.includes(rtp.header.timestamp)) return;
-    reportedEvents.push(rtp.header.timestamp);
-    if (reportedEvents.length > 8) reportedEvents.shift();
-    for (const listener of dtmfListeners) listener(digit);
-  };
-
-  const onRtp = (rtp: RtpPacket): void => {
-    if (phase === 'closed') return;
-    const pt = rtp.header.payloadType;
-    if (pt === TELEPHONE_EVENT_PAYLOAD_TYPE) {
-      stats.dtmfPacketsFromBrowser++; // RFC 4733 events are signalling, not audio: never echoed
-      onTelephoneEvent(rtp);
-      return;
-    }
-    if (pt !== PCMU_PAYLOAD_TYPE) return;
-    stats.packetsFromBrowser++;
-    stats.bytesFromBrowser += rtp.payload.length;
-    if (mulawRms(rtp.payload) > VOICE_RMS_THRESHOLD) stats.voicedPacketsFromBrowser++;
-    stats.lastPacketFromBrowserAt = now();
-    if (phase !== 'echo') return;
-    if (rtp.header.marker) newTalkspurt = true; // browser resumed after a pause: so do we
-    // Copy: werift keeps sent packets in its retransmission cache.
-    send(Buffer.from(rtp.payload));
-  };
-  pc.onTrack.subscribe((track) => {
-    track.onReceiveRtp.subscribe(onRtp);
-  });
-
-  let resolveConnected: () => void = () => undefined;
-  let rejectConnected: (error: Error) => void = () => undefined;
-  let settled = false;
-  const connected = new Promise<void>((resolve, reject) => ([resolveConnected, rejectConnected] = [resolve, reject]));
-  connected.catch(() => undefined); // callers that never await must not crash the process
-  const fail = (why: string): void => {
-    if (settled) return;
-    settled = true;
-    rejectConnected(new Error(`media connection ${why} before it connected`));
-  };
-
-  // connectionState (ICE + DTLS), not iceConnectionState: werift reports ICE 'completed'
-  // when gathering ends, long before media can flow.
-  pc.connectionStateChange.subscribe((state) => {
-    if (state === 'connected' && !settled && phase === 'idle') {
-      settled = true;
-      resolveConnected();
-      startMedia();
-    } else if (state === 'failed' || state === 'closed') {
-      stopTimer();
-      fail(state);
-    }
-  });
-
-  return {
-    async createOffer() {
-      const offer = await pc.createOffer();
-      disableStun(pc);
-      // Non-trickle: werift's setLocalDescription awaits candidate gathering.
-      await pc.setLocalDescription(offer);
-      if (pc.iceGatheringState !== 'complete') {
-        await pc.iceGatheringStateChange.watch((state) => state === 'complete');
-      }
-      const sdp = pc.localDescription?.sdp;
-      if (!sdp) throw new Error('werift produced no local description');
-      return sdp;
-    },
-    async acceptAnswer(sdp) {
-      await pc.setRemoteDescription({ type: 'answer', sdp: loopbackOnlySdp(sdp) });
-    },
-    connected,
-    get phase() {
-      return phase;
-    },
-    counts() {
-      return { ...stats };
-    },
-    onDtmf(listener) {
-      dtmfListeners.push(listener);
-    },
-    close() {
-      closing ??= (async () => {
-        phase = 'closed';
-        stopTimer();
-        fail('closed');
-        await pc.close();
-      })();
-      return closing;
-    },
-  };
+  return new LoopbackMediaPeer(options);
 }

@@ -2,9 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
-import { errorResponse, finishApp, HttpError } from '../contract/http-error.js';
+import { finishApp } from '../contract/http-error.js';
 import { KeyRegistry, VOICE_SCOPES, type Quota } from './accounts.js';
 import { createControlApp } from './control.js';
+import { injectFaults } from './fault-injection.js';
 import { FaultPlan } from './faults.js';
 import { IdempotencyStore } from './idempotency.js';
 import { DEFAULT_QUOTA, RateLimiter } from './rate-limit.js';
@@ -36,6 +37,7 @@ export interface SimulatorOptions extends Omit<RecipientTimings, 'noAnswerMs'> {
   registry?: KeyRegistry;
 }
 
+/** A started simulator: where it listens, its service, and how to stop it. */
 export interface RunningSimulator {
   /** e.g. `http://127.0.0.1:8090` */
   url: string;
@@ -46,22 +48,41 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
-/**
- * The `withdraw-invite` fault's work once the request ran: withdraws the INVITE of the call a 2xx answer names
- * (`call.id` of its JSON body). Any other answer placed no call, and an INVITE the page already answered can no
- * longer be withdrawn: both are let go as they are.
- */
-async function withdrawInviteOf(service: VoiceService, response: Response): Promise<void> {
-  if (!response.ok) return;
-  const body: unknown = await response.clone().json().catch(() => undefined);
-  const call = typeof body === 'object' && body !== null && 'call' in body ? body.call : undefined;
-  const id = typeof call === 'object' && call !== null && 'id' in call && typeof call.id === 'string' ? call.id : undefined;
-  if (id === undefined) return;
-  try {
-    await service.withdrawInvite(id);
-  } catch (error) {
-    if (!(error instanceof HttpError && error.code === 'invite_not_ringing')) throw error;
-  }
+/** The service behind the REST surface, with the documented defaults for what `options` leaves out. */
+function createService(options: SimulatorOptions, host: string, publicUrl: () => string): VoiceService {
+  return new VoiceService({
+    publicUrl,
+    host,
+    sessionTtlSeconds: options.sessionTtlSeconds ?? 3600,
+    registrationMaxSeconds: options.registrationMaxSeconds ?? 600,
+    noAnswerMs: options.noAnswerMs ?? 8000,
+    ringMs: options.ringMs,
+    slowAnswerMs: options.slowAnswerMs,
+    recipientHangupMs: options.recipientHangupMs,
+    outcomeUnknownMs: options.outcomeUnknownMs,
+    agentAnswerTimeoutMs: options.agentAnswerTimeoutMs ?? 30_000,
+    mediaTimeoutMs: options.mediaTimeoutMs,
+    toneMs: options.toneMs ?? 1000,
+  });
+}
+
+/** The HTTP app on the simulator's one port: faults, then REST under `/api/v1/voice`, control under `/__sim`. */
+function simulatorApp(service: VoiceService, options: SimulatorOptions, url: () => string): Hono<{ Bindings: HttpBindings }> {
+  const registry = options.registry ?? KeyRegistry.fromScopes(new Map([[options.apiKey, { scopes: VOICE_SCOPES }]]));
+  const limiter = new RateLimiter();
+  const idempotency = new IdempotencyStore();
+  const faults = new FaultPlan();
+  const forget = (): void => {
+    limiter.clear();
+    idempotency.clear();
+  };
+  const app = new Hono<{ Bindings: HttpBindings }>()
+    .use('/api/*', injectFaults(faults, service))
+    .route('/api/v1/voice', createRestApp(service, registry, { quota: options.quota, limiter, idempotency }))
+    .route('/__sim', createControlApp({ service, faults, registry, defaultQuota: { ...DEFAULT_QUOTA, ...options.quota }, forget }))
+    .get('/', (c) => c.json({ service: 'voice-browser simulator', rest: `${url()}/api/v1/voice`, sip: `${url().replace(/^http/, 'ws')}/sip` }));
+  finishApp(app, 'simulator');
+  return app;
 }
 
 /**
@@ -77,71 +98,8 @@ async function withdrawInviteOf(service: VoiceService, response: Response): Prom
 export async function startSimulator(options: SimulatorOptions): Promise<RunningSimulator> {
   const host = options.host ?? '127.0.0.1';
   let url = '';
-  const service = new VoiceService({
-    publicUrl: () => url,
-    host,
-    sessionTtlSeconds: options.sessionTtlSeconds ?? 3600,
-    registrationMaxSeconds: options.registrationMaxSeconds ?? 600,
-    noAnswerMs: options.noAnswerMs ?? 8000,
-    ringMs: options.ringMs,
-    slowAnswerMs: options.slowAnswerMs,
-    recipientHangupMs: options.recipientHangupMs,
-    outcomeUnknownMs: options.outcomeUnknownMs,
-    agentAnswerTimeoutMs: options.agentAnswerTimeoutMs ?? 30_000,
-    mediaTimeoutMs: options.mediaTimeoutMs,
-    toneMs: options.toneMs ?? 1000,
-  });
-  const registry = options.registry ?? KeyRegistry.fromScopes(new Map([[options.apiKey, { scopes: VOICE_SCOPES }]]));
-  const limiter = new RateLimiter();
-  const idempotency = new IdempotencyStore();
-  const faults = new FaultPlan();
-  const app = new Hono<{ Bindings: HttpBindings }>()
-    .use('/api/*', async (c, next) => {
-      const fault = faults.take(c.req.method, c.req.path);
-      if (!fault) return next();
-      switch (fault.fault) {
-        case 'error': {
-          const headers: Record<string, string> = fault.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(fault.retryAfterSeconds) };
-          return errorResponse(new HttpError(fault.status, fault.code, fault.message ?? 'injected by POST /__sim/faults', headers));
-        }
-        case 'delay':
-          await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
-          return next();
-        case 'drop-response':
-          // The work is done; the answer is lost on the way (spec 7: the caller keeps its key and retries).
-          await next();
-          c.env.incoming.socket.destroy();
-          return;
-        case 'close-sip-socket':
-          await next();
-          service.closeSipSockets(fault.sessionId);
-          return;
-        case 'withdraw-invite':
-          await next();
-          // The answer, as built, waits until the CANCEL was answered and the call failed: INVITE, CANCEL,
-          // then the 202, the order seen behind a SIP proxy (README).
-          await withdrawInviteOf(service, c.res);
-          return;
-      }
-    })
-    .route('/api/v1/voice', createRestApp(service, registry, { quota: options.quota, limiter, idempotency }))
-    .route(
-      '/__sim',
-      createControlApp({
-        service,
-        faults,
-        registry,
-        defaultQuota: { ...DEFAULT_QUOTA, ...options.quota },
-        forget: () => {
-          limiter.clear();
-          idempotency.clear();
-        },
-      }),
-    )
-    .get('/', (c) => c.json({ service: 'voice-browser simulator', rest: `${url}/api/v1/voice`, sip: `${url.replace(/^http/, 'ws')}/sip` }));
-  finishApp(app, 'simulator');
-
-  const server: Server = createServer(getRequestListener(app.fetch));
+  const service = createService(options, host, () => url);
+  const server: Server = createServer(getRequestListener(simulatorApp(service, options, () => url).fetch));
   server.on('upgrade', (request, socket, head) => {
     if (new URL(request.url ?? '/', 'http://x').pathname === '/sip') service.sip.handleUpgrade(request, socket, head);
     else socket.destroy();

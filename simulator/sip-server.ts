@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { SipConnection, type BrowserLeg, type InviteOptions, type Registration, type SipServerOptions } from './sip-connection.js';
+import type { BrowserLeg, InviteOptions } from './invite-dialog.js';
+import { SipConnection, type Registration, type SipServerOptions } from './sip-connection.js';
 
 /**
  * SIP over WebSocket (RFC 7118) for the simulator: a registrar with digest authentication and the service
@@ -13,7 +14,9 @@ import { SipConnection, type BrowserLeg, type InviteOptions, type Registration, 
  * goes back down that connection (RFC 5626 flow semantics: a binding lives as long as its socket).
  */
 
-export type { BrowserLeg, BrowserLegHandlers, InviteOptions, Registration, SipAccount, SipServerOptions } from './sip-connection.js';
+export type { BrowserLeg, BrowserLegHandlers, InviteOptions } from './invite-dialog.js';
+export type { Registration, SipServerOptions } from './sip-connection.js';
+export type { SipAccount } from './sip-registration.js';
 
 /** The registrar and WebSocket endpoint at `/sip`; each socket's SIP is a {@link SipConnection}. */
 export class SipServer {

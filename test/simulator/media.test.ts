@@ -7,8 +7,9 @@ import dgram from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RTCPeerConnection, RtpHeader, RtpPacket } from 'werift';
 import { linearToMulaw, mulawRms, mulawToLinear } from '../../simulator/g711.js';
+import { VOICE_RMS_THRESHOLD } from '../../simulator/inbound-rtp.js';
 import { disableStun, loopbackOnlySdp, loopbackPeerConfig } from '../../simulator/loopback-webrtc.js';
-import { createMediaPeer, VOICE_RMS_THRESHOLD } from '../../simulator/media.js';
+import { createMediaPeer } from '../../simulator/media.js';
 import { dtmfDigit, parseTelephoneEvent } from '../../simulator/telephone-event.js';
 
 const TONE_MS = 600;

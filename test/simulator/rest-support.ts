@@ -176,7 +176,7 @@ export class RestWorld {
 
   /**
    * Closes the service once no call is half-way through ending: a reset in the middle of a teardown makes
-   * the runner update a call the service has forgotten (reported; voice-service.ts is not this suite's).
+   * the runner update a call the service has forgotten (reported; browser-calls.ts is not this suite's).
    */
   async close(): Promise<void> {
     await vi.waitFor(() => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CallFacts } from '../../../simulator/call-runner.js';
+import type { CallFacts } from '../../../simulator/call-facts.js';
 import type { MediaCounts } from '../../../simulator/media.js';
 import type { BrowserCall, BrowserSession, SessionTransport } from '../../../simulator/model.js';
 import type { RunningSimulator } from '../../../simulator/server.js';

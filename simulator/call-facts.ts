@@ -1,0 +1,48 @@
+import type { MediaCounts } from './media.js';
+import type { BrowserCall, BrowserCallState } from './model.js';
+
+/**
+ * What the simulator observed of one browser call beyond its record, for `GET /__sim/calls/:id` (DESIGN.md):
+ * the states it went through, the SIP and media milestones of its browser leg, and the DTMF it heard.
+ */
+
+/** One DTMF digit the recipient heard, and how it was sent. */
+export interface DtmfReceived {
+  digit: string;
+  method: 'rfc4733' | 'sip-info';
+  at: string;
+}
+
+/** One state the call entered, and when. */
+export interface StateEntered {
+  state: BrowserCallState;
+  at: string;
+}
+
+/** What the simulator observed of a call, for `GET /__sim/calls/:id`. */
+export interface CallFacts {
+  /** Every state the call went through, oldest first, starting with `waiting_agent`. */
+  history: StateEntered[];
+  inviteSentAt: string | null;
+  browserAnsweredAt: string | null;
+  browserFinalStatus: number | null;
+  mediaConnectedAt: string | null;
+  /** When the SIP WebSocket carrying the browser leg closed while the leg was up. */
+  transportLostAt: string | null;
+  media: MediaCounts | null;
+  dtmf: DtmfReceived[];
+}
+
+/** The facts of a call just placed: its first state, nothing observed yet. */
+export function initialFacts(call: BrowserCall): CallFacts {
+  return {
+    history: [{ state: call.state, at: call.createdAt }],
+    inviteSentAt: null,
+    browserAnsweredAt: null,
+    browserFinalStatus: null,
+    mediaConnectedAt: null,
+    transportLostAt: null,
+    media: null,
+    dtmf: [],
+  };
+}

@@ -1,0 +1,147 @@
+import type {
+  AckableIncomingResponseWithSession,
+  IncomingResponse,
+  OutgoingInviteRequest,
+  OutgoingRequestMessage,
+  Session,
+  UserAgentCore,
+} from 'sip.js/lib/core/index.js';
+
+/**
+ * The service side of the INVITE dialog that rings the page's agent: the browser leg of one call, from the
+ * INVITE through its answer or refusal to the CANCEL or BYE that ends it (RFC 3261 sections 9, 13, 15). The
+ * connection that carries it (sip-connection.ts) builds the request and tells the dialog when its socket closed.
+ */
+
+/** Events of the browser leg of one call. */
+export interface BrowserLegHandlers {
+  onAnswered(answerSdp: string): void;
+  /** A final non-2xx answer to the INVITE, including the 487 that answers our own CANCEL (RFC 3261 section 9.1). */
+  onRejected(statusCode: number, reasonPhrase: string): void;
+  onBye(): void;
+  onInfo(contentType: string, body: string): void;
+  /** The WebSocket that carried the leg closed while the leg was up: no SIP can reach the page on it any more. */
+  onTransportLost(): void;
+}
+
+/** The service's handle on an INVITE it sent to the page. */
+export interface BrowserLeg {
+  /**
+   * CANCEL before the answer, BYE after it; resolves when the page answered that request, or at once for a
+   * leg already ended. A socket that died resolves it too: there is nobody left to tell.
+   */
+  end(): Promise<void>;
+}
+
+/** What the INVITE that rings the agent carries. */
+export interface InviteOptions {
+  callId: string;
+  from: string;
+  offerSdp: string;
+  handlers: BrowserLegHandlers;
+}
+
+/**
+ * How long an ending leg waits for the page to answer its BYE or CANCEL. RFC 3261 timer F gives up on a
+ * non-INVITE transaction only after 32 s; a page gone quiet must not hold the call in `ending` that long.
+ */
+const END_TIMEOUT_MS = 4000;
+
+/** One INVITE the service sent, and the dialog it makes once the page answers. */
+export class InviteDialog implements BrowserLeg {
+  private session: Session | undefined;
+  /** The service gave the leg up (CANCEL or BYE sent) or the page refused it: no further end() is due. */
+  private ended = false;
+  /** Not ended and not hung up by the page: told if the socket closes under it. */
+  private live = true;
+  /** Settles the CANCEL sent before an answer, once the page's 487 (or a racing 2xx) arrives. */
+  private settleCancel: (() => void) | undefined;
+  /** Settles end(), while the page has not answered its BYE or CANCEL yet. */
+  private settleEnd: (() => void) | undefined;
+  private readonly outgoing: OutgoingInviteRequest;
+
+  /** Sends the INVITE `request` through `core`; `isOpen` tells whether the socket can still carry a request. */
+  constructor(
+    core: UserAgentCore,
+    request: OutgoingRequestMessage,
+    private readonly handlers: BrowserLegHandlers,
+    private readonly isOpen: () => boolean,
+  ) {
+    this.outgoing = core.invite(request, {
+      onAccept: (response) => this.onAccept(response),
+      onReject: (response) => this.onReject(response),
+    });
+  }
+
+  /** Neither up nor ending: the connection may forget it. */
+  get over(): boolean {
+    return !this.live && this.settleEnd === undefined;
+  }
+
+  end(): Promise<void> {
+    if (this.ended) return Promise.resolve();
+    this.ended = true;
+    this.live = false;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        if (this.settleEnd === done) this.settleEnd = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, END_TIMEOUT_MS);
+      this.settleEnd = done;
+      if (!this.isOpen()) return done();
+      if (this.session) this.session.bye({ onAccept: done, onReject: done });
+      else {
+        this.settleCancel = done;
+        this.outgoing.cancel();
+      }
+    });
+  }
+
+  /** The socket closed: an end() still waiting for the page settles at once, as nobody is left to answer. */
+  settleEnding(): void {
+    this.settleEnd?.();
+  }
+
+  /** The socket closed: a leg still up learns that no SIP reaches the page on it any more. */
+  transportLost(): void {
+    if (!this.live) return;
+    this.live = false;
+    this.handlers.onTransportLost();
+  }
+
+  private onAccept(response: AckableIncomingResponseWithSession): void {
+    response.ack();
+    if (this.ended || this.session) {
+      // A 2xx after we gave up (a CANCEL race) still creates a dialog: end it (RFC 3261 section 15).
+      if (!this.session) {
+        response.session.bye();
+        this.settleCancel?.();
+      }
+      return;
+    }
+    this.session = response.session;
+    this.session.delegate = {
+      onBye: (bye) => {
+        bye.accept();
+        this.ended = true;
+        this.live = false;
+        this.handlers.onBye();
+      },
+      onInfo: (info) => {
+        info.accept();
+        this.handlers.onInfo(info.message.getHeader('content-type') ?? '', info.message.body);
+      },
+    };
+    this.handlers.onAnswered(response.message.body);
+  }
+
+  private onReject(response: IncomingResponse): void {
+    const wasEnded = this.ended;
+    this.ended = true;
+    this.live = false;
+    this.handlers.onRejected(response.message.statusCode ?? 500, response.message.reasonPhrase ?? '');
+    if (wasEnded) this.settleCancel?.(); // the 487 that answers our CANCEL
+  }
+}
