@@ -13,6 +13,7 @@ import type { BrowserCall, CallInput } from './types.js';
 
 export type CallControl = ReturnType<typeof createCallControl>;
 
+/** The call operations over one runtime; its closure holds only the startCall() request in flight. */
 export function createCallControl(rt: Runtime) {
   const { backend } = rt;
   let starting: { key: string; promise: Promise<BrowserCall> } | undefined;

@@ -31,6 +31,7 @@ export interface CallEffectsHost {
 
 export type CallEffects = ReturnType<typeof createCallEffects>;
 
+/** Creates the effects' runner; its closure holds the INVITEs and the one hangup request in flight. */
 export function createCallEffects(host: CallEffectsHost) {
   const { backend, clock, store, reads } = host;
   /** The INVITE the call machine is deciding on, and the one it holds until the call is named. */

@@ -41,6 +41,7 @@ export interface CallReads {
  */
 export const RECONCILE_READS = 15;
 
+/** Creates the call's reads; its closure holds the one poller. */
 export function createCallReads(host: CallReadsHost): CallReads {
   const { backend, clock, dispatch } = host;
   let poller: Poller | undefined;

@@ -20,6 +20,7 @@ const PROOF_WAIT_MS = 3_000;
 const sessionView = (session: BrowserSession) => ({ id: session.id, expiresAt: session.expiresAt });
 const detached = () => new AbortController().signal;
 
+/** The connection operations over one runtime; its closure holds no state, only the steps. */
 export function createConnectionControl(rt: Runtime, calls: CallControl) {
   const { backend, clock } = rt;
 

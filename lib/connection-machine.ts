@@ -82,6 +82,7 @@ export function whyNoCalls(state: ConnectionSlice): string | null {
 const refused = (state: ConnectionSlice): [ConnectionSlice, ConnectionEffect[]] => [state, []];
 const report = (error: StatusError | null): ConnectionEffect => ({ type: 'report', error });
 
+/** One case per event, each the arrows of the diagram above that the event may take. */
 export function transition(state: ConnectionSlice, event: ConnectionEvent): [ConnectionSlice, ConnectionEffect[]] {
   const { connection } = state;
   switch (event.type) {

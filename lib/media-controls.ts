@@ -55,6 +55,7 @@ function agreedTelephoneEvent(pc: RTCPeerConnection): boolean {
   return event.test(pc.currentRemoteDescription?.sdp ?? '') && event.test(pc.currentLocalDescription?.sdp ?? '');
 }
 
+/** Creates the media controls of one link; one closure for the mute wish, the DTMF queue and the audio element. */
 export function createMediaControls(options: MediaControlsOptions): MediaControls {
   let muted = false;
   let dtmfQueue: Promise<unknown> = Promise.resolve();

@@ -44,6 +44,10 @@ export interface Poller {
   readonly stopped: boolean;
 }
 
+/**
+ * Creates a poller. One closure: its timer, the read in flight and the back-off are one state; `tick` is
+ * one read from start to its next schedule.
+ */
 export function createPoller<T>(options: PollerOptions<T>): Poller {
   const interval = options.intervalMs ?? 1000;
   let timer: unknown;

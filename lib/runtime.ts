@@ -40,6 +40,10 @@ export type Runtime = ReturnType<typeof createRuntime>;
 /** How many past calls the helper remembers (for reconciliation and once-only milestones). */
 const RECENT_CALLS = 16;
 
+/**
+ * Creates the runtime. A factory whose closure is the runtime's state: each function in it is short, and
+ * the object it returns is everything the operations may touch.
+ */
 export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrowserInternals) {
   const backend: VoiceBackend = options.backend;
   const clock = internals.clock ?? systemClock;
