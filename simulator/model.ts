@@ -1,3 +1,5 @@
+import { TERMINAL_CALL_STATES, type BROWSER_CALL_STATES } from '../lib/types.js';
+
 /**
  * Wire shapes of the simulated voice service (spec 2.6, 4.7) and the simulator's own call facts.
  *
@@ -12,19 +14,14 @@
  * ```
  */
 
-export const BROWSER_CALL_STATES = [
-  'waiting_agent',
-  'dialing_recipient',
-  'connected',
-  'ending',
-  'ended',
-  'failed',
-  'outcome_unknown',
-] as const;
+/**
+ * A call state the simulator sets: one of the page library's list (lib/types.ts, the one place the states
+ * are written), never the open string a page must tolerate.
+ */
 export type BrowserCallState = (typeof BROWSER_CALL_STATES)[number];
 
 /** States after which neither leg runs: `busy` is false only here (spec 3.2). */
-export const TERMINAL_STATES: ReadonlySet<BrowserCallState> = new Set(['ended', 'failed']);
+export const TERMINAL_STATES: ReadonlySet<string> = TERMINAL_CALL_STATES;
 
 export interface Agent {
   id: string;
@@ -47,7 +44,11 @@ export interface BrowserSession {
   endedAt: string | null;
 }
 
-/** Temporary SIP registration and ICE configuration handed to the page (spec 2.6 `transport`). */
+/**
+ * Temporary SIP registration and ICE configuration handed to the page (spec 2.6 `transport`): the exact
+ * shape the service sends. lib/types.ts's `SessionTransport` is the page's tolerant reading of it;
+ * test/simulator/wire-shapes.test.ts checks that one is read by the other.
+ */
 export interface SessionTransport {
   websocketUrl: string;
   sipUri: string;
