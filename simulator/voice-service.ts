@@ -10,9 +10,10 @@ import { SipServer } from './sip-server.js';
 
 /**
  * The simulated service's browser-voice domain (spec 4.7): agents, sessions, calls, and the SIP registrar
- * they use. HTTP lives in rest.ts; this file knows nothing of requests. It holds the rules that span
- * resources (a busy agent gets no new session, a call is admitted only on a registered, idle session); each
- * resource's own rules live in agents.ts, browser-sessions.ts and browser-calls.ts.
+ * they use. It reads no request and writes no response (rest.ts does); a refusal is the error spec 2.2 and 7
+ * fix for it (contract/http-error.ts: status, code, message), which rest.ts answers as is. It holds the
+ * rules that span resources (a busy agent gets no new session, a call is admitted only on a registered,
+ * idle session); each resource's own rules live in agents.ts, browser-sessions.ts and browser-calls.ts.
  *
  * @remarks
  * Every resource records the API key that issued it (`owner`), and every lookup is scoped to the caller's
