@@ -6,14 +6,14 @@ import type { Runtime } from './runtime.js';
 import type { BrowserCall, CallInput } from './types.js';
 
 /**
- * The call operations of the helper: startCall(), hangup(), taking up a recovered call, and proving after
- * the session's end that no call of it runs. Each sends events to the runtime (runtime.ts) and reads its
- * state; the call machine (call-machine.ts) decides, including which INVITE is answered.
+ * startCall(): the input checked, one request per intent (a double click joins it; a retry after a lost
+ * answer repeats it with its key), and the answer sent to the runtime (runtime.ts) as a call event; the call
+ * machine (call-machine.ts) decides what follows. A definite refusal of the session is a connection event.
  */
 
 export type CallControl = ReturnType<typeof createCallControl>;
 
-/** The call operations over one runtime; its closure holds only the startCall() request in flight. */
+/** startCall() over one runtime; its closure holds only the request in flight. */
 export function createCallControl(rt: Runtime) {
   const { backend } = rt;
   let starting: { key: string; promise: Promise<BrowserCall> } | undefined;
@@ -58,8 +58,7 @@ export function createCallControl(rt: Runtime) {
     const session = rt.connectionState.session;
     if (noCalls !== null || !session) return rt.fail(new VoiceBrowserError('browser_session_unavailable', noCalls ?? 'no session'));
     const own = copyInput(input);
-    rt.setOrigin({ sessionId: session.id, startedAt: retry ? rt.origin?.startedAt : rt.clock.now() });
-    rt.call({ type: 'attempt_started', idempotencyKey: key, input: own });
+    rt.startCall({ sessionId: session.id, startedAt: retry ? rt.origin?.startedAt : rt.clock.now() }, { type: 'attempt_started', idempotencyKey: key, input: own });
     const promise = create(own, key, session.id).finally(() => {
       if (starting?.promise === promise) starting = undefined;
     });
@@ -67,58 +66,12 @@ export function createCallControl(rt: Runtime) {
     return promise;
   }
 
-  /** Asks the service to end the call; with no call id yet, as soon as one is known (spec 3.2: busy stays). */
-  function hangup(): Promise<void> {
-    const { attempt } = rt.callState;
-    if (attempt && attempt.phase !== 'admitted') {
-      // createCall in flight or its answer lost: hang up when the call is named, and refuse a held INVITE now.
-      rt.call({ type: 'hangup_deferred' });
-      return Promise.resolve();
-    }
-    return rt.hangupCall();
-  }
-
-  /**
-   * After the session ended (disconnect()): reads until the service proves that no call of this page runs,
-   * for at most `ms`. spec 3.2: ending the session is not that proof. A known call is read until a read
-   * says it is over. A lost request's call is looked for in the user's current session: named there, it is
-   * read until it ends; absent, none runs, and none can start on a session that ended.
-   * @returns true once proven; false when a read failed or the call still runs (busy stays true).
-   */
-  async function proveEnded(ms: number): Promise<boolean> {
-    if (!rt.callState.busy) return true;
-    if (rt.callState.attempt?.phase === 'outcome_unknown') {
-      const current = await backend.getCurrentSession({ signal: new AbortController().signal }).catch(() => undefined);
-      if (!current) return false;
-      const { call } = current;
-      if (!call || call.sessionId !== rt.origin?.sessionId || rt.seen(call.id)) {
-        rt.call({ type: 'attempt_abandoned' });
-        return true;
-      }
-      rt.call({ type: 'attempt_reconciled', call });
-    }
-    const { call, busy, attempt } = rt.callState;
-    if (!busy || !call || attempt?.phase === 'creating') return !busy;
-    rt.readCallNow(call.id);
-    return rt.waitForCallEnd(ms);
-  }
-
   return {
     startCall,
-    hangup,
-    proveEnded,
     /** A call is up whose audio this page holds (it may still be connecting): DTMF may go on it. */
     get answered(): boolean {
       const { call } = rt.callState;
       return !!call && !isTerminal(call) && rt.status().audio !== 'none';
-    },
-    /**
-     * A call found by recover(): shown and polled until its terminal read, never re-answered (spec 4.9).
-     * Its milestones carry no `sinceStartMs`: it did not start in this page.
-     */
-    adopt(call: BrowserCall, sessionId: string): void {
-      rt.setOrigin({ sessionId });
-      rt.call({ type: 'call_recovered', call });
     },
   };
 }

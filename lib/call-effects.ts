@@ -5,8 +5,7 @@ import type { Clock } from './clock.js';
 import { toVoiceError } from './errors.js';
 import type { Expectation } from './poller.js';
 import type { IncomingInvite, SipLink } from './sip-link.js';
-import type { StatusStore } from './status-store.js';
-import type { BrowserCall, VoiceBackend } from './types.js';
+import type { BrowserCall, VoiceBackend, VoiceBrowserStatus } from './types.js';
 
 /**
  * What the call machine's effects do (call-machine.ts decides them; the runtime hands them here in order):
@@ -18,7 +17,9 @@ import type { BrowserCall, VoiceBackend } from './types.js';
 export interface CallEffectsHost {
   backend: VoiceBackend;
   clock: Clock;
-  store: StatusStore;
+  /** Shows what no machine owns: the call's audio, and an error of a SIP action. */
+  show(patch: Partial<Pick<VoiceBrowserStatus, 'audio' | 'error'>>): void;
+  audio(): VoiceBrowserStatus['audio'];
   reads: CallReads;
   call(): CallSlice;
   dispatch(event: CallEvent): void;
@@ -33,12 +34,11 @@ export type CallEffects = ReturnType<typeof createCallEffects>;
 
 /** Creates the effects' runner; its closure holds the INVITEs and the one hangup request in flight. */
 export function createCallEffects(host: CallEffectsHost) {
-  const { backend, clock, store, reads } = host;
+  const { backend, clock, reads, show } = host;
   /** The INVITE the call machine is deciding on, and the one it holds until the call is named. */
   let received: IncomingInvite | undefined;
   let held: IncomingInvite | undefined;
   let hangingUp: Promise<void> | undefined;
-  const endWaiters = new Set<() => void>();
 
   function run(effect: CallEffect): void {
     switch (effect.type) {
@@ -49,7 +49,7 @@ export function createCallEffects(host: CallEffectsHost) {
       case 'stop_polling':
         return reads.stop();
       case 'hang_up':
-        void hangup().catch(() => undefined);
+        void hangupCall().catch(() => undefined);
         return;
       case 'call_ended':
         return ended(effect.call);
@@ -64,7 +64,7 @@ export function createCallEffects(host: CallEffectsHost) {
       case 'reject_held':
         return releaseHeld(effect.type === 'answer_held');
       case 'report':
-        return store.commit({ error: effect.error });
+        return show({ error: effect.error });
     }
   }
 
@@ -72,13 +72,8 @@ export function createCallEffects(host: CallEffectsHost) {
     host.timing('ended', call.id);
     // The service says both legs are down; make sure our half of the dialog is too.
     host.link()?.endSession();
-    if (store.get().audio !== 'none') store.commit({ audio: 'ended' });
-    wakeEndWaiters();
-  }
-
-  function wakeEndWaiters(): void {
-    for (const wake of endWaiters) wake();
-    endWaiters.clear();
+    if (host.audio() !== 'none') show({ audio: 'ended' });
+    reads.ended();
   }
 
   /** The change an answer or an in-dialog INFO/NOTIFY announces: the call leaves the state it had. */
@@ -89,7 +84,7 @@ export function createCallEffects(host: CallEffectsHost) {
 
   function answer(invite: IncomingInvite): void {
     host.timing('invite_received', invite.callId);
-    store.commit({ audio: 'connecting' });
+    show({ audio: 'connecting' });
     invite.accept().then(
       () => reads.pollNow(stateLeft()),
       (error: unknown) => {
@@ -97,7 +92,7 @@ export function createCallEffects(host: CallEffectsHost) {
         // its read says how the call ended; there is nothing for the user to reconnect.
         if (!invite.withdrawn) {
           // SIP.js has already declined the INVITE; the service will end the call and a read will show it.
-          store.commit({ error: toVoiceError(error, 'connection_failed', 'the call could not be answered in the browser').toStatus() });
+          show({ error: toVoiceError(error, 'connection_failed', 'the call could not be answered in the browser').toStatus() });
         }
         reads.pollNow(stateLeft());
       },
@@ -114,8 +109,19 @@ export function createCallEffects(host: CallEffectsHost) {
     else invite.reject();
   }
 
-  /** The hang_up effect and hangup() of a named call: one request at a time. */
+  /** hangup(): asks the service to end the call; with no call id yet, as soon as one is known (spec 3.2: busy stays). */
   function hangup(): Promise<void> {
+    const { attempt } = host.call();
+    if (attempt && attempt.phase !== 'admitted') {
+      // createCall in flight or its answer lost: hang up when the call is named, and refuse a held INVITE now.
+      host.dispatch({ type: 'hangup_deferred' });
+      return Promise.resolve();
+    }
+    return hangupCall();
+  }
+
+  /** The hang_up effect, and hangup() of a named call: one request at a time. */
+  function hangupCall(): Promise<void> {
     const call = host.call().call;
     if (hangingUp) return hangingUp;
     if (!call || isTerminal(call)) return Promise.resolve();
@@ -131,7 +137,7 @@ export function createCallEffects(host: CallEffectsHost) {
       // The service did not take the hangup: end our leg by SIP BYE, which ends the call too.
       host.link()?.endSession();
       const error = toVoiceError(cause, 'cleanup_unknown', 'the hangup request failed; call hangup() again');
-      store.commit({ error: error.toStatus() });
+      show({ error: error.toStatus() });
       throw error;
     } finally {
       reads.pollNow();
@@ -161,24 +167,8 @@ export function createCallEffects(host: CallEffectsHost) {
       const call = host.call().call;
       if (!callId || call?.id !== callId || isTerminal(call)) return;
       // Not an end (spec 3.2: only a read says so): the page is told its audio is gone, and what to do.
-      store.commit({ audio: 'ended', error: { code: 'connection_failed', message: "the call's audio path failed (ICE/DTLS); hang up and call again" } });
+      show({ audio: 'ended', error: { code: 'connection_failed', message: "the call's audio path failed (ICE/DTLS); hang up and call again" } });
       reads.pollNow();
     },
-    /** Resolves true once a terminal read came (or the reads stopped), false after `ms`. */
-    waitForEnd(ms: number): Promise<boolean> {
-      if (!host.call().busy) return Promise.resolve(true);
-      return new Promise((resolve) => {
-        const timer = clock.setTimeout(() => {
-          endWaiters.delete(wake);
-          resolve(false);
-        }, ms);
-        const wake = () => {
-          clock.clearTimeout(timer);
-          resolve(true);
-        };
-        endWaiters.add(wake);
-      });
-    },
-    wakeEndWaiters,
   };
 }

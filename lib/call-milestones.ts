@@ -1,4 +1,4 @@
-import type { StatusStore } from './status-store.js';
+import type { TimingEvent } from './types.js';
 
 /** The milestones of a call that `onTiming` reports. */
 export type CallMilestone = 'call_admitted' | 'invite_received' | 'media_connected' | 'connected' | 'ended';
@@ -8,7 +8,10 @@ export type CallMilestone = 'call_admitted' | 'invite_received' | 'media_connect
  * reported for each, once per call and milestone: reads and SIP events may both report the same moment.
  * Only the last `limit` calls are kept, so a page that makes thousands of calls does not grow.
  */
-export function createCallMilestones(store: StatusStore, limit: number) {
+/** Reports one milestone to `onTiming` (the status store's `timing`). */
+export type ReportTiming = (name: TimingEvent['name'], startedAt: number | undefined, callId: string) => void;
+
+export function createCallMilestones(timing: ReportTiming, limit: number) {
   const recent = new Map<string, Set<string>>();
   const remember = (callId: string): Set<string> => {
     let milestones = recent.get(callId);
@@ -29,7 +32,7 @@ export function createCallMilestones(store: StatusStore, limit: number) {
       const milestones = remember(callId);
       if (milestones.has(name)) return;
       milestones.add(name);
-      store.timing(name, startedAt, callId);
+      timing(name, startedAt, callId);
     },
   };
 }

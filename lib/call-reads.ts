@@ -29,9 +29,21 @@ export interface CallReads {
   reconcile(): void;
   /** Reads now instead of at the next tick (see `Poller.pollNow`). */
   pollNow(expect?: Expectation): void;
-  /** Whether a poller runs. */
-  readonly running: boolean;
+  /** Reads the call now, starting its poller again if it had stopped (a recovered call, reads that gave up). */
+  readNow(callId: string): void;
   stop(): void;
+  /** Resolves true once a read shows the call over (or the reads are stopped for good), false after `ms`. */
+  waitForEnd(ms: number): Promise<boolean>;
+  /** The call machine ended the call, or the reads stop for good: every wait resolves. */
+  ended(): void;
+  /**
+   * After the session ended (disconnect()): reads until the service proves that no call of this page runs,
+   * for at most `ms`. spec 3.2: ending the session is not that proof. A known call is read until a read
+   * says it is over. A lost request's call is looked for in the user's current session: named there, it is
+   * read until it ends; absent, none runs, and none can start on a session that ended.
+   * @returns true once proven; false when a read failed or the call still runs (busy stays true).
+   */
+  proveEnded(ms: number): Promise<boolean>;
 }
 
 /**
@@ -41,10 +53,11 @@ export interface CallReads {
  */
 export const RECONCILE_READS = 15;
 
-/** Creates the call's reads; its closure holds the one poller. */
+/** Creates the call's reads; its closure holds the one poller and who waits for the call's end. */
 export function createCallReads(host: CallReadsHost): CallReads {
   const { backend, clock, dispatch } = host;
   let poller: Poller | undefined;
+  const endWaiters = new Set<() => void>();
   const failed = (error: unknown) => dispatch({ type: 'read_failed', error: toVoiceError(error, 'network_error', 'reading the call failed; retrying').toStatus() });
   const unknownOutcome = () => host.call().attempt?.phase === 'outcome_unknown';
 
@@ -75,28 +88,72 @@ export function createCallReads(host: CallReadsHost): CallReads {
     });
   }
 
+  function poll(callId: string): void {
+    poller?.stop();
+    poller = createPoller({
+      clock,
+      read: (signal) => backend.getCall(callId, { signal }).then((r) => r.call),
+      isTerminal,
+      onRead: (call) => {
+        dispatch({ type: 'read_ok' });
+        dispatch({ type: 'call_read', call });
+      },
+      onError: failed,
+    });
+  }
+
+  function readNow(callId: string): void {
+    if (!poller || poller.stopped) poll(callId);
+    poller?.pollNow();
+  }
+
+  function waitForEnd(ms: number): Promise<boolean> {
+    if (!host.call().busy) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = clock.setTimeout(() => {
+        endWaiters.delete(wake);
+        resolve(false);
+      }, ms);
+      const wake = () => {
+        clock.clearTimeout(timer);
+        resolve(true);
+      };
+      endWaiters.add(wake);
+    });
+  }
+
+  async function proveEnded(ms: number): Promise<boolean> {
+    if (!host.call().busy) return true;
+    if (unknownOutcome()) {
+      const current = await backend.getCurrentSession({ signal: new AbortController().signal }).catch(() => undefined);
+      if (!current) return false;
+      const { call } = current;
+      if (!call || call.sessionId !== host.sessionId() || host.seen(call.id)) {
+        dispatch({ type: 'attempt_abandoned' });
+        return true;
+      }
+      dispatch({ type: 'attempt_reconciled', call });
+    }
+    const { call, busy, attempt } = host.call();
+    if (!busy || !call || attempt?.phase === 'creating') return !busy;
+    readNow(call.id);
+    return waitForEnd(ms);
+  }
+
   return {
-    poll(callId) {
-      poller?.stop();
-      poller = createPoller({
-        clock,
-        read: (signal) => backend.getCall(callId, { signal }).then((r) => r.call),
-        isTerminal,
-        onRead: (call) => {
-          dispatch({ type: 'read_ok' });
-          dispatch({ type: 'call_read', call });
-        },
-        onError: failed,
-      });
-    },
+    poll,
     reconcile,
     pollNow: (expect) => poller?.pollNow(expect),
-    get running() {
-      return !!poller && !poller.stopped;
-    },
+    readNow,
     stop() {
       poller?.stop();
       poller = undefined;
     },
+    waitForEnd,
+    ended() {
+      for (const wake of endWaiters) wake();
+      endWaiters.clear();
+    },
+    proveEnded,
   };
 }

@@ -1,4 +1,3 @@
-import type { CallControl } from './call-control.js';
 import { toVoiceError, VoiceBrowserError } from './errors.js';
 import type { Runtime } from './runtime.js';
 import type { BrowserCall, BrowserSession, VoiceBrowserStatus } from './types.js';
@@ -21,7 +20,7 @@ const sessionView = (session: BrowserSession) => ({ id: session.id, expiresAt: s
 const detached = () => new AbortController().signal;
 
 /** The connection operations over one runtime; its closure holds no state, only the steps. */
-export function createConnectionControl(rt: Runtime, calls: CallControl) {
+export function createConnectionControl(rt: Runtime) {
   const { backend, clock } = rt;
 
   /** A new session and its registered link; a session whose registration fails is ended again. */
@@ -77,7 +76,7 @@ export function createConnectionControl(rt: Runtime, calls: CallControl) {
   /** Hangs up and waits for the call's end: a lost request first gets a few seconds of reads to find its call. */
   async function endCall(): Promise<VoiceBrowserError | undefined> {
     let failure: VoiceBrowserError | undefined;
-    await calls.hangup().catch((error: unknown) => (failure = toVoiceError(error, 'cleanup_unknown', 'hangup failed')));
+    await rt.hangup().catch((error: unknown) => (failure = toVoiceError(error, 'cleanup_unknown', 'hangup failed')));
     if (rt.callState.attempt?.phase === 'outcome_unknown') await rt.waitForCallEnd(UNKNOWN_WAIT_MS);
     if (rt.callState.busy && rt.callState.attempt?.phase !== 'outcome_unknown') await rt.waitForCallEnd(END_WAIT_MS);
     return failure;
@@ -99,7 +98,7 @@ export function createConnectionControl(rt: Runtime, calls: CallControl) {
     await rt.closeLink();
     const endFailure = await endSession(sessionId);
     // spec 3.2: ending the session is no proof that its call stopped; only a read after the end is.
-    const proven = endFailure ? !rt.callState.busy : await calls.proveEnded(PROOF_WAIT_MS);
+    const proven = endFailure ? !rt.callState.busy : await rt.proveCallEnded(PROOF_WAIT_MS);
     rt.stopCall();
     rt.endLifetime();
     const failure =
@@ -119,7 +118,7 @@ export function createConnectionControl(rt: Runtime, calls: CallControl) {
     }
     if (!found.session) return rt.status();
     rt.connection({ type: 'recovered', session: sessionView(found.session) });
-    if (found.call && found.call.sessionId === found.session.id) calls.adopt(found.call, found.session.id);
+    if (found.call && found.call.sessionId === found.session.id) rt.recoverCall(found.call, found.session.id);
     return rt.status();
   }
 

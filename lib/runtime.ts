@@ -8,7 +8,7 @@ import type { VoiceBrowserError } from './errors.js';
 import { createExpiryTimer } from './expiry-timer.js';
 import type { SipEvents, SipLink, SipLinkOptions } from './sip-link.js';
 import { createStatusStore } from './status-store.js';
-import type { SessionTransport, VoiceBackend, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
+import type { BrowserCall, SessionTransport, VoiceBackend, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
 
 /**
  * The helper's runtime: the one owner of the status store and of both machines' states. Every change is an
@@ -56,7 +56,7 @@ export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrow
   /** The link whose events count; events of an older link (before a renewal) are ignored. */
   let linkToken: object | undefined;
   let origin: CallOrigin | undefined;
-  const milestones = createCallMilestones(store, RECENT_CALLS);
+  const milestones = createCallMilestones(store.timing, RECENT_CALLS);
   const callTiming = (name: CallMilestone, callId: string | undefined) => milestones.report(name, callId, origin?.startedAt);
   const expiry = createExpiryTimer(clock, () =>
     connection({ type: 'session_expired', error: { code: 'browser_session_unavailable', message: 'the session expired; renew() it while idle to take calls again' } }),
@@ -65,8 +65,9 @@ export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrow
   const effects = createCallEffects({
     backend,
     clock,
-    store,
     reads,
+    show: (patch) => store.commit(patch),
+    audio: () => store.get().audio,
     call: () => callSlice,
     dispatch: (event) => call(event),
     link: () => link,
@@ -178,21 +179,24 @@ export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrow
     get origin(): CallOrigin | undefined {
       return origin;
     },
-    setOrigin(next: CallOrigin): void {
+    /** A call starts on `sessionId` (startCall(); a retry keeps the first start's time). */
+    startCall(next: CallOrigin, event: Extract<CallEvent, { type: 'attempt_started' }>): void {
       origin = next;
+      call(event);
     },
-    seen: milestones.seen,
-    hangupCall: effects.hangup,
-    /** Reads the call now, starting its poller again if it had stopped (a recovered call, reads that gave up). */
-    readCallNow(callId: string): void {
-      if (!reads.running) reads.poll(callId);
-      reads.pollNow();
+    /** A call recover() found: shown and polled, its milestones untimed (it did not start in this page). */
+    recoverCall(found: BrowserCall, sessionId: string): void {
+      origin = { sessionId };
+      call({ type: 'call_recovered', call: found });
     },
-    waitForCallEnd: effects.waitForEnd,
+    /** Asks the service to end the call; with no call id yet, as soon as one is known (spec 3.2: busy stays). */
+    hangup: effects.hangup,
+    waitForCallEnd: reads.waitForEnd,
+    proveCallEnded: reads.proveEnded,
     /** disconnect() is done with the call: no read or timer of it is left, a held INVITE is refused. */
     stopCall(): void {
       call({ type: 'reads_stopped' });
-      effects.wakeEndWaiters();
+      reads.ended();
     },
   };
 }

@@ -75,7 +75,7 @@ export function createVoiceBrowser(options: VoiceBrowserOptions): VoiceBrowser {
 export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: VoiceBrowserInternals): VoiceBrowser {
   const rt = createRuntime(options, internals);
   const calls = createCallControl(rt);
-  const lines = createConnectionControl(rt, calls);
+  const lines = createConnectionControl(rt);
   const connection = () => rt.connectionState.connection;
   /** The operation of each kind in flight: a second call joins it. */
   let connecting: Promise<void> | undefined;
@@ -120,7 +120,7 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
       return disconnecting;
     },
     startCall: calls.startCall,
-    hangup: calls.hangup,
+    hangup: rt.hangup,
     mute(muted) {
       try {
         rt.show({ muted: setMuted(rt.link, muted) });
