@@ -3,32 +3,75 @@ import type { VoiceBrowserStatus } from '../../lib/index.js';
 import { callButtonLabel, canCall, canHangUp, isCleanupOnly } from '../labels.js';
 import { FROM_NUMBERS, TEST_NUMBERS } from '../test-numbers.js';
 
+/** Props of {@link Dialer}. */
 export interface DialerProps {
   status: VoiceBrowserStatus;
   onCall(from: string, to: string): void;
   onHangUp(): void;
 }
 
-/** From and to numbers, Call and Hang up; after a reload only Hang up for the recovered call (spec 4.9). */
-export function Dialer({ status, onCall, onHangUp }: DialerProps) {
-  const [from, setFrom] = useState(FROM_NUMBERS[0]?.number ?? '');
-  const [to, setTo] = useState('+12025550100');
-  const hangUp = (
+/** Hang up, enabled while there is a call or session to end. */
+function HangUpButton({ status, onHangUp }: Pick<DialerProps, 'status' | 'onHangUp'>) {
+  return (
     <button type="button" class="secondary" onClick={onHangUp} disabled={!canHangUp(status)}>
       Hang up
     </button>
   );
-  if (isCleanupOnly(status)) {
-    return (
-      <section aria-label="Recovered call">
-        <p>
-          A session from before the reload is still open{status.call ? ', with its call' : ''}. Audio is not restored (spec 4.9): hang up and end the
-          session, then connect again.
-        </p>
-        <div class="row">{hangUp}</div>
-      </section>
-    );
-  }
+}
+
+/** After a reload: the leftover session (and call) can only be hung up, since its audio is gone (spec 4.9). */
+function RecoveredCall({ status, onHangUp }: Pick<DialerProps, 'status' | 'onHangUp'>) {
+  return (
+    <section aria-label="Recovered call">
+      <p>
+        A session from before the reload is still open{status.call ? ', with its call' : ''}. Audio is not restored (spec 4.9): hang up and end the
+        session, then connect again.
+      </p>
+      <div class="row">
+        <HangUpButton status={status} onHangUp={onHangUp} />
+      </div>
+    </section>
+  );
+}
+
+/** The caller-id picker, over the numbers this account may call from. */
+function FromNumber({ value, onChange }: { value: string; onChange(number: string): void }) {
+  return (
+    <label>
+      From number
+      <select value={value} onChange={(event) => onChange(event.currentTarget.value)}>
+        {FROM_NUMBERS.map(({ number, label }) => (
+          <option key={number} value={number}>
+            {number} ({label})
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** The number to call, typed or picked from the simulator's test numbers. */
+function ToNumber({ value, onChange }: { value: string; onChange(number: string): void }) {
+  return (
+    <>
+      <label>
+        Number to call
+        <input value={value} onInput={(event) => onChange(event.currentTarget.value)} inputMode="tel" list="test-numbers" />
+      </label>
+      <datalist id="test-numbers">
+        {TEST_NUMBERS.map(({ number, behaviour }) => (
+          <option key={number} value={number} label={behaviour} />
+        ))}
+      </datalist>
+    </>
+  );
+}
+
+/** From and to numbers, Call and Hang up; after a reload only Hang up for the recovered call (spec 4.9). */
+export function Dialer({ status, onCall, onHangUp }: DialerProps) {
+  const [from, setFrom] = useState(FROM_NUMBERS[0]?.number ?? '');
+  const [to, setTo] = useState('+12025550100');
+  if (isCleanupOnly(status)) return <RecoveredCall status={status} onHangUp={onHangUp} />;
   return (
     <section aria-label="Dialer">
       <form
@@ -37,30 +80,13 @@ export function Dialer({ status, onCall, onHangUp }: DialerProps) {
           onCall(from.trim(), to.trim());
         }}
       >
-        <label>
-          From number
-          <select value={from} onChange={(event) => setFrom(event.currentTarget.value)}>
-            {FROM_NUMBERS.map(({ number, label }) => (
-              <option key={number} value={number}>
-                {number} ({label})
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Number to call
-          <input value={to} onInput={(event) => setTo(event.currentTarget.value)} inputMode="tel" list="test-numbers" />
-        </label>
-        <datalist id="test-numbers">
-          {TEST_NUMBERS.map(({ number, behaviour }) => (
-            <option key={number} value={number} label={behaviour} />
-          ))}
-        </datalist>
+        <FromNumber value={from} onChange={setFrom} />
+        <ToNumber value={to} onChange={setTo} />
         <div class="row">
           <button type="submit" disabled={!canCall(status)}>
             {callButtonLabel(status)}
           </button>
-          {hangUp}
+          <HangUpButton status={status} onHangUp={onHangUp} />
         </div>
       </form>
     </section>

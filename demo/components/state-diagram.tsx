@@ -1,3 +1,7 @@
+import { BROWSER_CALL_STATES, CONNECTION_STATES, type VoiceBrowserStatus } from '../../lib/index.js';
+import type { StatePaths } from '../models/state-paths.js';
+
+/** Props of {@link StateDiagram}. */
 export interface StateDiagramProps {
   /** Accessible name, e.g. "Call states". */
   label: string;
@@ -27,5 +31,15 @@ export function StateDiagram({ label, states, current, path }: StateDiagramProps
       </ol>
       <p class="path">Path: {path.length > 0 ? path.join(' → ') : '—'}</p>
     </figure>
+  );
+}
+
+/** The connection's and the current call's live diagrams, side by side. */
+export function StateDiagrams({ status, paths }: { status: VoiceBrowserStatus; paths: StatePaths }) {
+  return (
+    <section aria-label="State diagrams">
+      <StateDiagram label="Connection states" states={CONNECTION_STATES} current={status.connection} path={paths.connection} />
+      <StateDiagram label="Call states" states={BROWSER_CALL_STATES} current={status.call?.state ?? null} path={paths.call} />
+    </section>
   );
 }

@@ -1,10 +1,13 @@
+import type { RefObject } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { emptyPaths, trackPaths, type StatePaths } from './state-paths.js';
+import { createAct, errorMessage, voiceActions, type VoiceActions } from './voice-actions.js';
 import { logEvent } from '../labels.js';
 import { createFetchBackend, createVoiceBrowser, type TimingEvent, type VoiceBrowser, type VoiceBrowserStatus } from '../../lib/index.js';
 
 /**
- * The demo's model: one helper per logged-in page, its status as state, and the actions the buttons call.
+ * The demo's model: one helper per logged-in page, its status as state, and the actions the buttons call
+ * (`voice-actions.ts`).
  *
  * @remarks
  * spec 4.9: a helper's `audioDevices` are fixed for its life. A device picked while connected applies at the
@@ -12,12 +15,14 @@ import { createFetchBackend, createVoiceBrowser, type TimingEvent, type VoiceBro
  * disconnected). On load the helper runs recover(), so a reload during a call shows that call for cleanup.
  */
 
+/** The devices picked for the helper; absent is the system default. */
 export interface AudioDevices {
   microphoneId?: string;
   speakerId?: string;
 }
 
-export interface VoiceModel {
+/** What {@link useVoice} gives the page: the helper's state and the buttons' actions. */
+export interface VoiceModel extends VoiceActions {
   /** Where the call's audio plays: made here so every helper gets it from its start; the page mounts it. */
   audio: HTMLAudioElement;
   status: VoiceBrowserStatus;
@@ -32,18 +37,49 @@ export interface VoiceModel {
   devicesPending: boolean;
   /** The last action's failure, when the action itself threw (the status also carries it). */
   actionError: string | null;
-  connect(): void;
-  disconnect(): void;
-  renew(): void;
-  call(from: string, to: string): void;
-  hangup(): void;
-  toggleMute(): void;
-  sendDigit(digit: string): void;
-  resumeAudio(): void;
+}
+
+/** The current helper and the devices it was built with. */
+type Held = { voice: VoiceBrowser; devices: AudioDevices };
+
+/** Where a current helper's reports go. */
+interface HelperListener {
+  status(next: VoiceBrowserStatus): void;
+  timing(event: TimingEvent): void;
 }
 
 const sameDevices = (a: AudioDevices, b: AudioDevices) => (a.microphoneId || '') === (b.microphoneId || '') && (a.speakerId || '') === (b.speakerId || '');
 
+/** Builds a helper on `chosen` devices, playing into `audio`, and makes it the one `slot` holds. */
+function buildHelper(chosen: AudioDevices, audio: HTMLAudioElement, slot: RefObject<Held | null>, listener: HelperListener): Held {
+  const audioDevices = { ...(chosen.microphoneId ? { microphoneId: chosen.microphoneId } : {}), ...(chosen.speakerId ? { speakerId: chosen.speakerId } : {}) };
+  const voice: VoiceBrowser = createVoiceBrowser({
+    backend: createFetchBackend(),
+    remoteAudio: audio,
+    audioDevices,
+    // A replaced helper is idle and disconnected; should it still speak, the page no longer listens.
+    onStatus: (next) => {
+      if (slot.current?.voice !== voice) return;
+      listener.status(next);
+    },
+    onTiming: (event) => slot.current?.voice === voice && listener.timing(event),
+  });
+  slot.current = { voice, devices: { ...chosen } };
+  return slot.current;
+}
+
+/** spec 4.9: after a reload, a leftover session and call come back for cleanup only; leaving the page disconnects. */
+function useRecovery(helper: () => VoiceBrowser, setActionError: (message: string) => void, setRecovering: (recovering: boolean) => void): void {
+  useEffect(() => {
+    helper()
+      .recover()
+      .catch((error: unknown) => setActionError(errorMessage(error)))
+      .finally(() => setRecovering(false));
+    return () => void helper().disconnect().catch(() => undefined);
+  }, []);
+}
+
+/** The voice model over one helper per page, on the `devices` picked (see the file comment). */
 export function useVoice(devices: AudioDevices): VoiceModel {
   const [status, setStatus] = useState<VoiceBrowserStatus | null>(null);
   const [timings, setTimings] = useState<TimingEvent[]>([]);
@@ -51,37 +87,20 @@ export function useVoice(devices: AudioDevices): VoiceModel {
   const [digitsSent, setDigitsSent] = useState('');
   const [actionError, setActionError] = useState<string | null>(null);
   const [recovering, setRecovering] = useState(true);
-  const current = useRef<{ voice: VoiceBrowser; devices: AudioDevices } | null>(null);
+  const current = useRef<Held | null>(null);
   const [audio] = useState(() => Object.assign(document.createElement('audio'), { autoplay: true }));
 
-  const build = (chosen: AudioDevices): { voice: VoiceBrowser; devices: AudioDevices } => {
-    const audioDevices = { ...(chosen.microphoneId ? { microphoneId: chosen.microphoneId } : {}), ...(chosen.speakerId ? { speakerId: chosen.speakerId } : {}) };
-    const voice: VoiceBrowser = createVoiceBrowser({
-      backend: createFetchBackend(),
-      remoteAudio: audio,
-      audioDevices,
-      // A replaced helper is idle and disconnected; should it still speak, the page no longer listens.
-      onStatus: (next) => {
-        if (current.current?.voice !== voice) return;
-        setStatus(next);
-        setPaths((taken) => trackPaths(taken, next));
-      },
-      onTiming: (event) => current.current?.voice === voice && setTimings((list) => logEvent(list, event)),
-    });
-    current.current = { voice, devices: { ...chosen } };
-    return current.current;
+  const listener: HelperListener = {
+    status: (next) => {
+      setStatus(next);
+      setPaths((taken) => trackPaths(taken, next));
+    },
+    timing: (event) => setTimings((list) => logEvent(list, event)),
   };
+  const build = (chosen: AudioDevices): Held => buildHelper(chosen, audio, current, listener);
   const held = current.current ?? build(devices);
   const helper = () => (current.current ?? held).voice;
-
-  useEffect(() => {
-    // spec 4.9: after a reload, a leftover session and call come back for cleanup only.
-    helper()
-      .recover()
-      .catch((error: unknown) => setActionError(error instanceof Error ? error.message : String(error)))
-      .finally(() => setRecovering(false));
-    return () => void helper().disconnect().catch(() => undefined);
-  }, []);
+  useRecovery(helper, setActionError, setRecovering);
 
   const callId = status?.call?.id;
   useEffect(() => setDigitsSent(''), [callId]);
@@ -89,41 +108,9 @@ export function useVoice(devices: AudioDevices): VoiceModel {
   const devicesPending = !sameDevices(held.devices, devices);
 
   return useMemo(() => {
-    const act = (run: () => Promise<unknown>) => {
-      setActionError(null);
-      run().catch((error: unknown) => setActionError(error instanceof Error ? error.message : String(error)));
-    };
     const voice = helper();
-    return {
-      audio,
-      status: status ?? voice.status(),
-      paths,
-      timings,
-      digitsSent,
-      recovering,
-      devicesPending,
-      actionError,
-      connect: () =>
-        act(() => {
-          const idle = voice.status().connection === 'disconnected' && !voice.status().session;
-          return (devicesPending && idle ? build(devices).voice : voice).connect();
-        }),
-      disconnect: () => act(() => voice.disconnect()),
-      renew: () => act(() => voice.renew()),
-      call: (from, to) => {
-        const attempt = voice.status().attempt;
-        // After a lost answer the same attempt is retried with its key, never a new one (spec 7).
-        const key = attempt?.phase === 'outcome_unknown' ? attempt.idempotencyKey : crypto.randomUUID();
-        act(() => voice.startCall({ from, to }, { idempotencyKey: key }));
-      },
-      hangup: () => act(() => voice.hangup()),
-      toggleMute: () => act(async () => voice.mute(!voice.status().muted)),
-      sendDigit: (digit) =>
-        act(async () => {
-          await voice.sendDtmf(digit);
-          setDigitsSent((sent) => sent + digit);
-        }),
-      resumeAudio: () => act(() => voice.resumeAudio()),
-    };
+    const act = createAct(setActionError);
+    const actions = voiceActions(voice, { act, devicesPending, rebuild: () => build(devices).voice, addDigit: (digit) => setDigitsSent((sent) => sent + digit) });
+    return { audio, status: status ?? voice.status(), paths, timings, digitsSent, recovering, devicesPending, actionError, ...actions };
   }, [status, paths, timings, digitsSent, recovering, devicesPending, actionError, devices.microphoneId, devices.speakerId]);
 }

@@ -1,0 +1,35 @@
+import { useEffect } from 'preact/hooks';
+import { useCallTimer } from './use-call-timer.js';
+import { useDevices, type DevicesModel } from './use-devices.js';
+import { useVoice, type VoiceModel } from './use-voice.js';
+
+/** The phone's model: the devices, the voice helper on the picked devices, and the current call's timer. */
+
+/** What {@link usePhone} returns. */
+export interface PhoneModel {
+  devices: DevicesModel;
+  voice: VoiceModel;
+  /** Seconds the current call has been connected, or null (see `use-call-timer.ts`). */
+  callSeconds: number | null;
+}
+
+/**
+ * The models the phone page runs, wired together.
+ *
+ * @remarks
+ * Device names appear once the page has used the microphone, so the devices are listed again when a call's
+ * audio starts.
+ */
+export function usePhone(): PhoneModel {
+  const devices = useDevices();
+  const voice = useVoice({ microphoneId: devices.microphoneId, speakerId: devices.speakerId });
+  const callSeconds = useCallTimer(voice.status);
+
+  const refreshDevices = devices.refresh;
+  const audioState = voice.status.audio;
+  useEffect(() => {
+    if (audioState === 'playing') refreshDevices();
+  }, [audioState, refreshDevices]);
+
+  return { devices, voice, callSeconds };
+}

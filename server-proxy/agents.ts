@@ -1,0 +1,35 @@
+import { HttpError } from '../contract/http-error.js';
+import type { Relay } from './relay.js';
+import { agentName, type ProxyUser } from './subject.js';
+import type { Upstream } from './upstream.js';
+
+/** The user's webrtc agent at the service, which every browser session of theirs runs under (spec 4.7). */
+
+/** What {@link createAgents} returns. */
+export interface Agents {
+  /** Makes sure `subject`'s agent exists, creating it on the first press; throws the page's error when it cannot. */
+  ensure(user: ProxyUser, subject: string): Promise<void>;
+  /** The cached agent may be gone (service reset, agent removed): the next press looks it up again. */
+  forget(subject: string): boolean;
+}
+
+/** The user's webrtc agent, created once per subject (spec 4.7: `409 agent_exists` means list agents to find it). */
+export function createAgents(upstream: Upstream, ensureOk: Relay['ensureOk']): Agents {
+  const known = new Set<string>();
+  return {
+    async ensure(user: ProxyUser, subject: string): Promise<void> {
+      if (known.has(subject)) return;
+      const created = await upstream({ method: 'POST', path: '/agents', body: { name: agentName(user, subject), type: 'webrtc', externalSubject: subject } });
+      let id = (created.body as { id?: string } | undefined)?.id;
+      if (created.status === 409) {
+        const listed = ensureOk(await upstream({ method: 'GET', path: '/agents', query: { externalSubject: subject } }));
+        id = (listed.body as { agents?: Array<{ id: string; externalSubject: string }> }).agents?.find((a) => a.externalSubject === subject)?.id;
+      } else {
+        ensureOk(created);
+      }
+      if (!id) throw new HttpError(502, 'upstream_invalid_response', 'the voice service did not return the agent');
+      known.add(subject);
+    },
+    forget: (subject: string) => known.delete(subject),
+  };
+}

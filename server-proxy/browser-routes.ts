@@ -1,0 +1,94 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Context, Hono } from 'hono';
+import { callInput, emptyInput, parseIdempotencyKey, parseInput, readJsonBody } from '../contract/voice-input.js';
+import type { Agents } from './agents.js';
+import type { createOwnership } from './ownership.js';
+import type { Relay } from './relay.js';
+import type { SessionCleanup } from './session-cleanup.js';
+import type { ProxyUser } from './subject.js';
+import type { Upstream } from './upstream.js';
+
+/**
+ * The six browser operations the proxy forwards (DESIGN.md, browser-facing routes), one named handler each,
+ * every one only for the logged-in user's own resources. The middleware in `proxy.ts` has set the user.
+ */
+
+/** The proxy's Hono environment: the logged-in user and their subject, set before any route runs. */
+export type ProxyEnv = { Variables: { subject: string; user: ProxyUser } };
+
+type ProxyContext = Context<ProxyEnv>;
+
+/** What the handlers work through: one proxy's upstream, relay, ownership checks, agents and cleanup. */
+export interface ProxyParts {
+  upstream: Upstream;
+  relay: Relay['relay'];
+  ownSession: ReturnType<typeof createOwnership>['ownSession'];
+  ownCall: ReturnType<typeof createOwnership>['ownCall'];
+  agents: Agents;
+  cleanup: SessionCleanup;
+}
+
+/** `POST /browser-sessions`: the user's agent, then a new session for it. */
+async function createSession({ upstream, relay, agents, cleanup }: ProxyParts, c: ProxyContext): Promise<Response> {
+  parseInput(emptyInput, await readJsonBody(c.req.raw));
+  await agents.ensure(c.get('user'), c.get('subject'));
+  // A session is cheap and supersedes an idle older one, so each press gets a fresh key; should its answer
+  // be lost, the session it may have made is ended (session-cleanup.ts), since no page holds it.
+  const response = await upstream({ method: 'POST', path: '/browser-sessions', body: { externalSubject: c.get('subject') }, idempotencyKey: randomUUID() }).catch(
+    (error: unknown) => cleanup.afterLostCreate(error, c.get('subject')),
+  );
+  if (response.status >= 400) agents.forget(c.get('subject'));
+  return relay(response);
+}
+
+/** `GET /browser-sessions`: the user's current session and call. */
+async function readCurrent({ upstream, relay }: ProxyParts, c: ProxyContext): Promise<Response> {
+  return relay(await upstream({ method: 'GET', path: '/browser-sessions', query: { externalSubject: c.get('subject') } }));
+}
+
+/** `GET /browser-sessions/:id`: one of the user's sessions. */
+async function readSession({ relay, ownSession }: ProxyParts, c: ProxyContext, id: string): Promise<Response> {
+  return relay(await ownSession(c.get('subject'), id));
+}
+
+/** `DELETE /browser-sessions/:id`: ends one of the user's sessions. */
+async function endSession({ upstream, relay, ownSession }: ProxyParts, c: ProxyContext, id: string): Promise<Response> {
+  parseInput(emptyInput, await readJsonBody(c.req.raw));
+  await ownSession(c.get('subject'), id);
+  return relay(await upstream({ method: 'DELETE', path: `/browser-sessions/${id}`, body: {}, lostCode: 'cleanup_unknown' }));
+}
+
+/** `POST /browser-calls`: a call from one of the user's sessions, under the page's idempotency key. */
+async function startCall({ upstream, relay, ownSession }: ProxyParts, c: ProxyContext): Promise<Response> {
+  const key = parseIdempotencyKey(c.req.header('idempotency-key'));
+  const input = parseInput(callInput, await readJsonBody(c.req.raw));
+  // The session must be the caller's (and a well-formed id) before anything is asked to call.
+  await ownSession(c.get('subject'), input.sessionId);
+  // One key serves every user, so two users' keys must not meet: the upstream key is derived from both.
+  const upstreamKey = createHash('sha256').update(`${c.get('subject')}\n${key}`).digest('base64url');
+  // spec 7: a lost answer is `504 call_outcome_unknown`, never a 4xx, so the page keeps its key and retries.
+  return relay(await upstream({ method: 'POST', path: '/browser-calls', body: input, idempotencyKey: upstreamKey, lostCode: 'call_outcome_unknown' }));
+}
+
+/** `GET /browser-calls/:id`: one of the user's calls. */
+async function readCall({ relay, ownCall }: ProxyParts, c: ProxyContext, id: string): Promise<Response> {
+  return relay(await ownCall(c.get('subject'), id));
+}
+
+/** `POST /browser-calls/:id/hangup`: hangs up one of the user's calls. */
+async function hangUpCall({ upstream, relay, ownCall }: ProxyParts, c: ProxyContext, id: string): Promise<Response> {
+  parseInput(emptyInput, await readJsonBody(c.req.raw));
+  await ownCall(c.get('subject'), id);
+  return relay(await upstream({ method: 'POST', path: `/browser-calls/${id}/hangup`, body: {}, lostCode: 'cleanup_unknown' }));
+}
+
+/** Adds the six browser routes to `app`, each answered by its handler over `parts`. */
+export function mountBrowserRoutes(app: Hono<ProxyEnv>, parts: ProxyParts): void {
+  app.post('/browser-sessions', (c) => createSession(parts, c));
+  app.get('/browser-sessions', (c) => readCurrent(parts, c));
+  app.get('/browser-sessions/:id', (c) => readSession(parts, c, c.req.param('id')));
+  app.delete('/browser-sessions/:id', (c) => endSession(parts, c, c.req.param('id')));
+  app.post('/browser-calls', (c) => startCall(parts, c));
+  app.get('/browser-calls/:id', (c) => readCall(parts, c, c.req.param('id')));
+  app.post('/browser-calls/:id/hangup', (c) => hangUpCall(parts, c, c.req.param('id')));
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { createAct, voiceActions, type ActionContext } from '../../demo/models/voice-actions.js';
+import type { VoiceBrowser, VoiceBrowserStatus } from '../../lib/index.js';
+
+const disconnected: VoiceBrowserStatus = { connection: 'disconnected', session: null, call: null, attempt: null, busy: false, audio: 'none', muted: false, error: null };
+const lost = { idempotencyKey: 'k_lost', input: { from: '+12025550199', to: '+12025550100' }, phase: 'outcome_unknown' as const };
+
+/** A helper that records what the page asked of it, named so the test can tell two helpers apart. */
+function fakeHelper(name: string, status: VoiceBrowserStatus, asked: string[]): VoiceBrowser {
+  const helper: Partial<VoiceBrowser> = {
+    status: () => status,
+    connect: async () => void asked.push(`${name}.connect`),
+    startCall: async (input, { idempotencyKey }) => {
+      asked.push(`${name}.startCall ${input.to} ${idempotencyKey}`);
+      throw new Error('no call today');
+    },
+    sendDtmf: async (digit) => void asked.push(`${name}.sendDtmf ${digit}`),
+  };
+  return helper as VoiceBrowser;
+}
+
+/** Waits until the actions started so far have settled. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+function context(overrides: Partial<ActionContext>, asked: string[]): ActionContext {
+  return { act: (run) => void run().catch(() => undefined), devicesPending: false, rebuild: () => fakeHelper('fresh', disconnected, asked), addDigit: () => undefined, ...overrides };
+}
+
+describe('the demo voice actions', () => {
+  it('connects on a fresh helper when new devices are picked and nothing is open, else on the same one', async () => {
+    const asked: string[] = [];
+    voiceActions(fakeHelper('old', disconnected, asked), context({ devicesPending: true }, asked)).connect();
+    voiceActions(fakeHelper('old', { ...disconnected, connection: 'ready' }, asked), context({ devicesPending: true }, asked)).connect();
+    voiceActions(fakeHelper('old', disconnected, asked), context({}, asked)).connect();
+    await settle();
+    expect(asked).toEqual(['fresh.connect', 'old.connect', 'old.connect']);
+  });
+
+  it('retries a call whose answer was lost under the same key (spec 7)', async () => {
+    const asked: string[] = [];
+    voiceActions(fakeHelper('old', { ...disconnected, attempt: lost }, asked), context({}, asked)).call('+12025550199', '+12025550100');
+    await settle();
+    expect(asked).toEqual(['old.startCall +12025550100 k_lost']);
+  });
+
+  it('adds a digit to those shown only once it was sent', async () => {
+    const asked: string[] = [];
+    const digits: string[] = [];
+    voiceActions(fakeHelper('old', disconnected, asked), context({ addDigit: (digit) => digits.push(digit) }, asked)).sendDigit('5');
+    expect(digits).toEqual([]);
+    await settle();
+    expect(digits).toEqual(['5']);
+  });
+
+  it("keeps an action's failure as its message, cleared when the next action starts", async () => {
+    const errors: Array<string | null> = [];
+    const act = createAct((message) => errors.push(message));
+    act(() => Promise.reject(new Error('refused')));
+    await settle();
+    act(() => Promise.resolve());
+    await settle();
+    expect(errors).toEqual([null, 'refused', null]);
+  });
+});
