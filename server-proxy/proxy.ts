@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { getPath } from 'hono/utils/url';
 import { createAgents } from './agents.js';
 import { mountBrowserRoutes, type ProxyEnv } from './browser-routes.js';
 import { refuseCrossSite } from './cross-site.js';
@@ -63,6 +64,20 @@ export type VoiceProxy = ((request: Request) => Promise<Response>) & {
   revokeSessions(user: ProxyUser): Promise<void>;
 };
 
+/** The first segment of a route: where the path a mount prefix may precede begins. */
+const ROUTE_START = /\/browser-(?:sessions|calls)(?=\/|$)/;
+
+/**
+ * The route part of a request's path, whatever prefix the handler is mounted under: `/voice/browser-calls/x`,
+ * `/api/phone/browser-calls/x` and `/browser-calls/x` (Express's `app.use('/voice', ...)` strips its prefix)
+ * all route as `/browser-calls/x`. A path without a route segment is no route.
+ */
+export function routePath(request: Request): string {
+  const path = getPath(request);
+  const at = path.search(ROUTE_START);
+  return at < 0 ? path : path.slice(at);
+}
+
 /** Time between the reads by which `revokeSessions` proves a call ended. */
 const REVOKE_READ_INTERVAL_MS = 300;
 
@@ -93,7 +108,7 @@ function mountGuards(app: Hono<ProxyEnv>, options: VoiceProxyOptions, log: (line
  * @example
  * ```ts
  * const voice = createVoiceProxy({ baseUrl, apiKey, authenticate: async (request) => lookUpYourUser(request) });
- * app.all('/voice/*', (c) => voice(c.req.raw));
+ * app.all('/voice/*', (c) => voice(c.req.raw)); // Hono; under any prefix, or none
  * ```
  */
 export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
@@ -104,13 +119,11 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   const { ownSession, ownCall } = createOwnership(upstream, relayer);
   const agents = createAgents(upstream, relayer.ensureOk);
   const cleanup = createSessionCleanup(upstream, relayer, { waitMs: options.revokeWaitMs ?? 10_000, intervalMs: REVOKE_READ_INTERVAL_MS, log });
-  const app = new Hono<ProxyEnv>().basePath('/voice');
+  const app = new Hono<ProxyEnv>({ getPath: routePath });
 
   mountGuards(app, options, log, headers);
   mountBrowserRoutes(app, { upstream, relay: relayer.relay, ownSession, ownCall, agents, cleanup });
   finishApp(app, 'voice proxy', 'no such route', log, headers);
-  // A path outside /voice (a handler mounted on a wider prefix) misses the base path and every route.
-  app.notFound(() => errorResponse(new HttpError(404, 'not_found', 'no such route'), headers));
 
   const handler = (request: Request) => Promise.resolve(app.fetch(request));
   return Object.assign(handler, {
