@@ -5,7 +5,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../e2e/chromium.js';
 
 /**
- * A Chromium page for the benchmark: Debian's Chromium with the e2e flags (loopback only, fake media), logged
+ * The page the latency and soak parts measure in, as a user's page runs the library: Debian's Chromium with the e2e flags (loopback only, fake media), logged
  * in to the demo server, with the script-tag library loaded and the page's peer connections, timers and
  * WebSockets counted so leaks can be seen.
  */

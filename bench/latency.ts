@@ -3,7 +3,9 @@ import type { BenchPage } from './browser.js';
 import { ms, spread, type Row, type Spread } from './stats.js';
 
 /**
- * Latency in Chromium against the simulator, and the poll budget: each figure from real calls, as a page
+ * Guards: how soon a page sees what happened (`connect()` to ready, `startCall()` to connected, an end to
+ * `onStatus`), and the poll budget that spends the key's quota (about one read per active call a second,
+ * never two in flight, none while idle). In Chromium against the app on loopback, from real calls, as a page
  * using the library sees them. Times are the page's own (`performance.now()`), or wall clock on both sides
  * of one machine when the simulator's moment is compared with the page's.
  */

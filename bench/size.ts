@@ -4,8 +4,9 @@ import { sipTrim } from '../scripts/sip-trim.js';
 import { kb, type Row } from './stats.js';
 
 /**
- * Size: our script-tag bundle and ES module entry, and the floor to beat (sip.js SimpleUser, JsSIP), each
- * bundled the same way in the same run (esbuild, minified, es2020), then gzip -9 and brotli -11.
+ * Guards: what a page downloads (DESIGN.md: the script-tag bundle and the ES module's initial load), against
+ * the floor to beat (sip.js SimpleUser, JsSIP). Each bundled the same way in the same run (esbuild, minified,
+ * es2020), then gzip -9 and brotli -11.
  */
 
 export interface SizeFigure {
@@ -53,7 +54,7 @@ export async function measureSize(): Promise<{ figures: SizeFigure[]; rows: Row[
   const describe = (f: SizeFigure) => `${kb(f.gzip)} gzip, ${kb(f.brotli)} br, ${kb(f.minified)} min`;
   const rows: Row[] = [
     { figure: 'script-tag bundle', value: describe(tag), target: '<= 55 KB gzip', met: tag.gzip <= 55 * 1024 },
-    { figure: 'ES module initial load', value: describe(esm), target: '<= 10 KB gzip', met: esm.gzip <= 10 * 1024 },
+    { figure: 'ES module initial load', value: describe(esm), target: '<= 8 KB gzip', met: esm.gzip <= 8 * 1024 },
     { figure: 'peer: sip.js SimpleUser', value: describe(simpleUser), target: 'ours smaller (gzip)', met: tag.gzip < simpleUser.gzip },
     { figure: 'peer: jssip', value: describe(jssip), target: 'ours smaller (gzip)', met: tag.gzip < jssip.gzip },
   ];

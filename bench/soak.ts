@@ -3,8 +3,10 @@ import type { BenchPage } from './browser.js';
 import { kb, ms, quantile, type Row } from './stats.js';
 
 /**
- * Soak: many call cycles in one page (call the answer-at-once number, wait for connected, hang up, wait for
- * busy false), then disconnect: the JS heap's growth after garbage collection, and what is left running.
+ * Guards: a page that stays open all day keeps working and does not grow (DESIGN.md: 300 calls in one page,
+ * heap growth within 1 MB, nothing left running). Many call cycles in one page (call the answer-at-once
+ * number, wait for connected, hang up, wait for busy false), then disconnect: the JS heap's growth after
+ * garbage collection, and what is left running.
  *
  * @remarks
  * The heap is compared at rest on both sides: connected and idle, once every SIP transaction of the calls

@@ -1,5 +1,5 @@
 /**
- * The few statistics the benchmark prints: order statistics over samples, nothing estimated.
+ * The few statistics and the table the bench prints: order statistics over samples, nothing estimated.
  */
 
 /** The value at quantile `q` (0-1) of the samples, nearest rank. */
