@@ -2,7 +2,7 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { createDemoAuth } from './demo-auth.js';
 import { createVoiceProxy, type VoiceProxy, type VoiceProxyOptions } from './proxy.js';
-import { demoSecurityHeaders, withHeaders } from './security-headers.js';
+import { demoSecurityHeaders } from './security-headers.js';
 
 /**
  * The demo server: the voice proxy at `/voice`, the demo login at `/auth`, the built demo page at `/`
@@ -23,9 +23,7 @@ export interface DemoAppOptions {
 }
 
 /** Builds the demo server's app; see the file comment. */
-
 export function createDemoApp(options: DemoAppOptions): Hono {
-  const securityHeaders = demoSecurityHeaders(options.voice.baseUrl);
   let proxy: VoiceProxy | undefined;
   const auth = createDemoAuth({ secret: options.sessionSecret, proxy: () => proxy as VoiceProxy, ...(options.log ? { log: options.log } : {}) });
   proxy = createVoiceProxy({
@@ -34,14 +32,12 @@ export function createDemoApp(options: DemoAppOptions): Hono {
     fetch: options.fetch,
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
     ...(options.log ? { log: options.log } : {}),
-    headers: securityHeaders,
   });
   const voice = proxy;
 
   const app = new Hono();
-  // First, so that no middleware edits the proxy's answers: it writes the security headers in itself.
+  app.use('*', demoSecurityHeaders(options.voice.baseUrl));
   app.all('/voice/*', (c) => voice(c.req.raw));
-  app.use('*', withHeaders(securityHeaders));
   app.route('/', auth.app);
   app.use('/lib/*', serveStatic({ root: options.libRoot, rewriteRequestPath: (path) => path.replace(/^\/lib/, '') }));
   app.use('*', serveStatic({ root: options.demoRoot }));

@@ -44,8 +44,9 @@ export interface VoiceProxyOptions {
   /** Where the proxy's log lines go (default `console.error`); they never contain the key. */
   log?: (line: string) => void;
   /**
-   * Headers for every answer (your security headers, say), written in as each answer is built; default none.
-   * Cheaper than a middleware that sets them on the finished answer: see `security-headers.ts`.
+   * Headers for every answer of the proxy (its own errors and the service's relayed answers), written in as
+   * each answer is built; default none. Security headers for a whole app belong in its own middleware (the
+   * demo server uses Hono's `secureHeaders`).
    */
   headers?: Readonly<Record<string, string>>;
 }
@@ -85,12 +86,10 @@ const REVOKE_READ_INTERVAL_MS = 300;
  * The checks every request passes before a route: same-site, body size, a logged-in user, the user's rate.
  */
 function mountGuards(app: Hono<ProxyEnv>, options: VoiceProxyOptions, log: (line: string) => void, headers: Readonly<Record<string, string>>): void {
-  // Every answer is built `no-store` (relay, errorResponse): no middleware edits a finished answer (see
-  // `security-headers.ts` for why).
+  // Every answer is built `no-store` (relay, errorResponse).
   app.use('*', refuseCrossSite({ trustedOrigins: options.trustedOrigins ?? [] }));
   const limitBody = bodyLimit({ maxSize: 64 * 1024, onError: () => errorResponse(new HttpError(413, 'payload_too_large', 'the body is over 64 KB'), headers) });
-  // A GET has no body to limit, and asking for one builds a whole WHATWG Request (with its AbortController)
-  // on Node.
+  // A GET or HEAD carries no body: the limit is for the others.
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
   app.use('*', async (c, next) => {
     const user = await options.authenticate(c.req.raw);

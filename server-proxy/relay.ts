@@ -35,7 +35,6 @@ export function createRelay(log: (message: string) => void, headers: Readonly<Re
     /** The service's answer, as the page gets it: status, body and the rate-limit headers. */
     relay(response: UpstreamResponse): Response {
       if (keyRefused(response)) return errorResponse(voiceUnavailable(response, log), headers);
-      // A plain object, never touched again: on Node the answer then goes out without a WHATWG Headers.
       return new Response(response.text || '{}', {
         status: response.status,
         headers: { ...headers, ...response.headers, 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },

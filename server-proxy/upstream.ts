@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import { Agent } from 'undici';
 import { HttpError } from '../contract/http-error.js';
 import { redact } from './redact.js';
@@ -8,10 +7,9 @@ import { redact } from './redact.js';
  * persistent key, and turns network faults into coded errors instead of hangs.
  *
  * @remarks
- * Requests go out through undici's `request` on a keep-alive pool of the proxy's own. It is the HTTP client
- * under Node's `fetch` without the WHATWG stream and object layers on top, and this hop is most of what the
- * proxy adds to a read (DESIGN.md's added-latency target; `npm run bench` and the README's Measured section
- * have the figures). An integrator's `fetch` option replaces the pool (tests use it to put a fault between
+ * Requests go out through undici's `request` on a keep-alive pool of the proxy's own: the HTTP client under
+ * Node's `fetch` without its WHATWG layers, which keeps the proxy within DESIGN.md's added-latency target
+ * (README, Measured). An integrator's `fetch` option replaces the pool (tests use it to put a fault between
  * proxy and service).
  */
 
@@ -108,8 +106,6 @@ interface Outgoing {
  */
 type Transport = (path: string, outgoing: Outgoing) => Promise<Exchange>;
 
-const timeoutError = () => new DOMException('the voice service did not answer in time', 'TimeoutError');
-
 /** The service never redirects: one that does is misconfigured, and the request is treated as not answered. */
 class RedirectError extends Error {}
 
@@ -123,36 +119,21 @@ function viaFetch(doFetch: typeof fetch, origin: string): Transport {
 }
 
 function viaPool(origin: string): Transport {
-  // As many connections as requests in flight (as Node's fetch); idle ones close after undici's 4 s and
-  // never keep the process alive.
+  // As many connections as requests in flight; idle ones close by themselves and never keep the process alive.
   const pool = new Agent();
   return async (path, { method, headers, body, timeoutMs }) => {
-    // undici takes an emitter as well as an AbortSignal; on Node 20 an AbortController per request cost more
-    // than the rest of this function.
-    const abort = new EventEmitter();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      abort.emit('abort');
-    }, timeoutMs);
-    try {
-      // Origin and path apart, as the pool takes them: a URL string would be parsed again on every request.
-      const response = await pool.request({ origin, path, method: method as 'GET', headers, body, signal: abort });
-      const text = await response.body.text();
-      if (response.statusCode >= 300 && response.statusCode < 400) throw new RedirectError(`the voice service redirected (${response.statusCode})`);
-      return {
-        status: response.statusCode,
-        header: (name) => {
-          const value = response.headers[name];
-          return Array.isArray(value) ? value.join(', ') : (value ?? null);
-        },
-        text,
-      };
-    } catch (error) {
-      throw timedOut ? timeoutError() : error;
-    } finally {
-      clearTimeout(timer);
-    }
+    const signal = AbortSignal.timeout(timeoutMs);
+    const response = await pool.request({ origin, path, method: method as 'GET', headers, body, signal });
+    const text = await response.body.text();
+    if (response.statusCode >= 300 && response.statusCode < 400) throw new RedirectError(`the voice service redirected (${response.statusCode})`);
+    return {
+      status: response.statusCode,
+      header: (name) => {
+        const value = response.headers[name];
+        return Array.isArray(value) ? value.join(', ') : (value ?? null);
+      },
+      text,
+    };
   };
 }
 
