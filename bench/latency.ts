@@ -64,6 +64,7 @@ async function hangupAndSettle(page: BenchPage['page']): Promise<number> {
   });
 }
 
+/** The latency rows, each measured in turn in the one page; one measurement script, read top to bottom. */
 export async function measureLatency(bench: BenchPage, simUrl: string, runs: number): Promise<{ figures: LatencyFigures; rows: Row[] }> {
   const { page } = bench;
   const connectSamples: number[] = [];

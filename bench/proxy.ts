@@ -47,6 +47,10 @@ async function json(response: Response): Promise<Record<string, unknown>> {
   return (await response.json()) as Record<string, unknown>;
 }
 
+/**
+ * The proxy's added latency: both servers up, the same read direct and proxied, interleaved; one
+ * measurement script, read top to bottom.
+ */
 export async function measureProxy(): Promise<{ rows: Row[]; figures: ProxyFigures }> {
   const simulator = await startBenchSimulator();
   const restore = lendWebSocket();

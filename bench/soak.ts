@@ -124,6 +124,7 @@ async function settle(page: BenchPage['page'], timers: number): Promise<boolean>
   return false;
 }
 
+/** The soak: the cycles, then the heap and what disconnect() leaves; one measurement script, read top to bottom. */
 export async function measureSoak(bench: BenchPage, count: number): Promise<{ figures: SoakFigures; rows: Row[] }> {
   const { page } = bench;
   await page.evaluate(() => (window as unknown as PageGlobals).voice.connect());

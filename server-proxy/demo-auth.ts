@@ -32,7 +32,7 @@ export interface DemoAuthOptions {
   log?: (line: string) => void;
 }
 
-/** Creates the demo login; see {@link DemoAuth}. */
+/** Creates the demo login; see {@link DemoAuth}. One closure: its route table and the `authenticate` the routes share. */
 export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
   const log = options.log ?? ((line: string) => console.error(line));
   // The signature covers the value alone (no expiry in it), so a value that verified once always will under
