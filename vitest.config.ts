@@ -5,6 +5,8 @@ export default defineConfig({
   root: '.',
   test: {
     include: ['test/**/*.test.ts'],
+    // The packed packages are tested after the build (vitest.packages.config.ts).
+    exclude: ['test/packages/**', '**/node_modules/**'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 30_000,

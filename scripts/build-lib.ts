@@ -8,7 +8,7 @@ import { sipTrim } from './sip-trim.js';
  * loads on demand, the type declarations, and one minified script that sets `window.VoiceBrowser`.
  */
 
-const outdir = 'dist/lib';
+const outdir = 'lib/dist';
 rmSync(outdir, { recursive: true, force: true });
 
 const common: BuildOptions = { bundle: true, minify: true, target: 'es2020', legalComments: 'none', logLevel: 'warning', plugins: [sipTrim] };

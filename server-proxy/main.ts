@@ -54,7 +54,7 @@ async function main(): Promise<void> {
     voice: running.voice,
     sessionSecret: config.sessionSecret,
     demoRoot: `${root}dist/demo`,
-    libRoot: `${root}dist/lib`,
+    libRoot: `${root}lib/dist`,
     // With the embedded simulator its quota is known, so the limits follow it.
     rateLimit: { ...config.userRate(upstream.quota), ...(store ? { store } : {}) },
   });

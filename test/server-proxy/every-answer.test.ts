@@ -20,7 +20,7 @@ import { API_KEY, BASE_URL, createSimulator, testAuthenticate, type Fetch } from
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DEMO = join(ROOT, 'dist/demo');
-const LIB = join(ROOT, 'dist/lib');
+const LIB = join(ROOT, 'lib/dist');
 /** Both keys the page must never see: the tests' and the simulator's default (what `npm start` holds). */
 const KEYS = [API_KEY, DEFAULT_SIM_API_KEY];
 

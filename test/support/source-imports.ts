@@ -25,7 +25,8 @@ export interface SourceImport {
 /** Every `.ts` file under the repository's `folder`, relative to the repository. */
 export function sourceFiles(folder: string): string[] {
   return readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith('.ts'))
+    // A package's build output and installed packages are not our sources.
+    .filter((name) => name.endsWith('.ts') && !/(^|\/)(dist|node_modules)\//.test(name))
     .map((name) => join(folder, name))
     .sort();
 }

@@ -1,0 +1,107 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * `voice-browser` as an app installs it (DESIGN.md, "What integrators install"): packed by `npm pack` from
+ * the built library, installed into an empty app from that tarball, then imported and type-checked there.
+ *
+ * @remarks
+ * Nothing leaves this machine: sip.js, the package's one dependency, is packed from this repository's own
+ * node_modules and installed beside it, with npm `--offline`.
+ */
+
+const ROOT = resolve(import.meta.dirname, '../..');
+/** What a page's install must never bring: the server's and the simulator's dependencies. */
+const SERVER_PACKAGES = ['werift', 'ws', 'hono', '@hono/node-server', 'redis', 'undici', 'zod', 'tsx'];
+
+let work: string;
+let app: string;
+const npm = (cwd: string, ...args: string[]) =>
+  execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+const tarballIn = (folder: string, prefix: string) => join(folder, readdirSync(folder).find((name) => name.startsWith(prefix) && name.endsWith('.tgz')) ?? '');
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'voice-browser-package-'));
+  // The build already ran (npm test builds first); packing it again would only rebuild it.
+  npm(ROOT, 'pack', '-w', 'lib', '--ignore-scripts', '--pack-destination', work);
+  npm(ROOT, 'pack', join(ROOT, 'node_modules/sip.js'), '--ignore-scripts', '--pack-destination', work);
+  app = join(work, 'app');
+  execFileSync('mkdir', ['-p', app]);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'an-app', version: '1.0.0', private: true, type: 'module' }));
+  npm(app, 'install', '--offline', '--ignore-scripts', tarballIn(work, 'voice-browser-'), tarballIn(work, 'sip.js-'));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('the voice-browser package', () => {
+  it('ships the built library and its types, nothing of the repository', () => {
+    const shipped = execFileSync('tar', ['-tzf', tarballIn(work, 'voice-browser-')], { encoding: 'utf8' }).trim().split('\n');
+    expect(shipped).toContain('package/dist/esm/index.js');
+    expect(shipped).toContain('package/dist/types/index.d.ts');
+    expect(shipped).toContain('package/dist/voice-browser.min.js');
+    expect(shipped).toContain('package/LICENSE');
+    expect(shipped.filter((file) => !/^package\/(dist\/(esm|types)\/|dist\/voice-browser\.min\.js$|package\.json$|README\.md$|LICENSE$)/.test(file))).toEqual([]);
+    expect(shipped.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
+  });
+
+  it("installs with sip.js alone: nothing of the server's or the simulator's dependencies", () => {
+    const installed = npm(app, 'ls', '--all', '--parseable')
+      .trim()
+      .split('\n')
+      .filter((path) => path.includes('/node_modules/'))
+      .map((path) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length));
+    expect(installed.sort()).toEqual(['sip.js', 'voice-browser']);
+    expect(installed.filter((name) => SERVER_PACKAGES.includes(name))).toEqual([]);
+  });
+
+  it('imports on plain Node without touching a browser global, with every entry', () => {
+    const script = [
+      "const lib = await import('voice-browser');",
+      "const advice = await import('voice-browser/advice');",
+      "console.log(JSON.stringify({ create: typeof lib.createVoiceBrowser, backend: typeof lib.createFetchBackend, codes: lib.VOICE_ERROR_CODES.length, advice: Object.keys(advice).length > 0 }));",
+    ].join('\n');
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual({ create: 'function', backend: 'function', codes: expect.any(Number), advice: true });
+  });
+
+  for (const moduleResolution of ['bundler', 'nodenext']) {
+    it(`type-checks an app with tsc, strict and without skipLibCheck (moduleResolution ${moduleResolution})`, () => {
+      writeFileSync(
+        join(app, 'app.ts'),
+        [
+          "import { createVoiceBrowser, createFetchBackend, isVoiceBrowserError, type VoiceBrowserStatus } from 'voice-browser';",
+          "import { errorAdvice } from 'voice-browser/advice';",
+          'const voice = createVoiceBrowser({ backend: createFetchBackend(), onStatus: (status: VoiceBrowserStatus) => console.log(status.connection) });',
+          "voice.startCall({ from: '+12025550199', to: '+12025550100' }, { idempotencyKey: 'k' }).catch((error: unknown) => {",
+          '  if (isVoiceBrowserError(error)) console.log(error.code, errorAdvice(error.code));',
+          '});',
+          'export {};',
+        ].join('\n'),
+      );
+      const compilerOptions = {
+        noEmit: true,
+        strict: true,
+        skipLibCheck: false,
+        types: [],
+        lib: ['es2022', 'dom'],
+        target: 'es2022',
+        module: moduleResolution === 'bundler' ? 'esnext' : 'nodenext',
+        moduleResolution,
+      };
+      writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['app.ts'] }));
+      const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
+      const run = () => execFileSync(process.execPath, [tsc, '-p', '.'], { cwd: app, encoding: 'utf8', stdio: 'pipe' });
+      // tsc prints its errors to stdout: show them, not only that it failed.
+      const errors = (() => {
+        try {
+          return run();
+        } catch (error) {
+          return String((error as { stdout?: string }).stdout ?? error);
+        }
+      })();
+      expect(errors).toBe('');
+    });
+  }
+});
