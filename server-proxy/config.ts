@@ -11,6 +11,10 @@ import { parseEnvironment, port, requestCount } from '../contract/environment.js
 /** Every environment variable the configuration reads, with its rule; {@link CONFIG_VARIABLES} names them. */
 const variables = {
   PORT: port(8080),
+  HOST: z
+    .string()
+    .regex(/^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)$/, 'must be an address to listen on, such as 127.0.0.1, 0.0.0.0 or ::')
+    .default('127.0.0.1'),
   VOICE_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://voice.example.com/api' }).optional(),
   VOICE_API_KEY: z.string().regex(/^\S{8,}$/, 'must be the API key (at least 8 characters, no spaces)').optional(),
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -47,6 +51,8 @@ export const SPEC_KEY_QUOTA: Rate = { perMinute: 100, perHour: 10_000 };
 
 export interface Config {
   port: number;
+  /** The address the demo server listens on (`HOST`, default 127.0.0.1: this machine only). */
+  host: string;
   /** Unset: run the embedded simulator. */
   voice: { baseUrl: string; apiKey: string } | undefined;
   sessionSecret: string;
@@ -67,6 +73,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const e = parseEnvironment(schema, env);
   return {
     port: e.PORT,
+    host: e.HOST,
     voice: e.VOICE_BASE_URL && e.VOICE_API_KEY ? { baseUrl: e.VOICE_BASE_URL, apiKey: e.VOICE_API_KEY } : undefined,
     // With the embedded simulator a per-process secret is enough: logins last as long as the process.
     sessionSecret: e.SESSION_SECRET ?? randomBytes(32).toString('base64url'),

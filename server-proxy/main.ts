@@ -6,10 +6,11 @@ import { ConfigError } from '../contract/environment.js';
 import { createDemoApp } from './app.js';
 import { parseConfig, type Config, type Rate } from './config.js';
 import { createRedisRateStore } from './redis-rate-store.js';
+import { checkService } from './service-check.js';
 
 /**
- * `npm start`: the proxy serving the demo on PORT, with the embedded simulator on SIM_PORT unless
- * VOICE_BASE_URL points at a real service. Ctrl-C stops everything.
+ * `npm start`: the proxy serving the demo on HOST:PORT, with the embedded simulator on SIM_PORT unless
+ * VOICE_BASE_URL points at a real service (checked before the demo listens). Ctrl-C stops everything.
  */
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -21,9 +22,15 @@ interface Upstream {
   start(): Promise<{ voice: NonNullable<Config['voice']>; close(): Promise<void> }>;
 }
 
-/** A real service at VOICE_BASE_URL: nothing to start. */
+/** A real service at VOICE_BASE_URL: nothing to start, but proven to answer and to take the key. */
 function configuredUpstream(voice: NonNullable<Config['voice']>): Upstream {
-  return { quota: undefined, start: async () => ({ voice, close: async () => {} }) };
+  return {
+    quota: undefined,
+    start: async () => {
+      await checkService(voice);
+      return { voice, close: async () => {} };
+    },
+  };
 }
 
 /**
@@ -61,10 +68,11 @@ async function main(): Promise<void> {
   const server = createServer(getRequestListener(app.fetch));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.port, '127.0.0.1', () => resolve());
+    server.listen(config.port, config.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  console.log(`demo on http://127.0.0.1:${port}`);
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  console.log(`demo on http://${host}:${port}`);
 
   let stopping = false;
   const stop = async () => {

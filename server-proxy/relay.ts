@@ -7,7 +7,7 @@ import type { UpstreamResponse } from './upstream.js';
  */
 
 /** An upstream refusal of our own key (spec 5): invalid, suspended, not entitled or lacking a scope. */
-function keyRefused(response: UpstreamResponse): boolean {
+export function keyRefused(response: UpstreamResponse): boolean {
   const code = (response.body as { code?: unknown } | undefined)?.code;
   return response.status === 401 || (response.status === 403 && (code === 'account_suspended' || code === 'voice_not_entitled' || code === 'insufficient_scope'));
 }

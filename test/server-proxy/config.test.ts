@@ -38,6 +38,17 @@ describe('REDIS_URL', () => {
   });
 });
 
+describe('HOST', () => {
+  it('listens on this machine only by default, and on the address given', () => {
+    expect(parseConfig({}).host).toBe('127.0.0.1');
+    for (const host of ['0.0.0.0', '::', '::1', 'localhost', 'voice.internal']) expect(parseConfig({ HOST: host }).host).toBe(host);
+  });
+
+  it('stops start-up with one line for what is not an address', () => {
+    expect(() => parseConfig({ HOST: 'http://0.0.0.0' })).toThrow(/^configuration: HOST must be an address to listen on/);
+  });
+});
+
 describe('CONFIG_VARIABLES', () => {
   it.each(CONFIG_VARIABLES)('names %s, a variable the configuration reads', (name) => {
     // Every rule refuses this value: the list is the schema's own, not a copy that could drift.

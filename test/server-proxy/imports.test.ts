@@ -1,4 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -45,9 +47,12 @@ describe('a deployment (npm start with VOICE_BASE_URL)', () => {
   it('runs without loading werift, ws or any file of simulator/', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'deployment-modules-'));
     const log = join(folder, 'modules.txt');
+    // A stand-in service on loopback: start-up reads it once (service-check.ts) before it listens.
+    const service = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{"session":null,"call":null}'));
+    await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
     try {
       const app = await startApp({
-        VOICE_BASE_URL: 'http://127.0.0.1:9/api',
+        VOICE_BASE_URL: `http://127.0.0.1:${(service.address() as AddressInfo).port}/api`,
         VOICE_API_KEY: 'vk_live_0123456789',
         SESSION_SECRET: 's'.repeat(32),
         MODULE_LOG: log,
@@ -61,6 +66,7 @@ describe('a deployment (npm start with VOICE_BASE_URL)', () => {
       expect(modules.some((module) => module.includes('/node_modules/undici/'))).toBe(true);
       expect(modules.filter((module) => /\/node_modules\/(werift|ws)\/|\/simulator\//.test(module))).toEqual([]);
     } finally {
+      service.close();
       rmSync(folder, { recursive: true, force: true });
     }
   });
