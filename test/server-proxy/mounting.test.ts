@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
+import express from 'express';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { routePath } from '../../server-proxy/proxy.js';
@@ -68,6 +69,21 @@ describe('mounting the proxy', () => {
     const { port } = server.address() as AddressInfo;
     await sessionRoundTrip((path, init) => fetch(`http://127.0.0.1:${port}${path}`, init), '/voice');
   });
+
+  for (const mount of ['app.use', 'app.all'] as const) {
+    it(`answers under Express, mounted with ${mount}('/voice', ...)`, async () => {
+      harness = createHarness();
+      const app = express();
+      const listener = getRequestListener(harness.proxy);
+      // app.use strips its prefix from the request's URL; app.all with a wildcard keeps it.
+      if (mount === 'app.use') app.use('/voice', (request, response) => void listener(request, response));
+      else app.all('/voice/*splat', (request, response) => void listener(request, response));
+      server = createServer(app);
+      await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      await sessionRoundTrip((path, init) => fetch(`http://127.0.0.1:${port}${path}`, init), '/voice');
+    });
+  }
 
   it('answers no route outside its six, under any prefix', async () => {
     harness = createHarness();
