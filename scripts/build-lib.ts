@@ -5,7 +5,8 @@ import { sipTrim } from './sip-trim.js';
 
 /**
  * Builds the library (DESIGN.md): the ES module with its SIP.js part split into a chunk that `connect()`
- * loads on demand, the type declarations, and one minified script that sets `window.VoiceBrowser`.
+ * loads on demand, the testing kit (`voice-browser/testing`), the type declarations, and one minified
+ * script that sets `window.VoiceBrowser`.
  */
 
 const outdir = 'lib/dist';
@@ -16,10 +17,12 @@ const common: BuildOptions = { bundle: true, minify: true, target: 'es2020', leg
 await build({
   ...common,
   // The advice words are an entry of their own (`voice-browser/advice`): a page that shows its own words never loads them.
-  entryPoints: { index: 'lib/index.ts', advice: 'lib/error-advice.ts' },
+  entryPoints: { index: 'lib/index.ts', advice: 'lib/error-advice.ts', testing: 'lib/testing/index.ts' },
   outdir: `${outdir}/esm`,
   format: 'esm',
   splitting: true,
+  // The testing kit runs in Node (its fake clock flushes with Node's setImmediate): its import stays one.
+  external: ['node:*'],
   chunkNames: 'chunks/[name]-[hash]',
 });
 
@@ -31,4 +34,6 @@ await build({
 });
 
 execFileSync('npx', ['tsc', '-p', 'tsconfig.lib.json'], { stdio: 'inherit' });
+// The testing kit's declarations: the same output folder, with Node's types for its fake clock.
+execFileSync('npx', ['tsc', '-p', 'tsconfig.testing.json'], { stdio: 'inherit' });
 console.log(`library built in ${outdir}`);

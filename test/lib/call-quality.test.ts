@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { QUALITY_SAMPLE_MS, estimateMos, readQuality, watchQuality } from '../../lib/call-quality.js';
 import type { CallQuality } from '../../lib/types.js';
-import { FakeClock } from '../support/fake-clock.js';
+import { FakeClock } from '../../lib/testing/fake-clock.js';
 import { inCall } from '../support/helper-world.js';
 
 /** A stats report as Chromium gives one for an audio call: a Map of stats by id. */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../lib/clock.js';
-import { FakeClock } from '../support/fake-clock.js';
+import { FakeClock } from '../../lib/testing/fake-clock.js';
 
 describe('systemClock', () => {
   afterEach(() => {

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
 import { VoiceBrowserError } from '../../lib/errors.js';
-import { httpError, networkError } from '../support/fake-backend.js';
+import { httpError, networkError } from '../../lib/testing/fake-backend.js';
 import { CALL, START, connected, inCall, setup } from '../support/helper-world.js';
 import { rejection } from '../support/rejection.js';
 

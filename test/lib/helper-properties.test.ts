@@ -5,8 +5,8 @@ import { RECONCILE_READS } from '../../lib/call-reads.js';
 import { VoiceBrowserError } from '../../lib/errors.js';
 import { EXPECT_TRIES } from '../../lib/poller.js';
 import type { BrowserCall } from '../../lib/types.js';
-import { httpError, networkError, type Operation } from '../support/fake-backend.js';
-import type { FakeInvite } from '../support/fake-sip.js';
+import { httpError, networkError, type Operation } from '../../lib/testing/fake-backend.js';
+import type { FakeInvite } from '../../lib/testing/fake-sip.js';
 import { CALL, setup, type World } from '../support/helper-world.js';
 
 /**

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
 import { createMediaControls, microphoneError, type MediaControlsOptions } from '../../lib/media-controls.js';
-import { FakeClock } from '../support/fake-clock.js';
+import { FakeClock } from '../../lib/testing/fake-clock.js';
 import { rejection } from '../support/rejection.js';
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { VoiceBrowserError } from '../../lib/errors.js';
 import { createPoller, EXPECT_RETRY_MS, EXPECT_TRIES, type Poller } from '../../lib/poller.js';
 import type { BrowserCall } from '../../lib/types.js';
-import { FakeClock } from '../support/fake-clock.js';
+import { FakeClock } from '../../lib/testing/fake-clock.js';
 
 /** A read the test answers by hand, to hold it in flight. */
 interface PendingRead {

@@ -41,6 +41,8 @@ describe('the voice-browser package', () => {
     expect(shipped).toContain('package/dist/esm/index.js');
     expect(shipped).toContain('package/dist/types/index.d.ts');
     expect(shipped).toContain('package/dist/voice-browser.min.js');
+    expect(shipped).toContain('package/dist/esm/testing.js');
+    expect(shipped).toContain('package/dist/types/testing/index.d.ts');
     expect(shipped).toContain('package/LICENSE');
     expect(shipped.filter((file) => !/^package\/(dist\/(esm|types)\/|dist\/voice-browser\.min\.js$|package\.json$|README\.md$|LICENSE$)/.test(file))).toEqual([]);
     expect(shipped.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
@@ -60,10 +62,29 @@ describe('the voice-browser package', () => {
     const script = [
       "const lib = await import('voice-browser');",
       "const advice = await import('voice-browser/advice');",
-      "console.log(JSON.stringify({ create: typeof lib.createVoiceBrowser, backend: typeof lib.createFetchBackend, codes: lib.VOICE_ERROR_CODES.length, advice: Object.keys(advice).length > 0 }));",
+      "const testing = await import('voice-browser/testing');",
+      "console.log(JSON.stringify({ create: typeof lib.createVoiceBrowser, backend: typeof lib.createFetchBackend, codes: lib.VOICE_ERROR_CODES.length, advice: Object.keys(advice).length > 0, kit: typeof testing.createTestVoiceBrowser }));",
     ].join('\n');
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8' });
-    expect(JSON.parse(out)).toEqual({ create: 'function', backend: 'function', codes: expect.any(Number), advice: true });
+    expect(JSON.parse(out)).toEqual({ create: 'function', backend: 'function', codes: expect.any(Number), advice: true, kit: 'function' });
+  });
+
+  it('drives the real helper through a call with its testing kit, in plain Node: no server, microphone or WebRTC', () => {
+    const script = [
+      "import { createTestVoiceBrowser } from 'voice-browser/testing';",
+      'const { voice, backend, sip, clock } = createTestVoiceBrowser();',
+      'await voice.connect();',
+      "const call = await voice.startCall({ from: '+12025550199', to: '+12025550100' }, { idempotencyKey: 'k1' });",
+      'const invite = sip.invite(call.id);',
+      "backend.setCall(call.id, { state: 'connected' });",
+      'await clock.advance(1000);',
+      'const connected = voice.status().call.state;',
+      "backend.setCall(call.id, { state: 'ended' });",
+      'await clock.advance(1000);',
+      'console.log(JSON.stringify({ connected, invite: invite.outcome, ended: voice.status().call.state, busy: voice.status().busy }));',
+    ].join('\n');
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual({ connected: 'connected', invite: 'accepted', ended: 'ended', busy: false });
   });
 
   for (const moduleResolution of ['bundler', 'nodenext']) {
@@ -73,6 +94,10 @@ describe('the voice-browser package', () => {
         [
           "import { createVoiceBrowser, createFetchBackend, isVoiceBrowserError, type VoiceBrowserStatus } from 'voice-browser';",
           "import { errorAdvice } from 'voice-browser/advice';",
+          "import { createTestVoiceBrowser, httpError } from 'voice-browser/testing';",
+          "const kit = createTestVoiceBrowser({ onStatus: (status) => console.log(status.busy) });",
+          "kit.backend.fail('createCall', httpError(403, 'compliance_dnc'));",
+          'void kit.clock.advance(1000).then(() => kit.voice.status().call);',
           'const voice = createVoiceBrowser({ backend: createFetchBackend(), onStatus: (status: VoiceBrowserStatus) => console.log(status.connection) });',
           "voice.startCall({ from: '+12025550199', to: '+12025550100' }, { idempotencyKey: 'k' }).catch((error: unknown) => {",
           '  if (isVoiceBrowserError(error)) console.log(error.code, errorAdvice(error.code));',

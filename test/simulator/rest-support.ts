@@ -6,7 +6,7 @@ import { createRestApp, type RestOptions } from '../../simulator/rest.js';
 import { SipConnection } from '../../simulator/sip-connection.js';
 import type { BrowserLeg, InviteOptions, Registration } from '../../simulator/sip-server.js';
 import { VoiceService } from '../../simulator/voice-service.js';
-import { FakeClock } from '../support/fake-clock.js';
+import { FakeClock } from '../../lib/testing/fake-clock.js';
 
 /**
  * The simulated service's REST app in-process (no ports), with a registry of accounts and keys that covers

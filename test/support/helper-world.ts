@@ -1,12 +1,11 @@
 import type { TimingEvent, VoiceBrowserStatus } from '../../lib/types.js';
-import { createVoiceBrowserWith } from '../../lib/voice-browser.js';
-import { FakeBackend } from './fake-backend.js';
-import { FakeClock } from './fake-clock.js';
-import { FakeSip } from './fake-sip.js';
+import type { FakeBackend } from '../../lib/testing/fake-backend.js';
+import { createTestVoiceBrowser } from '../../lib/testing/index.js';
 
 /**
  * A helper wired to a fake clock, a fake backend and a fake SIP peer, all writing to one journal, for the
- * library's unit tests. Needs a DOM (happy-dom) for the audio element.
+ * library's unit tests: `createTestVoiceBrowser` of the testing kit, plus the statuses and timings it
+ * reported. Needs a DOM (happy-dom) for the audio element.
  */
 
 export const CALL = { from: '+12025550199', to: '+12025550100' };
@@ -19,19 +18,19 @@ export interface WorldOptions {
 }
 
 export function setup(options: WorldOptions = {}) {
-  const journal: string[] = [];
-  const clock = new FakeClock(START);
-  const backend = options.backend ?? new FakeBackend(journal);
-  if (options.expiresAt) backend.sessionExpiresAt = options.expiresAt;
-  const sip = new FakeSip(journal);
   const statuses: VoiceBrowserStatus[] = [];
   const timings: TimingEvent[] = [];
   const remoteAudio = document.createElement('audio');
-  const voice = createVoiceBrowserWith(
-    { backend, remoteAudio, onStatus: (status) => statuses.push(status), onTiming: (event) => timings.push(event) },
-    { clock, openSipLink: sip.openSipLink },
-  );
-  return { journal, clock, backend, sip, statuses, timings, remoteAudio, voice };
+  // The kit integrators use (voice-browser/testing), with the page's audio element and both callbacks recorded.
+  const world = createTestVoiceBrowser({
+    ...(options.backend ? { backend: options.backend } : {}),
+    startAt: START,
+    remoteAudio,
+    onStatus: (status) => statuses.push(status),
+    onTiming: (event) => timings.push(event),
+  });
+  if (options.expiresAt) world.backend.sessionExpiresAt = options.expiresAt;
+  return { ...world, statuses, timings, remoteAudio };
 }
 
 export type World = ReturnType<typeof setup>;

@@ -1,5 +1,5 @@
-import { VoiceBrowserError } from '../../lib/errors.js';
-import { TERMINAL_CALL_STATES, type BrowserCall, type BrowserSession, type CallbackOptions, type CallInput, type SessionTransport, type VoiceBackend } from '../../lib/types.js';
+import { VoiceBrowserError } from '../errors.js';
+import { TERMINAL_CALL_STATES, type BrowserCall, type BrowserSession, type CallbackOptions, type CallInput, type SessionTransport, type VoiceBackend } from '../types.js';
 
 /**
  * A fake of the integrator's server that behaves like a tiny voice service: it keeps sessions and calls,

@@ -1,4 +1,4 @@
-import type { IncomingInvite, SipEvents, SipLink, SipLinkOptions } from '../../lib/sip-link.js';
+import type { IncomingInvite, SipEvents, SipLink, SipLinkOptions } from '../sip-link.js';
 
 /**
  * A fake SIP peer behind the `openSipLink` seam of createVoiceBrowser: it registers at once (or fails when

@@ -1,5 +1,5 @@
 import { setImmediate } from 'node:timers';
-import type { Clock } from '../../lib/clock.js';
+import type { Clock } from '../clock.js';
 
 /**
  * A {@link Clock} whose time moves only when a test says so.
