@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import { ConfigError } from '../contract/environment.js';
 import { inFlagTerms, parseCli, USAGE } from './cli.js';
 import { describeApiKey, parseSimulatorConfig } from './config.js';
