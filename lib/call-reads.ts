@@ -29,8 +29,6 @@ export interface CallReads {
   reconcile(): void;
   /** Reads now instead of at the next tick (see `Poller.pollNow`). */
   pollNow(expect?: Expectation): void;
-  /** Reads the call now, starting its poller again if it had stopped (a recovered call, reads that gave up). */
-  readNow(callId: string): void;
   stop(): void;
   /** Resolves true once a read shows the call over (or the reads are stopped for good), false after `ms`. */
   waitForEnd(ms: number): Promise<boolean>;
@@ -102,6 +100,7 @@ export function createCallReads(host: CallReadsHost): CallReads {
     });
   }
 
+  /** Reads the call now, starting its poller again if it had stopped (a recovered call, reads that gave up). */
   function readNow(callId: string): void {
     if (!poller || poller.stopped) poll(callId);
     poller?.pollNow();
@@ -144,7 +143,6 @@ export function createCallReads(host: CallReadsHost): CallReads {
     poll,
     reconcile,
     pollNow: (expect) => poller?.pollNow(expect),
-    readNow,
     stop() {
       poller?.stop();
       poller = undefined;
