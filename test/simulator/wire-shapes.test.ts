@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { BrowserCall as PageCall, SessionTransport as PageTransport } from '../../lib/types.js';
 import { BROWSER_CALL_STATES, TERMINAL_CALL_STATES } from '../../lib/types.js';
 import { TERMINAL_STATES, type BrowserCall, type SessionTransport } from '../../simulator/model.js';
+import { callRecord } from '../server-proxy/calls-overlay.js';
 
 /**
  * The simulator writes what the page library reads: its exact wire shapes are assignable to the library's
@@ -22,25 +23,7 @@ const transport: SessionTransport = {
 describe('the wire between simulator and page', () => {
   it("reads the simulator's session transport and call as the page library's", () => {
     const read: PageTransport = { ...transport };
-    const call: BrowserCall = {
-      id: 'bc_1',
-      sessionId: 'bs_1',
-      agentId: 'ag_1',
-      externalSubject: 'user',
-      from: '+12025550199',
-      to: '+12025550100',
-      state: 'connected',
-      busy: true,
-      endReason: null,
-      error: null,
-      maxDurationSeconds: null,
-      record: false,
-      customData: {},
-      createdAt: '2026-11-24T00:00:00.000Z',
-      answeredAt: null,
-      endedAt: null,
-      revision: 1,
-    };
+    const call: BrowserCall = { ...callRecord('bc_1', {}), externalSubject: 'user' };
     const page: PageCall = { ...call };
     expect(read.websocketUrl).toBe(transport.websocketUrl);
     expect(page.state).toBe('connected');
