@@ -38,7 +38,7 @@ function configuredUpstream(voice: NonNullable<Config['voice']>): Upstream {
  * a dynamic one: a deployment with VOICE_BASE_URL never loads werift or ws (DESIGN.md, "What we build").
  */
 async function embeddedSimulator(env: Record<string, string | undefined>): Promise<Upstream> {
-  const { describeApiKey, parseSimulatorConfig, startSimulator } = await import('../simulator/index.js');
+  const { describeApiKey, parseSimulatorConfig, startSimulator } = await import('../simulator/embedded.js');
   const config = parseSimulatorConfig(env);
   return {
     quota: config.quota,

@@ -1,7 +1,86 @@
+import { DEFAULT_SIM_API_KEY } from './config.js';
+import { startSimulator as startService } from './server.js';
+
 /**
- * The simulator's entry for a process that embeds it: `npm start` (server-proxy/main.ts) imports it
- * dynamically, and only when no VOICE_BASE_URL is set, so a deployment never loads werift or ws. Its own
- * configuration (SIM_*) and `startSimulator`; `npm run simulator` is simulator/main.ts.
+ * `@voice-browser/simulator`: a local voice service for development and tests. The REST API the proxy calls,
+ * SIP over WebSocket that the page registers with, real WebRTC audio (a tone, then the page's own voice
+ * echoed), test numbers that ring, answer, are busy or fail, scripted faults, and a control API to look
+ * inside. It listens on loopback only.
+ *
+ * @packageDocumentation
  */
-export { describeApiKey, parseSimulatorConfig, SIMULATOR_CONFIG_VARIABLES, type SimulatorConfig } from './config.js';
-export { startSimulator, type RunningSimulator, type SimulatorOptions } from './server.js';
+
+export { createSimulatorControl, SimulatorControlError } from './control-client.js';
+export type { SimulatedCall, SimulatedCallRecord, SimulatedMedia, SimulatorControl, SimulatorFault } from './control-client.js';
+
+/** The development key the simulator takes when none is given: `vsk_` and 32 letters or digits, as a real key. */
+export const DEFAULT_API_KEY: string = DEFAULT_SIM_API_KEY;
+
+/** How to start the simulator. Every time is in milliseconds. */
+export interface SimulatorOptions {
+  /** The key its REST API takes (default {@link DEFAULT_API_KEY}): `vsk_` and 32 letters or digits. */
+  apiKey?: string;
+  /** The port of REST, SIP and control alike; default 0, a free one. */
+  port?: number;
+  /** Default `127.0.0.1`. */
+  host?: string;
+  /** The key's quota; default 100 requests a minute and 10,000 an hour, as the real service. */
+  quota?: { perMinute?: number; perHour?: number };
+  /** How long a browser session lives; default 3600 seconds. */
+  sessionTtlSeconds?: number;
+  /** How long `+12025550103` rings before it ends `no_answer`; default 8000. */
+  noAnswerMs?: number;
+  /** How long any number outside the test numbers rings before it answers; default 1000. */
+  ringMs?: number;
+  /** How long `+12025550101` rings before it answers; default 3000. */
+  slowAnswerMs?: number;
+  /** How long `+12025550106` talks before the recipient hangs up; default 5000. */
+  recipientHangupMs?: number;
+  /** How long `+12025550107` stays `outcome_unknown` before it ends; default 10000. */
+  outcomeUnknownMs?: number;
+  /** How long the page has to answer the service's INVITE before the call fails `agent_no_answer`; default 30000. */
+  agentAnswerTimeoutMs?: number;
+  /** How long the tone plays after the call's audio connects, before the echo; default 1000. */
+  toneMs?: number;
+}
+
+/** A running simulator. */
+export interface Simulator {
+  /** Its root, e.g. `http://127.0.0.1:8090`; the control API is under `/__sim/`. */
+  url: string;
+  /** What the proxy takes as the service's base URL (`VOICE_BASE_URL`): `{url}/api`. */
+  baseUrl: string;
+  /** The SIP WebSocket the page registers with, e.g. `ws://127.0.0.1:8090/sip`; the page learns it from its session. */
+  sipUrl: string;
+  port: number;
+  /** The key its REST API takes. */
+  apiKey: string;
+  /** Ends every call and session, closes every socket and stops listening. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the simulator and resolves once it listens.
+ *
+ * @example
+ * ```ts
+ * import { startSimulator } from '@voice-browser/simulator';
+ *
+ * const simulator = await startSimulator({ noAnswerMs: 2000 });
+ * const proxy = createVoiceProxy({ baseUrl: simulator.baseUrl, apiKey: simulator.apiKey, authenticate });
+ * // ...
+ * await simulator.close();
+ * ```
+ */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const apiKey = options.apiKey ?? DEFAULT_API_KEY;
+  const running = await startService({ ...options, apiKey, port: options.port ?? 0 });
+  return {
+    url: running.url,
+    baseUrl: running.baseUrl,
+    sipUrl: `${running.url.replace(/^http/, 'ws')}/sip`,
+    port: running.port,
+    apiKey,
+    close: () => running.close(),
+  };
+}

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,8 @@ const KEY = 'vsk_PackageTestKey000000000000000000';
 
 let work: string;
 let unpacked: string;
+/** An app beside the package: its node_modules holds the unpacked package and, from this repository, Playwright and Node's types. */
+let consumer: string;
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'voice-browser-simulator-package-'));
@@ -28,6 +30,11 @@ beforeAll(() => {
   mkdirSync(unpacked, { recursive: true });
   execFileSync('tar', ['-xzf', join(work, tarball), '-C', unpacked, '--strip-components=1']);
   symlinkSync(join(ROOT, 'node_modules'), join(work, 'app', 'node_modules'), 'dir');
+  consumer = join(work, 'consumer');
+  mkdirSync(join(consumer, 'node_modules', '@voice-browser'), { recursive: true });
+  symlinkSync(unpacked, join(consumer, 'node_modules', '@voice-browser', 'simulator'), 'dir');
+  for (const name of ['@playwright', 'playwright', 'playwright-core', '@types']) symlinkSync(join(ROOT, 'node_modules', name), join(consumer, 'node_modules', name), 'dir');
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'an-app', version: '1.0.0', private: true, type: 'module' }));
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -36,8 +43,62 @@ describe('the @voice-browser/simulator package', () => {
     const files = readdirSync(unpacked, { recursive: true, encoding: 'utf8' });
     expect(files).toContain(join('dist', 'simulator', 'main.js'));
     expect(files).toContain(join('dist', 'contract', 'http-error.js'));
-    expect(files.filter((file) => file.endsWith('.ts') || file.endsWith('.map'))).toEqual([]);
+    expect(files).toContain(join('dist', 'simulator', 'playwright.js'));
+    // Only the public declarations: the rest would reach werift's, which fail an app's tsc without skipLibCheck.
+    const declarations = files.filter((file) => file.endsWith('.d.ts')).map((file) => file.replace(/^dist\/simulator\//, '')).sort();
+    expect(declarations).toEqual(['chromium-flags.d.ts', 'control-client.d.ts', 'index.d.ts', 'playwright.d.ts']);
+    expect(files.filter((file) => (file.endsWith('.ts') && !file.endsWith('.d.ts')) || file.endsWith('.map'))).toEqual([]);
   });
+
+  it('starts from its typed entry in plain node, and its control client drives it: a fault, a typed refusal, a reset', () => {
+    const script = [
+      "import { startSimulator, createSimulatorControl, SimulatorControlError } from '@voice-browser/simulator';",
+      'const simulator = await startSimulator();',
+      'const control = createSimulatorControl(simulator.url);',
+      "const read = () => fetch(`${simulator.baseUrl}/v1/voice/browser-sessions?externalSubject=someone`, { headers: { 'x-api-key': simulator.apiKey } }).then((r) => r.status);",
+      "await control.fault({ method: 'GET', path: '/api/v1/voice/browser-sessions', fault: 'error', status: 503, code: 'provider_error' });",
+      'const faulted = await read();',
+      'const healed = await read();',
+      "const refusal = await control.call('bc_nothing').catch((error) => error instanceof SimulatorControlError && `${error.status} ${error.code}`);",
+      "await control.fault({ method: 'GET', path: '/api/v1/voice/browser-sessions', fault: 'error', status: 503, code: 'provider_error' });",
+      'await control.reset();',
+      'const afterReset = await read();',
+      'await simulator.close();',
+      'console.log(JSON.stringify({ faulted, healed, refusal, afterReset, sip: simulator.sipUrl.startsWith("ws://127.0.0.1:") }));',
+    ].join('\n');
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: consumer, encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual({ faulted: 503, healed: 200, refusal: '404 not_found', afterReset: 200, sip: true });
+  });
+
+  for (const moduleResolution of ['bundler', 'nodenext']) {
+    it(`type-checks an app using both entries with tsc, strict and without skipLibCheck (moduleResolution ${moduleResolution})`, () => {
+      writeFileSync(
+        join(consumer, 'app.ts'),
+        [
+          "import { startSimulator, type SimulatorFault } from '@voice-browser/simulator';",
+          "import { test, expect, chromiumLaunchOptions } from '@voice-browser/simulator/playwright';",
+          "const fault: SimulatorFault = { method: 'POST', path: '/api/v1/voice/browser-calls', fault: 'delay', delayMs: 500 };",
+          "test.use({ simulatorOptions: { noAnswerMs: 2000 }, launchOptions: chromiumLaunchOptions({ executablePath: '/usr/bin/chromium' }) });",
+          "test('a call', async ({ simulator }) => {",
+          '  await simulator.fault(fault);',
+          "  const { call, media } = await simulator.call('bc_1');",
+          "  expect(call.state).toBe('ended');",
+          '  expect(media?.packetsFromBrowser ?? 0).toBeGreaterThan(0);',
+          '});',
+          'void startSimulator({ port: 0 }).then((simulator) => simulator.close());',
+          'export {};',
+        ].join('\n'),
+      );
+      const compilerOptions = { noEmit: true, strict: true, skipLibCheck: false, types: ['node'], lib: ['es2022', 'dom'], target: 'es2022', module: moduleResolution === 'bundler' ? 'esnext' : 'nodenext', moduleResolution };
+      writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['app.ts'] }));
+      const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
+      try {
+        execFileSync(process.execPath, [tsc, '-p', '.'], { cwd: consumer, encoding: 'utf8', stdio: 'pipe' });
+      } catch (error) {
+        throw new Error(`tsc failed:\n${(error as { stdout?: string }).stdout ?? ''}`);
+      }
+    });
+  }
 
   it('serves the simulator from its bin on plain node: REST with the key, 401 without', async () => {
     const child = spawn(process.execPath, [join(unpacked, 'dist/simulator/main.js'), '--port', '0', '--api-key', KEY], { stdio: ['ignore', 'pipe', 'inherit'] });

@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { BrowserCall as PageCall, SessionTransport as PageTransport } from '../../lib/types.js';
 import { BROWSER_CALL_STATES, TERMINAL_CALL_STATES } from '../../lib/types.js';
 import { TERMINAL_STATES, type BrowserCall, type SessionTransport } from '../../simulator/model.js';
+import type { z } from 'zod';
+import type { SimulatedCall, SimulatorFault } from '../../simulator/control-client.js';
+import type { faultInput } from '../../simulator/faults.js';
+import type { VoiceService } from '../../simulator/voice-service.js';
 import { callRecord } from '../server-proxy/calls-overlay.js';
 
 /**
@@ -20,6 +24,12 @@ const transport: SessionTransport = {
   expiresAt: '2026-11-24T00:00:00.000Z',
 };
 
+/** The package's public control types, written out so they reach nothing of werift, are the control API's own. */
+type Inspected = NonNullable<ReturnType<VoiceService['inspectCall']>>;
+const asPublicCall = (inspected: Inspected): SimulatedCall => inspected;
+const asPublicFault = (fault: z.input<typeof faultInput>): SimulatorFault => fault;
+const asFaultInput = (fault: SimulatorFault): z.input<typeof faultInput> => fault;
+
 describe('the wire between simulator and page', () => {
   it("reads the simulator's session transport and call as the page library's", () => {
     const read: PageTransport = { ...transport };
@@ -32,5 +42,11 @@ describe('the wire between simulator and page', () => {
   it('ends calls in the states the page library treats as terminal, from its one list', () => {
     expect(TERMINAL_STATES).toBe(TERMINAL_CALL_STATES);
     for (const state of TERMINAL_STATES) expect(BROWSER_CALL_STATES).toContain(state);
+  });
+
+  it("reads the control API's answers as the package's public types (checked by tsc)", () => {
+    const fault: SimulatorFault = { method: 'POST', path: '/api/v1/voice/browser-calls', fault: 'drop-response' };
+    expect(asPublicFault(asFaultInput(fault))).toEqual(fault);
+    expect(typeof asPublicCall).toBe('function');
   });
 });

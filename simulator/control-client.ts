@@ -1,0 +1,159 @@
+/**
+ * The simulator's control API (`/__sim/` on its port) as typed functions, for an app's tests: read what the
+ * service holds of a call, make the far end hang up, expire a session, arm faults, reset. Plain `fetch`, no
+ * Playwright, so it works from any test runner; `@voice-browser/simulator/playwright` hands it to each test.
+ *
+ * @remarks
+ * The shapes here are the wire's, written out so the package's types reach nothing of werift;
+ * test/simulator/wire-shapes.test.ts holds them to the simulator's own.
+ */
+
+/** A browser call as the simulator holds it (the REST record, every field). */
+export interface SimulatedCallRecord {
+  id: string;
+  sessionId: string;
+  agentId: string;
+  externalSubject: string;
+  from: string;
+  to: string;
+  /** `waiting_agent`, `dialing_recipient`, `connected`, `ending`, `ended`, `failed` or `outcome_unknown`. */
+  state: string;
+  busy: boolean;
+  endReason: string | null;
+  error: { code: string; message: string } | null;
+  maxDurationSeconds: number | null;
+  record: boolean;
+  customData: Record<string, string>;
+  createdAt: string;
+  answeredAt: string | null;
+  endedAt: string | null;
+  /** Increases on every change. */
+  revision: number;
+}
+
+/** Audio packets the simulator counted on a call's browser leg. */
+export interface SimulatedMedia {
+  /** Audio packets from the page (the microphone), DTMF packets excluded. */
+  packetsFromBrowser: number;
+  bytesFromBrowser: number;
+  /** Of those, the packets loud enough to be speech: a muted page sends none. */
+  voicedPacketsFromBrowser: number;
+  /** RFC 4733 DTMF packets from the page. */
+  dtmfPacketsFromBrowser: number;
+  /** Epoch ms of the last audio packet from the page. */
+  lastPacketFromBrowserAt: number | null;
+  /** Packets the simulator sent the page (a tone, then the page's own audio echoed). */
+  packetsToBrowser: number;
+}
+
+/** What `GET /__sim/calls/:id` answers: the call, what the simulator observed of it, and its media counts. */
+export interface SimulatedCall {
+  call: SimulatedCallRecord;
+  facts: {
+    /** Every state the call went through, oldest first. */
+    history: Array<{ state: string; at: string }>;
+    /** When the service's INVITE went to the page, and how the page answered it. */
+    inviteSentAt: string | null;
+    browserAnsweredAt: string | null;
+    browserFinalStatus: number | null;
+    /** When audio first flowed on the browser leg. */
+    mediaConnectedAt: string | null;
+    /** When the SIP WebSocket carrying the browser leg closed while the leg was up. */
+    transportLostAt: string | null;
+    media: SimulatedMedia | null;
+    /** Each DTMF digit the far end heard, and how the page sent it. */
+    dtmf: Array<{ digit: string; method: 'rfc4733' | 'sip-info'; at: string }>;
+  };
+  media: SimulatedMedia | null;
+}
+
+/** Which requests a fault applies to: the next `count` (default 1) matching `method` and `path`. */
+interface FaultTarget {
+  method: 'GET' | 'POST' | 'DELETE' | '*';
+  /** A path on the simulator's port, e.g. `/api/v1/voice/browser-calls`; `:id` matches a segment, a trailing `*` the rest. */
+  path: string;
+  count?: number;
+}
+
+/** A fault for `POST /__sim/faults`: how the simulator answers the matching requests badly. */
+export type SimulatorFault =
+  /** Does the work, then closes the connection without an answer: a lost answer. */
+  | (FaultTarget & { fault: 'drop-response' })
+  /** Waits `delayMs` before doing the request. */
+  | (FaultTarget & { fault: 'delay'; delayMs: number })
+  /** Answers this error instead of doing the request. */
+  | (FaultTarget & { fault: 'error'; status: number; code: string; message?: string; retryAfterSeconds?: number })
+  /** Does the request, then closes the SIP WebSocket of `sessionId` (or every one) from the service's side. */
+  | (FaultTarget & { fault: 'close-sip-socket'; sessionId?: string })
+  /** For `POST /api/v1/voice/browser-calls`: withdraws the call's INVITE (CANCEL) before the answer goes out. */
+  | (FaultTarget & { fault: 'withdraw-invite' });
+
+/** A control request the simulator refused, with its status and `code`. */
+export class SimulatorControlError extends Error {
+  override readonly name = 'SimulatorControlError';
+
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The control API of the simulator at `url`, as functions; each rejects with a {@link SimulatorControlError}. */
+export interface SimulatorControl {
+  /** What the simulator holds and observed of one call. */
+  call(callId: string): Promise<SimulatedCall>;
+  /** Every call of a session, oldest first. */
+  callsOfSession(sessionId: string): Promise<SimulatedCallRecord[]>;
+  /** The recipient hangs up the call. */
+  remoteHangup(callId: string): Promise<SimulatedCallRecord>;
+  /** The service withdraws the call's INVITE before the page answered it (a CANCEL). */
+  withdrawInvite(callId: string): Promise<SimulatedCallRecord>;
+  /** The session's expiry time becomes now: it takes no new calls. */
+  expireSession(sessionId: string): Promise<void>;
+  /** Arms a fault for the next matching requests. */
+  fault(fault: SimulatorFault): Promise<void>;
+  /** Disarms every fault. */
+  clearFaults(): Promise<void>;
+  /** Forgets every session, call, fault, key change, quota count and idempotency record. */
+  reset(): Promise<void>;
+}
+
+/**
+ * The control API of the simulator listening at `url` (its root, e.g. `http://127.0.0.1:8090`).
+ *
+ * @example
+ * ```ts
+ * const control = createSimulatorControl(simulator.url);
+ * await control.fault({ method: 'POST', path: '/api/v1/voice/browser-calls', fault: 'drop-response' });
+ * const { call, media } = await control.call(callId);
+ * ```
+ */
+export function createSimulatorControl(url: string): SimulatorControl {
+  const root = `${url.replace(/\/+$/, '')}/__sim`;
+  async function request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+    const response = await fetch(root + path, {
+      method,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const answer = (await response.json().catch(() => null)) as (T & { code?: string; error?: string; message?: string }) | null;
+    if (!response.ok || answer === null) {
+      throw new SimulatorControlError(response.status, answer?.code ?? 'invalid_response', `${method} /__sim${path}: ${response.status} ${answer?.message ?? answer?.error ?? ''}`.trim());
+    }
+    return answer;
+  }
+  const id = encodeURIComponent;
+  return {
+    call: (callId) => request('GET', `/calls/${id(callId)}`),
+    callsOfSession: async (sessionId) => (await request<{ calls: SimulatedCallRecord[] }>('GET', `/calls?sessionId=${id(sessionId)}`)).calls,
+    remoteHangup: async (callId) => (await request<{ call: SimulatedCallRecord }>('POST', `/calls/${id(callId)}/remote-hangup`)).call,
+    withdrawInvite: async (callId) => (await request<{ call: SimulatedCallRecord }>('POST', `/calls/${id(callId)}/withdraw-invite`)).call,
+    expireSession: async (sessionId) => void (await request('POST', `/sessions/${id(sessionId)}/expire`)),
+    fault: async (fault) => void (await request('POST', '/faults', fault)),
+    clearFaults: async () => void (await request('DELETE', '/faults')),
+    reset: async () => void (await request('POST', '/reset')),
+  };
+}

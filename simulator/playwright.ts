@@ -1,0 +1,71 @@
+import { test as base, expect } from '@playwright/test';
+import { createSimulatorControl, startSimulator, type SimulatorControl, type SimulatorOptions } from './index.js';
+
+/**
+ * `@voice-browser/simulator/playwright`: the simulator in an app's Playwright tests. `test` starts one simulator
+ * per worker on a free loopback port and hands each test its URLs, its key and its control API; point the
+ * app's server at `simulator.baseUrl` with `simulator.apiKey`. {@link chromiumLaunchOptions} gives the browser
+ * fake media on loopback.
+ *
+ * @example
+ * ```ts
+ * // playwright.config.ts
+ * export default defineConfig({ use: { launchOptions: chromiumLaunchOptions() } });
+ *
+ * // call.spec.ts
+ * import { test, expect } from '@voice-browser/simulator/playwright';
+ *
+ * test('calls', async ({ page, simulator }) => {
+ *   const app = await startMyApp({ voiceBaseUrl: simulator.baseUrl, voiceApiKey: simulator.apiKey });
+ *   // ... place a call in the page, then:
+ *   const { call, media } = await simulator.call(callId);
+ *   expect(media?.packetsFromBrowser).toBeGreaterThan(0);
+ * });
+ * ```
+ *
+ * @packageDocumentation
+ */
+
+export { chromiumArgs, chromiumLaunchOptions, type ChromiumLaunchOptions } from './chromium-flags.js';
+export { createSimulatorControl, SimulatorControlError } from './control-client.js';
+export type { SimulatedCall, SimulatedCallRecord, SimulatedMedia, SimulatorControl, SimulatorFault } from './control-client.js';
+export { expect };
+
+/** The simulator a test gets: where it listens, its key, and its control API. */
+export interface SimulatorFixture extends SimulatorControl {
+  /** Its root, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  /** The app's `VOICE_BASE_URL`: `{url}/api`. */
+  baseUrl: string;
+  /** The SIP WebSocket the page registers with. */
+  sipUrl: string;
+  /** The key its REST API takes: the app's `VOICE_API_KEY`. */
+  apiKey: string;
+}
+
+/** The worker-scoped fixtures {@link test} adds. */
+export interface SimulatorWorkerFixtures {
+  /** Options for the worker's simulator (`test.use({ simulatorOptions: { noAnswerMs: 2000 } })` in a file's top level). */
+  simulatorOptions: SimulatorOptions;
+  /** The worker's simulator, started before its first test and stopped after its last. */
+  simulator: SimulatorFixture;
+}
+
+/**
+ * Playwright's `test` with a `simulator` fixture. One simulator per worker; its calls and sessions carry over
+ * from test to test in that worker: `await simulator.reset()` forgets them.
+ */
+export const test = base.extend<{}, SimulatorWorkerFixtures>({
+  simulatorOptions: [{}, { scope: 'worker', option: true }],
+  simulator: [
+    async ({ simulatorOptions }, use) => {
+      const simulator = await startSimulator({ ...simulatorOptions, port: simulatorOptions.port ?? 0 });
+      try {
+        await use({ url: simulator.url, baseUrl: simulator.baseUrl, sipUrl: simulator.sipUrl, apiKey: simulator.apiKey, ...createSimulatorControl(simulator.url) });
+      } finally {
+        await simulator.close();
+      }
+    },
+    { scope: 'worker' },
+  ],
+});
