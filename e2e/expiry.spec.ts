@@ -16,8 +16,7 @@ const REGISTRATION_REFRESH = '10:00';
 const SESSION_LIFETIME = '01:00:00';
 
 async function expireAtSimulator(simulator: Simulator, sessionId: string) {
-  const { session } = (await simulator.control(`/sessions/${sessionId}/expire`)) as { session: { status: string } };
-  expect(session.status).toBe('expired');
+  expect((await simulator.expireSession(sessionId)).status).toBe('expired');
 }
 
 const callButton = (page: Page) => page.getByRole('button', { name: 'Call', exact: true });

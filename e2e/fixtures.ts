@@ -1,53 +1,21 @@
 import { expect, test as base, type Page } from '@playwright/test';
+import { createSimulatorControl, type SimulatorControl } from '../simulator/control-client.js';
 
 /**
  * Fixtures shared by the e2e specs: the app's URLs, the simulator's control API, and a page that
  * records its RTCPeerConnections so a test can read the browser's own `getStats()`.
  */
 
-export interface SimCall {
-  call: { id: string; sessionId: string; state: string; busy: boolean; endReason: string | null };
-  facts: { inviteSentAt: string | null; mediaConnectedAt: string | null; dtmf: Array<{ digit: string; method: string }> };
-  media: { packetsFromBrowser: number; voicedPacketsFromBrowser: number; packetsToBrowser: number } | null;
-}
-
-export interface Simulator {
+/** The simulator's control API (`@voice-browser/simulator`'s client, as an integrator's tests get it) and its root URL. */
+export interface Simulator extends SimulatorControl {
   url: string;
-  call(id: string): Promise<SimCall>;
-  /** Every call of a session at the simulator, oldest first. */
-  callsOfSession(sessionId: string): Promise<Array<{ id: string; state: string }>>;
-  /** POST a control route (`/calls/:id/remote-hangup`, `/sessions/:id/expire`) and expect `status`. */
-  control(path: string, status?: number): Promise<unknown>;
-  /** Arms a fault for the next matching request (`POST /__sim/faults`, README's list of faults). */
-  fault(fault: { method: string; path: string; fault: string; [option: string]: unknown }): Promise<void>;
 }
 
 export const test = base.extend<{ simulator: Simulator }>({
   baseURL: async ({}, use) => use(process.env.E2E_BASE_URL),
   simulator: async ({}, use) => {
     const url = process.env.E2E_SIM_URL ?? '';
-    await use({
-      url,
-      call: async (id) => {
-        const response = await fetch(`${url}/__sim/calls/${encodeURIComponent(id)}`);
-        expect(response.status).toBe(200);
-        return (await response.json()) as SimCall;
-      },
-      callsOfSession: async (sessionId) => {
-        const response = await fetch(`${url}/__sim/calls?sessionId=${encodeURIComponent(sessionId)}`);
-        expect(response.status).toBe(200);
-        return ((await response.json()) as { calls: Array<{ id: string; state: string }> }).calls;
-      },
-      control: async (path, status = 200) => {
-        const response = await fetch(`${url}/__sim${path}`, { method: 'POST' });
-        expect(response.status, path).toBe(status);
-        return response.json();
-      },
-      fault: async (fault) => {
-        const response = await fetch(`${url}/__sim/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(fault) });
-        expect(response.status, `arming ${fault.fault}`).toBe(201);
-      },
-    });
+    await use({ url, ...createSimulatorControl(url) });
   },
   page: async ({ page }, use) => {
     await page.addInitScript(() => {

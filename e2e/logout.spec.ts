@@ -8,7 +8,7 @@ import { callConnected, expect, logInAndConnect, test } from './fixtures.js';
 test("logging out while an expired session's call runs ends the call, and the user's next session is admitted", async ({ page, simulator }) => {
   const sessionId = await logInAndConnect(page, 'e2e-logout-expired');
   const callId = await callConnected(page);
-  await simulator.control(`/sessions/${sessionId}/expire`);
+  await simulator.expireSession(sessionId);
 
   const loggedOut = page.waitForResponse((response) => response.url().endsWith('/auth/logout'));
   await page.getByRole('button', { name: 'Log out' }).click();

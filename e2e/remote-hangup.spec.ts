@@ -6,7 +6,7 @@ test('a remote hangup ends the call on the page: ended, busy false, peer connect
   const callId = await callConnected(page);
   await expect.poll(async () => (await pageAudioStats(page)).connectionState).toBe('connected');
 
-  await simulator.control(`/calls/${callId}/remote-hangup`, 202);
+  await simulator.remoteHangup(callId);
 
   await expect(page.getByTestId('call-state')).toHaveText('ended');
   await expect(page.getByTestId('busy')).toHaveText('false');

@@ -67,7 +67,7 @@ test('the trimmed script-tag bundle answers a call, reports its quality, sends a
   for (const figure of [second?.rttMs, second?.jitterMs, second?.mos]) expect(typeof figure).toBe('number');
   expect(second?.mos).toBeGreaterThan(4);
   await page.evaluate(() => (window as unknown as { voice: { sendDtmf(d: string): Promise<void> } }).voice.sendDtmf('7'));
-  const digits = async () => ((await simulator.call(callId)).facts as unknown as { dtmf: Array<{ digit: string; method: string }> }).dtmf;
+  const digits = async () => (await simulator.call(callId)).facts.dtmf;
   await expect.poll(digits).toEqual([expect.objectContaining({ digit: '7', method: 'rfc4733' })]);
   await page.evaluate(() => (window as unknown as { voice: { disconnect(): Promise<void> } }).voice.disconnect());
   expect((await simulator.call(callId)).call).toMatchObject({ state: 'ended', busy: false });

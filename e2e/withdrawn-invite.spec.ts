@@ -19,7 +19,7 @@ test('an INVITE the service withdraws before its 202 is dropped, and the page sh
   await expect(page.getByTestId('error-code')).toHaveCount(0);
 
   const callId = (await page.getByTestId('call-id').textContent()) ?? '';
-  const { call, facts } = (await simulator.call(callId)) as unknown as { call: { endReason: string }; facts: { browserFinalStatus: number; browserAnsweredAt: string | null } };
+  const { call, facts } = await simulator.call(callId);
   // The page answered the CANCEL (487) and never the INVITE itself.
   expect(call.endReason).toBe('invite_withdrawn');
   expect(facts).toMatchObject({ browserFinalStatus: 487, browserAnsweredAt: null });

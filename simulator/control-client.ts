@@ -111,8 +111,8 @@ export interface SimulatorControl {
   remoteHangup(callId: string): Promise<SimulatedCallRecord>;
   /** The service withdraws the call's INVITE before the page answered it (a CANCEL). */
   withdrawInvite(callId: string): Promise<SimulatedCallRecord>;
-  /** The session's expiry time becomes now: it takes no new calls. */
-  expireSession(sessionId: string): Promise<void>;
+  /** The session's expiry time becomes now: it takes no new calls. Resolves with the session as it now stands. */
+  expireSession(sessionId: string): Promise<{ id: string; status: string; expiresAt: string }>;
   /** Arms a fault for the next matching requests. */
   fault(fault: SimulatorFault): Promise<void>;
   /** Disarms every fault. */
@@ -151,7 +151,7 @@ export function createSimulatorControl(url: string): SimulatorControl {
     callsOfSession: async (sessionId) => (await request<{ calls: SimulatedCallRecord[] }>('GET', `/calls?sessionId=${id(sessionId)}`)).calls,
     remoteHangup: async (callId) => (await request<{ call: SimulatedCallRecord }>('POST', `/calls/${id(callId)}/remote-hangup`)).call,
     withdrawInvite: async (callId) => (await request<{ call: SimulatedCallRecord }>('POST', `/calls/${id(callId)}/withdraw-invite`)).call,
-    expireSession: async (sessionId) => void (await request('POST', `/sessions/${id(sessionId)}/expire`)),
+    expireSession: async (sessionId) => (await request<{ session: { id: string; status: string; expiresAt: string } }>('POST', `/sessions/${id(sessionId)}/expire`)).session,
     fault: async (fault) => void (await request('POST', '/faults', fault)),
     clearFaults: async () => void (await request('DELETE', '/faults')),
     reset: async () => void (await request('POST', '/reset')),
