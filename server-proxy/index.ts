@@ -1,0 +1,16 @@
+/**
+ * `@voice-browser/server`: the server piece of voice-browser. It holds the voice service's API key, lets only
+ * your logged-in user through, and forwards the page's browser operations (sessions and calls) to the
+ * service, each for that user's own session and calls. One web-standard handler, `(Request) => Response`,
+ * to mount under any path in Express, Hono, Next.js or `node:http`.
+ *
+ * @packageDocumentation
+ */
+
+export { createVoiceProxy } from './proxy.js';
+export type { ProxyUser, VoiceProxy, VoiceProxyOptions } from './proxy.js';
+export type { UserRateLimitOptions } from './user-rate-limit.js';
+export { createMemoryRateStore } from './rate-store.js';
+export type { RateStore, RateWindow } from './rate-store.js';
+export { createRedisRateStore } from './redis-rate-store.js';
+export type { RedisRateStoreOptions } from './redis-rate-store.js';
