@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +31,7 @@ function run(cwd: string, command: string, args: string[], env: Record<string, s
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'voice-browser-examples-'));
+  mkdirSync(join(work, '.packs'));
   // The build already ran (npm test builds first); packing again would only rebuild.
   run(ROOT, 'npm', ['pack', '-w', 'lib', '-w', 'server-proxy', '-w', 'simulator', '--ignore-scripts', '--pack-destination', join(work, '.packs'), '--loglevel=error']);
   for (const example of EXAMPLES) {
@@ -53,5 +54,30 @@ describe.each(EXAMPLES)('examples/%s', (example) => {
     // Everything the example's tests rely on is set here; nothing comes from the shell.
     const out = run(dir, 'npm', ['test'], { CI: 'true', CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' });
     expect(out).toMatch(/passed/);
+  });
+});
+
+describe('the simulator installed in an example', () => {
+  it('serves from `npx voice-browser-simulator`: REST with the key it was given, 401 without', async () => {
+    const dir = join(work, 'examples', 'express'); // installed by the test above
+    const key = `vsk_ExampleKey${'0'.repeat(22)}`;
+    const child = spawn('npx', ['--no-install', 'voice-browser-simulator', '--port', '0', '--api-key', key], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+    try {
+      const base = await new Promise<string>((resolveBase, reject) => {
+        let out = '';
+        child.once('exit', (code) => reject(new Error(`voice-browser-simulator exited with ${code}: ${out}`)));
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const found = /VOICE_BASE_URL=(\S+)/.exec(out)?.[1];
+          if (found && out.includes('API key:')) resolveBase(found);
+        });
+      });
+      const read = (headers: Record<string, string>) => fetch(`${base}/v1/voice/browser-sessions?externalSubject=someone`, { headers });
+      expect((await read({ 'X-Api-Key': key })).status).toBe(200);
+      expect((await read({})).status).toBe(401);
+    } finally {
+      // npx runs the bin in a child of its own: stop the whole group this test started.
+      if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGTERM');
+    }
   });
 });
