@@ -1,9 +1,7 @@
-import type { VoiceErrorCode } from './errors.js';
-
 /**
- * What to tell the user about an error, in words a page can show as they are: one line per code the helper
- * gives (complete by type: a new code without advice does not compile), and the service codes a page meets
- * most (spec 7). The demo shows these; README's error table says the same at more length.
+ * `voice-browser/advice`: what to tell the user about an error, in words a page can show as they are: one line
+ * per code the helper gives (complete by type: a new code without advice does not compile), and the service
+ * codes a page meets most. The demo shows these; the README's error table says the same at more length.
  *
  * @remarks
  * Its own entry, `voice-browser/advice`, outside the main one: a page with words of its own loads none of these.
@@ -13,7 +11,12 @@ import type { VoiceErrorCode } from './errors.js';
  * import { errorAdvice } from 'voice-browser/advice';
  * if (status.error) hint.textContent = errorAdvice(status.error.code);
  * ```
+ *
+ * @packageDocumentation
+ * @module voice-browser/advice
  */
+
+import type { VoiceErrorCode } from './errors.js';
 
 /** Advice for every code the helper itself gives. */
 export const VOICE_ERROR_ADVICE: Readonly<Record<VoiceErrorCode, string>> = {

@@ -2,6 +2,7 @@
  * voice-browser: put phone calls into a web page. The whole public surface, by name.
  *
  * @packageDocumentation
+ * @module voice-browser
  */
 export { createVoiceBrowser } from './voice-browser.js';
 export type { VoiceBrowser } from './voice-browser.js';

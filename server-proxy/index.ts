@@ -5,6 +5,7 @@
  * to mount under any path in Express, Hono, Next.js or `node:http`.
  *
  * @packageDocumentation
+ * @module @voice-browser/server
  */
 
 export { createVoiceProxy } from './proxy.js';

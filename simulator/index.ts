@@ -1,6 +1,3 @@
-import { DEFAULT_SIM_API_KEY } from './config.js';
-import { startSimulator as startService } from './server.js';
-
 /**
  * `@voice-browser/simulator`: a local voice service for development and tests. The REST API the proxy calls,
  * SIP over WebSocket that the page registers with, real WebRTC audio (a tone, then the page's own voice
@@ -8,7 +5,11 @@ import { startSimulator as startService } from './server.js';
  * inside. It listens on loopback only.
  *
  * @packageDocumentation
+ * @module @voice-browser/simulator
  */
+
+import { DEFAULT_SIM_API_KEY } from './config.js';
+import { startSimulator as startService } from './server.js';
 
 export { createSimulatorControl, SimulatorControlError } from './control-client.js';
 export type { SimulatedCall, SimulatedCallRecord, SimulatedMedia, SimulatorControl, SimulatorFault } from './control-client.js';

@@ -1,6 +1,3 @@
-import { test as base, expect } from '@playwright/test';
-import { createSimulatorControl, startSimulator, type SimulatorControl, type SimulatorOptions } from './index.js';
-
 /**
  * `@voice-browser/simulator/playwright`: the simulator in an app's Playwright tests. `test` starts one simulator
  * per worker on a free loopback port and hands each test its URLs, its key and its control API; point the
@@ -24,7 +21,11 @@ import { createSimulatorControl, startSimulator, type SimulatorControl, type Sim
  * ```
  *
  * @packageDocumentation
+ * @module @voice-browser/simulator/playwright
  */
+
+import { test as base, expect } from '@playwright/test';
+import { createSimulatorControl, startSimulator, type SimulatorControl, type SimulatorOptions } from './index.js';
 
 export { chromiumArgs, chromiumLaunchOptions, type ChromiumLaunchOptions } from './chromium-flags.js';
 export { createSimulatorControl, SimulatorControlError } from './control-client.js';

@@ -1,9 +1,3 @@
-import type { VoiceBrowserOptions } from '../types.js';
-import { createVoiceBrowserWith, type VoiceBrowser } from '../voice-browser.js';
-import { FakeBackend } from './fake-backend.js';
-import { FakeClock } from './fake-clock.js';
-import { FakeSip } from './fake-sip.js';
-
 /**
  * `voice-browser/testing`: what an app's unit tests need to drive its phone UI through every state without a
  * server, a microphone or WebRTC. A scripted fake service backend, a fake SIP peer, a fake clock, and
@@ -11,7 +5,14 @@ import { FakeSip } from './fake-sip.js';
  * happy-dom or jsdom (the fake clock uses Node's `setImmediate`).
  *
  * @packageDocumentation
+ * @module voice-browser/testing
  */
+
+import type { VoiceBrowserOptions } from '../types.js';
+import { createVoiceBrowserWith, type VoiceBrowser } from '../voice-browser.js';
+import { FakeBackend } from './fake-backend.js';
+import { FakeClock } from './fake-clock.js';
+import { FakeSip } from './fake-sip.js';
 
 export { FakeBackend, httpError, networkError } from './fake-backend.js';
 export type { Gate, Operation, Request as FakeBackendRequest } from './fake-backend.js';
