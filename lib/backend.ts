@@ -2,7 +2,7 @@ import { VoiceBrowserError } from './errors.js';
 import type { VoiceBackend } from './types.js';
 
 /**
- * The default backend: the six callbacks over `fetch` to the proxy's same-origin routes (DESIGN.md).
+ * The default backend: the six callbacks over `fetch` to the proxy's same-origin routes.
  * The only file of the library that touches `fetch`.
  */
 

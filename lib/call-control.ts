@@ -28,7 +28,7 @@ export function createCallControl(rt: Runtime) {
       if (isDefiniteRejection(error)) {
         rt.call({ type: 'attempt_rejected', error: error.toStatus() });
         // The service knows first when a session lapsed early (revoked, expired at its clock): its definite
-        // refusal of a call for the session stops the page offering calls (spec 7).
+        // refusal of a call for the session stops the page offering calls.
         if (error.code === 'browser_session_unavailable') rt.connection({ type: 'session_refused', error: error.toStatus() });
         throw error;
       }

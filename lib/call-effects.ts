@@ -10,7 +10,7 @@ import type { BrowserCall, VoiceBackend, VoiceBrowserStatus } from './types.js';
 /**
  * What the call machine's effects do (call-machine.ts decides them; the runtime hands them here in order):
  * read, answer or refuse an INVITE, post a hangup, close our half of an ended call's dialog. Also what SIP
- * says about the call's media, which is shown but decides nothing (spec 3.2: only a read ends a call).
+ * says about the call's media, which is shown but decides nothing (only a read ends a call).
  */
 
 /** The runtime's parts that effects act on. */
@@ -109,7 +109,7 @@ export function createCallEffects(host: CallEffectsHost) {
     else invite.reject();
   }
 
-  /** hangup(): asks the service to end the call; with no call id yet, as soon as one is known (spec 3.2: busy stays). */
+  /** hangup(): asks the service to end the call; with no call id yet, as soon as one is known (busy stays). */
   function hangup(): Promise<void> {
     const { attempt } = host.call();
     if (attempt && attempt.phase !== 'admitted') {
@@ -166,7 +166,7 @@ export function createCallEffects(host: CallEffectsHost) {
     mediaFailed(callId: string | undefined): void {
       const call = host.call().call;
       if (!callId || call?.id !== callId || isTerminal(call)) return;
-      // Not an end (spec 3.2: only a read says so): the page is told its audio is gone, and what to do.
+      // Not an end (only a read says so): the page is told its audio is gone, and what to do.
       show({ audio: 'ended', error: { code: 'connection_failed', message: "the call's audio path failed (ICE/DTLS); hang up and call again" } });
       reads.pollNow();
     },

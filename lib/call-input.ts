@@ -26,7 +26,7 @@ export function checkStart(input: CallInput | undefined, key: unknown): VoiceBro
   return undefined;
 }
 
-/** A retry must carry the input of the attempt it retries (spec 7): the service would answer a 409 otherwise. */
+/** A retry must carry the input of the attempt it retries: the service would answer a 409 otherwise. */
 export function sameInput(a: CallInput, b: CallInput): boolean {
   // customData is a map: the order its keys were written in is not part of the input.
   const canonical = (input: CallInput) =>

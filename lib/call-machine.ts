@@ -17,9 +17,9 @@ import { TERMINAL_CALL_STATES, type BrowserCall, type CallAttempt, type CallInpu
  *
  *  recover(): (none) ──call_recovered──▶ a call without attempt, polled until its terminal read
  * ```
- * spec 3.2: `busy` turns false only on a terminal read, when the service said no call was created, or when a
+ * `busy` turns false only on a terminal read, when the service said no call was created, or when a
  * read after the session's end shows that no call of the lost attempt runs.
- * spec 7: an unknown outcome is reconciled by reads (the reconciling effect), never by a new dial.
+ * An unknown outcome is reconciled by reads (the reconciling effect), never by a new dial.
  * DESIGN.md: an INVITE is answered only when it names the attempt's call; one that comes before the call is
  * named is held (`heldInvite`) and answered or refused when the attempt settles.
  */
@@ -53,12 +53,12 @@ export type CallEvent =
   /**
    * disconnect() ended the session, and a read of the user's current session after that end shows no call
    * of it running: whatever the lost request made is over, and a session that ended takes no new call.
-   * spec 3.2: ending the session alone proves nothing; this read is the proof.
+   * Ending the session alone proves nothing; this read is the proof.
    */
   | { type: 'attempt_abandoned' }
-  /** hangup() before the attempt's call is named (spec 3.2: busy stays; the hangup waits for the id). */
+  /** hangup() before the attempt's call is named (busy stays; the hangup waits for the id). */
   | { type: 'hangup_deferred' }
-  /** The reconciling reads found nothing for long enough: they stop, the attempt stays unknown (spec 7). */
+  /** The reconciling reads found nothing for long enough: they stop, the attempt stays unknown. */
   | { type: 'reconcile_exhausted'; error: StatusError }
   | { type: 'call_recovered'; call: BrowserCall }
   | { type: 'call_read'; call: BrowserCall }
@@ -72,7 +72,7 @@ export type CallEvent =
 
 export type CallEffect =
   | { type: 'start_polling'; callId: string }
-  /** Read the current session until it names the attempt's call (spec 7: reconcile without redialing). */
+  /** Read the current session until it names the attempt's call (reconcile without redialing). */
   | { type: 'start_reconciling' }
   | { type: 'stop_polling' }
   /** Ask the service to end the call: a hangup deferred until the call was named. */

@@ -6,7 +6,7 @@ import type { VoiceBackend } from './types.js';
 
 /**
  * The reads of the call half: the one poller of a named call, or the reads of the user's current session
- * that look for the call of a lost request (spec 7: reconcile by reads, never by dialing again). What a read
+ * that look for the call of a lost request (reconcile by reads, never by dialing again). What a read
  * shows goes back to the call machine as an event; this file decides nothing about the call.
  */
 
@@ -23,7 +23,7 @@ export interface CallReadsHost {
 }
 
 export interface CallReads {
-  /** Reads the call about once a second until a read shows it over (spec 4.9). */
+  /** Reads the call about once a second until a read shows it over. */
   poll(callId: string): void;
   /** Reads the current session until it names the attempt's call, at most {@link RECONCILE_READS} times. */
   reconcile(): void;
@@ -47,7 +47,7 @@ export interface CallReads {
 /**
  * How many reads of the current session look for the call of a lost request. A call the request made is
  * named by the first read while it runs; past the proxy's upstream deadline nothing new can appear, so
- * reading on would only spend the key's quota (spec 8) on a loop without end.
+ * reading on would only spend the key's quota on a loop without end.
  */
 export const RECONCILE_READS = 15;
 

@@ -8,7 +8,7 @@ import { RENEWABLE_CONNECTIONS, type Connection, type StatusError } from './type
  * @remarks
  * The diagram is the one beside {@link Connection} in types.ts: each event here is one of its arrows, and the
  * `switch` below says from which states it may be taken.
- * spec 3.2: expiry (of the session or its registration, the earlier) blocks new calls, and only `ready` takes
+ * Expiry (of the session or its registration, the earlier) blocks new calls, and only `ready` takes
  * them; `expired` and `offline` keep an accepted call running to its own end.
  */
 
@@ -38,15 +38,15 @@ export type ConnectionEvent =
   | { type: 'disconnect_started' }
   /** `sessionKept`: ending the session failed, so it is still shown (disconnect() can be called again). */
   | { type: 'disconnect_finished'; sessionKept: boolean; error: StatusError | null }
-  /** recover() read a session of this user from before the reload (spec 4.9). */
+  /** recover() read a session of this user from before the reload. */
   | { type: 'recovered'; session: SessionView }
   | { type: 'socket_dropped' }
   | { type: 'socket_restored' }
   /** The SIP link gave up (reconnection failed), or the registrar ended the registration. */
   | { type: 'link_gone'; error: StatusError }
-  /** The service refused a call because the session or its registration is gone (spec 7). */
+  /** The service refused a call because the session or its registration is gone. */
   | { type: 'session_refused'; error: StatusError }
-  /** The session's `expiresAt` passed (spec 3.2). */
+  /** The session's `expiresAt` passed. */
   | { type: 'session_expired'; error: StatusError };
 
 export type ConnectionEffect =
@@ -58,7 +58,7 @@ export type ConnectionEffect =
 
 export const disconnected: ConnectionSlice = { connection: 'disconnected', session: null, renewingFrom: null };
 
-/** Where the link's end leaves a session the service still holds: a lapsed registration is expiry (spec 3.2). */
+/** Where the link's end leaves a session the service still holds: a lapsed registration is expiry. */
 const afterLinkGone = (error: StatusError): Connection => (error.code === 'browser_session_unavailable' ? 'expired' : 'offline');
 
 const HOLDS_LINK: ReadonlySet<Connection> = new Set(['ready', 'reconnecting']);
@@ -66,7 +66,7 @@ const CAN_EXPIRE: ReadonlySet<Connection> = new Set(['ready', 'reconnecting', 'e
 
 /**
  * Why no call can start in this state, or null when one can: only `ready` with a session takes calls
- * (spec 3.2). The words are the message of startCall()'s `browser_session_unavailable`.
+ *. The words are the message of startCall()'s `browser_session_unavailable`.
  */
 export function whyNoCalls(state: ConnectionSlice): string | null {
   if (state.connection === 'ready' && state.session) return null;

@@ -42,7 +42,7 @@ const SERVICE_ERROR_ADVICE: Readonly<Record<string, string>> = {
   provider_error: 'The voice provider failed. Try again in a moment.',
 };
 
-/** What to do next about an error code, in words (spec 7's voice client errors and the service's). */
+/** What to do next about an error code, in words (the service's voice client errors and the service's). */
 export function errorAdvice(code: string): string {
   if (code.startsWith('compliance_')) return 'This number is blocked for compliance (for example do-not-call). Call another number.';
   return (VOICE_ERROR_ADVICE as Readonly<Record<string, string>>)[code] ?? SERVICE_ERROR_ADVICE[code] ?? 'Something unexpected failed. Try again; if it keeps failing, disconnect and connect.';

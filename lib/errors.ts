@@ -3,7 +3,7 @@
  */
 
 /**
- * Every code the helper itself gives: spec 7's voice client errors first, then the ones it adds for
+ * Every code the helper itself gives: the service's voice client errors first, then the ones it adds for
  * misuse, the microphone, DTMF and a request that got no answer. README's error table lists each.
  */
 export const VOICE_ERROR_CODES = [
@@ -34,7 +34,7 @@ export type VoiceErrorCode = (typeof VOICE_ERROR_CODES)[number];
  */
 export class VoiceBrowserError extends Error {
   override readonly name = 'VoiceBrowserError';
-  /** One of {@link VOICE_ERROR_CODES}, or the service's own code passed on as it sent it (spec 7). */
+  /** One of {@link VOICE_ERROR_CODES}, or the service's own code passed on as it sent it. */
   readonly code: VoiceErrorCode | (string & {});
   readonly status: number | undefined;
   readonly retryAfterMs: number | undefined;
@@ -68,7 +68,7 @@ export function toVoiceError(value: unknown, fallbackCode: VoiceErrorCode | (str
   return new VoiceBrowserError(fallbackCode, message, { cause: value });
 }
 
-/** An answer came back and said no: nothing was created (spec 7). Anything else leaves the outcome unknown. */
+/** An answer came back and said no: nothing was created. Anything else leaves the outcome unknown. */
 export function isDefiniteRejection(error: VoiceBrowserError): boolean {
   const status = error.status ?? 0;
   // A conflict on our key proves something exists under it; in progress means it is still being made.

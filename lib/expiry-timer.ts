@@ -1,7 +1,7 @@
 import type { Clock } from './clock.js';
 
 /**
- * The timer of a session's `expiresAt` (spec 3.2: expiry blocks new calls; an accepted call keeps its own
+ * The timer of a session's `expiresAt` (expiry blocks new calls; an accepted call keeps its own
  * limit). The connection machine asks for it (`watch_expiry`, `stop_expiry`); the runtime runs it.
  */
 

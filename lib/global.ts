@@ -3,7 +3,7 @@ import { isVoiceBrowserError, VoiceBrowserError } from './errors.js';
 import { createVoiceBrowser } from './voice-browser.js';
 
 /**
- * Entry of the script-tag build: one self-contained file that sets `window.VoiceBrowser` (DESIGN.md).
+ * Entry of the script-tag build: one self-contained file that sets `window.VoiceBrowser`.
  * Loading a script is the side effect a script tag asks for; the ES module entry has none.
  */
 const api = Object.freeze({ createVoiceBrowser, createFetchBackend, VoiceBrowserError, isVoiceBrowserError });

@@ -16,7 +16,7 @@ export function setMuted(link: SipLink | undefined, muted: unknown): boolean {
 }
 
 /**
- * spec 4.9: exactly one of 0-9 * # A-D, on a call whose audio this page holds (`answered`); a digit whose
+ * Exactly one of 0-9 * # A-D, on a call whose audio this page holds (`answered`); a digit whose
  * delivery is uncertain is reported `dtmf_outcome_unknown` and never resent.
  */
 export async function sendDigit(link: SipLink | undefined, answered: boolean, digit: unknown): Promise<void> {

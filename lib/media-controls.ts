@@ -30,7 +30,7 @@ export interface MediaControls {
   sendDtmf(digit: string): Promise<DtmfMethod>;
 }
 
-/** getUserMedia failures, told apart (spec 4.9 asks that permission failures be distinguishable). */
+/** getUserMedia failures, told apart. */
 export function microphoneError(cause: unknown): VoiceBrowserError {
   const name = (cause as { name?: string } | undefined)?.name;
   if (name === 'NotAllowedError' || name === 'SecurityError') {
@@ -74,7 +74,7 @@ export function createMediaControls(options: MediaControlsOptions): MediaControl
 
   function applyMute(): void {
     for (const sender of options.peerConnection()?.getSenders() ?? []) {
-      // A disabled track sends silence: the far end keeps its RTP flowing, it just hears nothing (spec 4.9).
+      // A disabled track sends silence: the far end keeps its RTP flowing, it just hears nothing.
       if (sender.track?.kind === 'audio') sender.track.enabled = !muted;
     }
   }
@@ -118,7 +118,7 @@ export function createMediaControls(options: MediaControlsOptions): MediaControl
       await options.sendInfo('application/dtmf-relay', `Signal=${digit}\r\nDuration=${TONE_MS}`);
       return 'sip-info';
     } catch (cause) {
-      // The INFO may or may not have arrived: never resent by us (spec 4.9), the caller decides.
+      // The INFO may or may not have arrived: never resent by us, the caller decides.
       throw new VoiceBrowserError('dtmf_outcome_unknown', `digit ${digit} may not have arrived; press it again only if the far end did not react`, { cause });
     }
   }

@@ -2,7 +2,7 @@ import type { Clock } from './clock.js';
 import { isVoiceBrowserError } from './errors.js';
 
 /**
- * The one poller of an active call (spec 4.9: about once a second; callers add no second poller).
+ * The one poller of an active call (about once a second; callers add no second poller).
  *
  * @remarks
  * Never two reads in flight: `pollNow()` during a read asks for one more read right after it. It stops by

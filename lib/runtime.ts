@@ -189,7 +189,7 @@ export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrow
       origin = { sessionId };
       call({ type: 'call_recovered', call: found });
     },
-    /** Asks the service to end the call; with no call id yet, as soon as one is known (spec 3.2: busy stays). */
+    /** Asks the service to end the call; with no call id yet, as soon as one is known (busy stays). */
     hangup: effects.hangup,
     waitForCallEnd: reads.waitForEnd,
     proveCallEnded: reads.proveEnded,

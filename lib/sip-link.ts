@@ -11,7 +11,7 @@ import type { CallQuality, SessionTransport } from './types.js';
 
 /** An INVITE from the service, not yet answered. */
 export interface IncomingInvite {
-  /** `X-Browser-Call-Id` of the INVITE (DESIGN.md); undefined when the service sent none. */
+  /** `X-Browser-Call-Id` of the INVITE; undefined when the service sent none. */
   callId: string | undefined;
   /** Answers with the microphone; rejects with a coded error when the microphone or the answer fails. */
   accept(): Promise<void>;

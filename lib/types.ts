@@ -1,17 +1,17 @@
 /**
- * Shapes the helper reads from the service (spec 2.6, 4.7) and the options and status it exposes (spec 4.9).
+ * Shapes the helper reads from the service and the options and status it exposes.
  *
  * @remarks
  * Records from the service are kept whole: fields the helper does not know are preserved, never dropped.
  */
 
-/** Browser call states (spec 3.2): the usual path first, then the two ways off it. */
+/** Browser call states: the usual path first, then the two ways off it. */
 export const BROWSER_CALL_STATES = ['waiting_agent', 'dialing_recipient', 'connected', 'ending', 'ended', 'failed', 'outcome_unknown'] as const;
 
 /** The terminal ones: a call in them has both legs down (the service's `busy: false` says so too). */
 export const TERMINAL_CALL_STATES: ReadonlySet<string> = new Set<BrowserCallState>(['ended', 'failed']);
 
-/** A browser call state (spec 3.2); a state the service may add is carried as its string. */
+/** A browser call state; a state the service may add is carried as its string. */
 export type BrowserCallState = (typeof BROWSER_CALL_STATES)[number] | (string & {});
 
 /** A browser call as the service last returned it; unknown fields are kept. */
@@ -27,7 +27,7 @@ export interface BrowserCall {
   [field: string]: unknown;
 }
 
-/** A browser session's metadata (spec 2.6); unknown fields are kept. */
+/** A browser session's metadata; unknown fields are kept. */
 export interface BrowserSession {
   id: string;
   status?: string;
@@ -48,13 +48,13 @@ export interface SessionTransport {
   [field: string]: unknown;
 }
 
-/** What `startCall()` asks for (spec 2.6 "Browser call input"); the helper adds the session id. */
+/** What `startCall()` asks for ; the helper adds the session id. */
 export interface CallInput {
   /** The caller id shown to the recipient, E.164. */
   from: string;
   /** The recipient, E.164. */
   to: string;
-  /** The call's own limit from the answer; renewing the session never extends it (spec 3.2). */
+  /** The call's own limit from the answer; renewing the session never extends it. */
   maxDurationSeconds?: number;
   /** Honoured only when the account supports recording. */
   record?: boolean;
@@ -68,7 +68,7 @@ export interface CallbackOptions {
 }
 
 /**
- * The six calls the helper makes to the integrator's server (spec 4.9). Each resolves the parsed envelope
+ * The six calls the helper makes to the integrator's server. Each resolves the parsed envelope
  * and rejects with an error carrying the safe `code`.
  */
 export interface VoiceBackend {
@@ -81,7 +81,7 @@ export interface VoiceBackend {
 }
 
 /**
- * Connection of the helper to the service (spec 3.2, 4.9):
+ * Connection of the helper to the service:
  *
  * ```
  *                 connect()               registered
@@ -100,10 +100,10 @@ export type Connection = (typeof CONNECTION_STATES)[number];
 /** Every {@link Connection} state, in the order the diagram above draws them. */
 export const CONNECTION_STATES = ['disconnected', 'connecting', 'ready', 'reconnecting', 'offline', 'expired', 'renewing', 'disconnecting', 'recovery_required'] as const;
 
-/** spec 4.9: renew() only while idle, from a state that holds a session the helper can replace. */
+/** renew() only while idle, from a state that holds a session the helper can replace. */
 export const RENEWABLE_CONNECTIONS: ReadonlySet<Connection> = new Set<Connection>(['ready', 'expired', 'offline']);
 
-/** The attempt behind the current call: kept until a terminal read, so a retry reuses its key (spec 7). */
+/** The attempt behind the current call: kept until a terminal read, so a retry reuses its key. */
 export interface CallAttempt {
   idempotencyKey: string;
   input: CallInput;
@@ -127,11 +127,11 @@ export interface VoiceBrowserStatus {
   /** The call as last read from the service (every field it returned). */
   call: BrowserCall | null;
   attempt: CallAttempt | null;
-  /** True from startCall() until a terminal read proves both legs stopped (spec 3.2). */
+  /** True from startCall() until a terminal read proves both legs stopped. */
   busy: boolean;
   /** The page's audio: `none` before a call, `connecting`, `playing`, `blocked` (autoplay policy), `ended`. */
   audio: 'none' | 'connecting' | 'playing' | 'blocked' | 'ended';
-  /** Outgoing audio muted (spec 4.9: mute affects outgoing audio only); kept across calls until changed. */
+  /** Outgoing audio muted (mute affects outgoing audio only); kept across calls until changed. */
   muted: boolean;
   error: StatusError | null;
 }
@@ -158,7 +158,7 @@ export interface CallQuality {
 }
 
 /**
- * A milestone of connect or of a call, with the time since the operation started (spec 4.9 `onTiming`); and,
+ * A milestone of connect or of a call, with the time since the operation started (`onTiming`); and,
  * while a call's media flows, a `call_quality` sample every 2 s carrying `quality`.
  */
 export interface TimingEvent {
@@ -175,13 +175,13 @@ export interface TimingEvent {
   quality?: CallQuality;
 }
 
-/** `createVoiceBrowser()`'s options (spec 4.9). */
+/** `createVoiceBrowser()`'s options. */
 export interface VoiceBrowserOptions {
   /** The six callbacks to your server; `createFetchBackend()` speaks to our proxy. */
   backend: VoiceBackend;
   /** Where the remote party's audio plays. */
   remoteAudio?: HTMLAudioElement;
-  /** Fixed for the helper's life (spec 4.9). */
+  /** Fixed for the helper's life. */
   audioDevices?: { microphoneId?: string; speakerId?: string };
   /** Every status change, as a new frozen snapshot. */
   onStatus?(status: VoiceBrowserStatus): void;

@@ -7,7 +7,7 @@ import { RENEWABLE_CONNECTIONS, type BrowserCall, type CallInput, type VoiceBrow
 
 
 /**
- * `createVoiceBrowser` (spec 4.9): the helper a page uses to take browser calls placed by its server.
+ * `createVoiceBrowser`: the helper a page uses to take browser calls placed by its server.
  * This file is its public face: the methods, and which of them may run now (a second connect() joins the
  * first). What they do is in connection-control.ts and call-control.ts; runtime.ts owns the state.
  */
@@ -17,29 +17,29 @@ export interface VoiceBrowser {
   /**
    * On a fresh helper (after a reload), reads the user's current session and call. A session found sets
    * `connection` to `recovery_required`: its call is shown and polled, and `hangup()` and `disconnect()` clean
-   * up; audio and credentials are not restored, and `connect()` is refused until `disconnect()` (spec 4.9).
+   * up; audio and credentials are not restored, and `connect()` is refused until `disconnect()`.
    */
   recover(): Promise<VoiceBrowserStatus>;
   /** Creates a browser session, loads SIP.js and registers; resolves when `connection` is `ready`. */
   connect(): Promise<void>;
   /**
    * Hangs up, waits for a terminal read, unregisters, releases the microphone and ends the session; `busy`
-   * turns false only when a read after that end proves no call of the session runs (spec 3.2). Unproven, it
+   * turns false only when a read after that end proves no call of the session runs. Unproven, it
    * rejects `cleanup_unknown` with `busy` still true: call it again, or `recover()` in a later page.
    */
   disconnect(): Promise<void>;
   /**
-   * Asks the server to place a call; resolves with the admitted call (`202`: not yet an answer, spec 3.2).
+   * Asks the server to place a call; resolves with the admitted call (`202`: not yet an answer).
    * Retrying after `call_outcome_unknown` with the same `idempotencyKey` and input returns the original call.
    */
   startCall(input: CallInput, options: { idempotencyKey: string }): Promise<BrowserCall>;
-  /** Asks the service to end the call; `busy` stays true until a terminal read (spec 3.2). */
+  /** Asks the service to end the call; `busy` stays true until a terminal read. */
   hangup(): Promise<void>;
   /** Mutes (true) or unmutes the outgoing audio; the far end keeps sending, and you keep hearing it. */
   mute(muted: boolean): void;
   /** Sends one DTMF digit (`0-9 * # A-D`) on the answered call: RFC 4733 when negotiated, else SIP INFO. */
   sendDtmf(digit: string): Promise<void>;
-  /** Replaces the session with a new one (fresh credentials and expiry); only while idle (spec 4.9). */
+  /** Replaces the session with a new one (fresh credentials and expiry); only while idle. */
   renew(): Promise<void>;
   /** Plays the call's audio after the browser blocked it (`audio_playback_blocked`); call it from a click. */
   resumeAudio(): Promise<void>;
@@ -97,7 +97,7 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
       if (connection() === 'ready') return Promise.resolve();
       if (connecting) return connecting;
       if (connection() === 'recovery_required') {
-        return rt.fail(new VoiceBrowserError('browser_session_unavailable', 'a session from before the reload exists; disconnect() cleans it up, then connect() (spec 4.9)'));
+        return rt.fail(new VoiceBrowserError('browser_session_unavailable', 'a session from before the reload exists; disconnect() cleans it up, then connect()'));
       }
       // recover() decides whether there is a session to clean up first: connect() follows its answer.
       if (recovering) return recovering.then(() => helper.connect());
@@ -133,7 +133,7 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
     sendDtmf: (digit) => sendDigit(rt.link, calls.answered, digit).catch((error: unknown) => rt.fail(toVoiceError(error, 'dtmf_outcome_unknown', 'sendDtmf() failed'))),
     renew() {
       if (renewing) return renewing;
-      if (rt.callState.busy) return rt.fail(new VoiceBrowserError('browser_agent_busy', 'renew() only while idle (spec 4.9); wait until busy is false'));
+      if (rt.callState.busy) return rt.fail(new VoiceBrowserError('browser_agent_busy', 'renew() only while idle: wait until busy is false'));
       if (!RENEWABLE_CONNECTIONS.has(connection())) return rt.fail(new VoiceBrowserError('browser_session_unavailable', `renew() while ${connection()}; connect() first`));
       renewing = lines.renew().finally(() => (renewing = undefined));
       return renewing;

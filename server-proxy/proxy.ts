@@ -15,7 +15,7 @@ import { userRateLimit, type UserRateLimitOptions } from './user-rate-limit.js';
 
 /**
  * `createVoiceProxy`: the server piece that holds the persistent key and forwards the page's six browser
- * operations (DESIGN.md, browser-facing routes, answered in `browser-routes.ts`), each only for the logged-in
+ * operations, each only for the logged-in
  * user's own resources.
  */
 
@@ -54,8 +54,8 @@ export interface VoiceProxyOptions {
 /** A web-standard handler, mountable in any server that speaks `Request`/`Response`. */
 export type VoiceProxy = ((request: Request) => Promise<Response>) & {
   /**
-   * Ends the user's current browser session at the service (logout, spec 4.9) and, when a call of it was
-   * running, hangs the call up and resolves only once a read shows it over (spec 3.2).
+   * Ends the user's current browser session at the service (logout) and, when a call of it was
+   * running, hangs the call up and resolves only once a read shows it over.
    *
    * @remarks
    * Rejects with an `HttpError` when it could not: `504 cleanup_unknown` when the call could not be proven

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { charCount } from '../contract/voice-input.js';
 
 /**
- * The `externalSubject` the service knows a user by (spec 2.6, 8: at most 200 characters, derived from the
+ * The `externalSubject` the service knows a user by (at most 200 characters, derived from the
  * authenticated identity, stable per user).
  */
 

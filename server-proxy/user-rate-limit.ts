@@ -3,7 +3,7 @@ import { HttpError } from '../contract/http-error.js';
 import { createMemoryRateStore, type RateStore } from './rate-store.js';
 
 /**
- * Per-user request limits, kept below the key's quota (spec 8: 100 a minute, 10,000 an hour by default) so
+ * Per-user request limits, kept below the key's quota (100 a minute, 10,000 an hour by default) so
  * that one user cannot exhaust the key every user shares.
  */
 

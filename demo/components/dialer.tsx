@@ -24,7 +24,7 @@ function RecoveredCall({ status, onHangUp }: Pick<DialerProps, 'status' | 'onHan
   return (
     <section aria-label="Recovered call">
       <p>
-        A session from before the reload is still open{status.call ? ', with its call' : ''}. Audio is not restored (spec 4.9): hang up and end the
+        A session from before the reload is still open{status.call ? ', with its call' : ''}. Audio is not restored after a reload: hang up and end the
         session, then connect again.
       </p>
       <div class="row">

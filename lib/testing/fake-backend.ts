@@ -62,7 +62,7 @@ export class FakeBackend implements VoiceBackend {
   /** The expiry every new session gets. */
   sessionExpiresAt = '2030-01-01T00:00:00.000Z';
   /**
-   * Ending a session hangs up its calls (spec 4.7: DELETE requests cleanup). By default they read `ended` at
+   * Ending a session hangs up its calls (DELETE requests cleanup). By default they read `ended` at
    * once; set, they read `ending` (still busy) until the test ends them, as at a service that takes its time.
    */
   sessionEndLeavesCallsEnding = false;
@@ -136,7 +136,7 @@ export class FakeBackend implements VoiceBackend {
     });
   }
 
-  /** The session's `expiresAt` passes at the service: no new calls on it; an accepted call runs on (spec 3.2). */
+  /** The session's `expiresAt` passes at the service: no new calls on it; an accepted call runs on. */
   expire(id: string): void {
     const session = this.sessions.get(id);
     if (session && session.status === 'active') session.status = 'expired';
