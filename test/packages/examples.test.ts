@@ -3,6 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { simulatorBaseUrl } from './support.js';
 
 /**
  * The examples under examples/, each run as an app outside this repository would run it: copied out of the
@@ -63,15 +64,7 @@ describe('the simulator installed in an example', () => {
     const key = `vsk_ExampleKey${'0'.repeat(22)}`;
     const child = spawn('npx', ['--no-install', 'voice-browser-simulator', '--port', '0', '--api-key', key], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
     try {
-      const base = await new Promise<string>((resolveBase, reject) => {
-        let out = '';
-        child.once('exit', (code) => reject(new Error(`voice-browser-simulator exited with ${code}: ${out}`)));
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          const found = /VOICE_BASE_URL=(\S+)/.exec(out)?.[1];
-          if (found && out.includes('API key:')) resolveBase(found);
-        });
-      });
+      const base = await simulatorBaseUrl(child);
       const read = (headers: Record<string, string>) => fetch(`${base}/v1/voice/browser-sessions?externalSubject=someone`, { headers });
       expect((await read({ 'X-Api-Key': key })).status).toBe(200);
       expect((await read({})).status).toBe(401);

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MODULE_RESOLUTIONS, typeCheckApp } from './support.js';
 
 /**
  * `@voice-browser/server` as a server app installs it (DESIGN.md, "What integrators install"): packed by
@@ -75,25 +76,18 @@ describe('the @voice-browser/server package', () => {
     expect(out.seen).toEqual([{ url: '/api/v1/voice/browser-sessions?externalSubject=ada', key: 'vsk_PackageTestKey000000000000000000' }]);
   });
 
-  for (const moduleResolution of ['bundler', 'nodenext']) {
+  for (const moduleResolution of MODULE_RESOLUTIONS) {
     it(`type-checks an app with tsc, strict and without skipLibCheck (moduleResolution ${moduleResolution})`, () => {
-      writeFileSync(
-        join(app, 'app.ts'),
-        [
-          "import { createVoiceProxy, createMemoryRateStore, createRedisRateStore, type ProxyUser, type VoiceProxy } from '@voice-browser/server';",
-          'const authenticate = async (request: Request): Promise<ProxyUser | null> => (request.headers.has("cookie") ? { id: "ada", name: "Ada" } : null);',
-          "const proxy: VoiceProxy = createVoiceProxy({ baseUrl: 'https://voice.example.com/api', apiKey: 'vsk_x', authenticate, rateLimit: { perMinute: 80, store: createMemoryRateStore() } });",
-          "void proxy(new Request('http://127.0.0.1/voice/browser-sessions')).then((response: Response) => response.status);",
-          "void proxy.revokeSessions({ id: 'ada' });",
-          "void createRedisRateStore({ url: 'redis://127.0.0.1:6379' }).then((store) => store.hit('k', 1000));",
-          'export {};',
-        ].join('\n'),
-      );
-      const compilerOptions = { noEmit: true, strict: true, skipLibCheck: false, types: [], lib: ['es2022', 'dom'], target: 'es2022', module: moduleResolution === 'bundler' ? 'esnext' : 'nodenext', moduleResolution };
-      writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['app.ts'] }));
-      const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.'], { cwd: app, encoding: 'utf8' });
-      expect(tsc.stdout).toBe('');
-      expect(tsc.status).toBe(0);
+      const source = [
+        "import { createVoiceProxy, createMemoryRateStore, createRedisRateStore, type ProxyUser, type VoiceProxy } from '@voice-browser/server';",
+        'const authenticate = async (request: Request): Promise<ProxyUser | null> => (request.headers.has("cookie") ? { id: "ada", name: "Ada" } : null);',
+        "const proxy: VoiceProxy = createVoiceProxy({ baseUrl: 'https://voice.example.com/api', apiKey: 'vsk_x', authenticate, rateLimit: { perMinute: 80, store: createMemoryRateStore() } });",
+        "void proxy(new Request('http://127.0.0.1/voice/browser-sessions')).then((response: Response) => response.status);",
+        "void proxy.revokeSessions({ id: 'ada' });",
+        "void createRedisRateStore({ url: 'redis://127.0.0.1:6379' }).then((store) => store.hit('k', 1000));",
+        'export {};',
+      ];
+      expect(typeCheckApp(app, source, moduleResolution)).toBe('');
     });
   }
 

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MODULE_RESOLUTIONS, simulatorBaseUrl, typeCheckApp } from './support.js';
 
 /**
  * `@voice-browser/simulator` as packed (DESIGN.md, "What integrators install"): compiled JavaScript that runs
@@ -70,48 +71,30 @@ describe('the @voice-browser/simulator package', () => {
     expect(JSON.parse(out)).toEqual({ faulted: 503, healed: 200, refusal: '404 not_found', afterReset: 200, sip: true });
   });
 
-  for (const moduleResolution of ['bundler', 'nodenext']) {
+  for (const moduleResolution of MODULE_RESOLUTIONS) {
     it(`type-checks an app using both entries with tsc, strict and without skipLibCheck (moduleResolution ${moduleResolution})`, () => {
-      writeFileSync(
-        join(consumer, 'app.ts'),
-        [
-          "import { startSimulator, type SimulatorFault } from '@voice-browser/simulator';",
-          "import { test, expect, chromiumLaunchOptions } from '@voice-browser/simulator/playwright';",
-          "const fault: SimulatorFault = { method: 'POST', path: '/api/v1/voice/browser-calls', fault: 'delay', delayMs: 500 };",
-          "test.use({ simulatorOptions: { noAnswerMs: 2000 }, launchOptions: chromiumLaunchOptions({ executablePath: '/usr/bin/chromium' }) });",
-          "test('a call', async ({ simulator }) => {",
-          '  await simulator.fault(fault);',
-          "  const { call, media } = await simulator.call('bc_1');",
-          "  expect(call.state).toBe('ended');",
-          '  expect(media?.packetsFromBrowser ?? 0).toBeGreaterThan(0);',
-          '});',
-          'void startSimulator({ port: 0 }).then((simulator) => simulator.close());',
-          'export {};',
-        ].join('\n'),
-      );
-      const compilerOptions = { noEmit: true, strict: true, skipLibCheck: false, types: ['node'], lib: ['es2022', 'dom'], target: 'es2022', module: moduleResolution === 'bundler' ? 'esnext' : 'nodenext', moduleResolution };
-      writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['app.ts'] }));
-      const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-      try {
-        execFileSync(process.execPath, [tsc, '-p', '.'], { cwd: consumer, encoding: 'utf8', stdio: 'pipe' });
-      } catch (error) {
-        throw new Error(`tsc failed:\n${(error as { stdout?: string }).stdout ?? ''}`);
-      }
+      const source = [
+        "import { startSimulator, type SimulatorFault } from '@voice-browser/simulator';",
+        "import { test, expect, chromiumLaunchOptions } from '@voice-browser/simulator/playwright';",
+        "const fault: SimulatorFault = { method: 'POST', path: '/api/v1/voice/browser-calls', fault: 'delay', delayMs: 500 };",
+        "test.use({ simulatorOptions: { noAnswerMs: 2000 }, launchOptions: chromiumLaunchOptions({ executablePath: '/usr/bin/chromium' }) });",
+        "test('a call', async ({ simulator }) => {",
+        '  await simulator.fault(fault);',
+        "  const { call, media } = await simulator.call('bc_1');",
+        "  expect(call.state).toBe('ended');",
+        '  expect(media?.packetsFromBrowser ?? 0).toBeGreaterThan(0);',
+        '});',
+        'void startSimulator({ port: 0 }).then((simulator) => simulator.close());',
+        'export {};',
+      ];
+      expect(typeCheckApp(consumer, source, moduleResolution, ['node'])).toBe('');
     });
   }
 
   it('serves the simulator from its bin on plain node: REST with the key, 401 without', async () => {
     const child = spawn(process.execPath, [join(unpacked, 'dist/simulator/main.js'), '--port', '0', '--api-key', KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
-      const url = await new Promise<string>((resolveUrl, reject) => {
-        let out = '';
-        child.once('exit', (code) => reject(new Error(`the simulator exited with ${code}: ${out}`)));
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          const base = /VOICE_BASE_URL=(\S+)/.exec(out)?.[1];
-          if (base && out.includes('API key:')) resolveUrl(base);
-        });
-      });
+      const url = await simulatorBaseUrl(child);
       const read = (headers: Record<string, string>) => fetch(`${url}/v1/voice/browser-sessions?externalSubject=someone`, { headers });
       expect((await read({ 'x-api-key': KEY })).status).toBe(200);
       expect((await read({})).status).toBe(401);

@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MODULE_RESOLUTIONS, typeCheckApp } from './support.js';
 
 /**
  * `voice-browser` as an app installs it (DESIGN.md, "What integrators install"): packed by `npm pack` from
@@ -87,46 +88,22 @@ describe('the voice-browser package', () => {
     expect(JSON.parse(out)).toEqual({ connected: 'connected', invite: 'accepted', ended: 'ended', busy: false });
   });
 
-  for (const moduleResolution of ['bundler', 'nodenext']) {
+  for (const moduleResolution of MODULE_RESOLUTIONS) {
     it(`type-checks an app with tsc, strict and without skipLibCheck (moduleResolution ${moduleResolution})`, () => {
-      writeFileSync(
-        join(app, 'app.ts'),
-        [
-          "import { createVoiceBrowser, createFetchBackend, isVoiceBrowserError, type VoiceBrowserStatus } from 'voice-browser';",
-          "import { errorAdvice } from 'voice-browser/advice';",
-          "import { createTestVoiceBrowser, httpError } from 'voice-browser/testing';",
-          "const kit = createTestVoiceBrowser({ onStatus: (status) => console.log(status.busy) });",
-          "kit.backend.fail('createCall', httpError(403, 'compliance_dnc'));",
-          'void kit.clock.advance(1000).then(() => kit.voice.status().call);',
-          'const voice = createVoiceBrowser({ backend: createFetchBackend(), onStatus: (status: VoiceBrowserStatus) => console.log(status.connection) });',
-          "voice.startCall({ from: '+12025550199', to: '+12025550100' }, { idempotencyKey: 'k' }).catch((error: unknown) => {",
-          '  if (isVoiceBrowserError(error)) console.log(error.code, errorAdvice(error.code));',
-          '});',
-          'export {};',
-        ].join('\n'),
-      );
-      const compilerOptions = {
-        noEmit: true,
-        strict: true,
-        skipLibCheck: false,
-        types: [],
-        lib: ['es2022', 'dom'],
-        target: 'es2022',
-        module: moduleResolution === 'bundler' ? 'esnext' : 'nodenext',
-        moduleResolution,
-      };
-      writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['app.ts'] }));
-      const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-      const run = () => execFileSync(process.execPath, [tsc, '-p', '.'], { cwd: app, encoding: 'utf8', stdio: 'pipe' });
-      // tsc prints its errors to stdout: show them, not only that it failed.
-      const errors = (() => {
-        try {
-          return run();
-        } catch (error) {
-          return String((error as { stdout?: string }).stdout ?? error);
-        }
-      })();
-      expect(errors).toBe('');
+      const source = [
+        "import { createVoiceBrowser, createFetchBackend, isVoiceBrowserError, type VoiceBrowserStatus } from 'voice-browser';",
+        "import { errorAdvice } from 'voice-browser/advice';",
+        "import { createTestVoiceBrowser, httpError } from 'voice-browser/testing';",
+        "const kit = createTestVoiceBrowser({ onStatus: (status) => console.log(status.busy) });",
+        "kit.backend.fail('createCall', httpError(403, 'compliance_dnc'));",
+        'void kit.clock.advance(1000).then(() => kit.voice.status().call);',
+        'const voice = createVoiceBrowser({ backend: createFetchBackend(), onStatus: (status: VoiceBrowserStatus) => console.log(status.connection) });',
+        "voice.startCall({ from: '+12025550199', to: '+12025550100' }, { idempotencyKey: 'k' }).catch((error: unknown) => {",
+        '  if (isVoiceBrowserError(error)) console.log(error.code, errorAdvice(error.code));',
+        '});',
+        'export {};',
+      ];
+      expect(typeCheckApp(app, source, moduleResolution)).toBe('');
     });
   }
 });
