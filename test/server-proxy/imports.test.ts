@@ -17,7 +17,7 @@ const PROXY = sourceFiles('server-proxy');
 describe('server-proxy/', () => {
   it('reaches simulator/ only through the one dynamic import of npm start (server-proxy/main.ts)', () => {
     const intoSimulator = PROXY.flatMap(importsOf).filter((edge) => edge.to.startsWith('simulator/'));
-    expect(intoSimulator).toEqual([{ from: 'server-proxy/main.ts', to: 'simulator/index.ts', dynamic: true }]);
+    expect(intoSimulator).toEqual([{ from: 'server-proxy/main.ts', to: 'simulator/embedded.ts', dynamic: true }]);
   });
 
   it('loads no file of simulator/, nor werift or ws, from any of its files, npm start included', () => {
