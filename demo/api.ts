@@ -8,10 +8,11 @@ async function post(path: string, body: unknown): Promise<Response> {
   return fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin' });
 }
 
+/** Who is logged in: `null` for nobody (the server answers `200 {user: null}`); rejects when it cannot tell. */
 export async function currentUser(): Promise<DemoUser | null> {
   const response = await fetch('/auth/me', { credentials: 'same-origin' });
-  if (!response.ok) return null;
-  return ((await response.json()) as { user: DemoUser }).user;
+  if (!response.ok) throw new Error(`could not read who is logged in (${response.status})`);
+  return ((await response.json()) as { user: DemoUser | null }).user;
 }
 
 export async function login(username: string): Promise<DemoUser> {
