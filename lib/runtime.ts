@@ -95,7 +95,9 @@ export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrow
     callSlice = next;
     if (next !== before) {
       if (next.call) milestones.remember(next.call.id);
-      store.commit({ attempt: next.attempt, call: next.call, busy: next.busy, ...(next.error !== before.error ? { error: next.error } : {}) });
+      // A new attempt clears what an earlier action left shown (a refused input, say): the user moved on.
+      const showError = next.error !== before.error || event.type === 'attempt_started';
+      store.commit({ attempt: next.attempt, call: next.call, busy: next.busy, ...(showError ? { error: next.error } : {}) });
       if ((event.type === 'attempt_admitted' || event.type === 'attempt_reconciled') && next.call) callTiming('call_admitted', next.call.id);
       if (next.call?.state === 'connected') callTiming('connected', next.call.id);
     }

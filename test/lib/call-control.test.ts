@@ -135,6 +135,14 @@ describe('a lost createCall answer (spec 7: reconcile without redialing)', () =>
     expect(voice.status()).toMatchObject({ busy: true, attempt: { phase: 'outcome_unknown', input: CALL } });
   });
 
+  it('clears an earlier refusal from the status once a new call starts', async () => {
+    const { voice } = await connected();
+    expect((await rejection(voice.startCall({ ...CALL, to: '12345' }, { idempotencyKey: 'key-1' }))).code).toBe('invalid_argument');
+    expect(voice.status().error?.code).toBe('invalid_argument');
+    await voice.startCall(CALL, { idempotencyKey: 'key-2' });
+    expect(voice.status()).toMatchObject({ error: null, busy: true, attempt: { phase: 'admitted' } });
+  });
+
   it('takes a retry whose customData has the same pairs written in another order', async () => {
     const { voice, backend } = await connected();
     backend.fail('createCall', networkError());
