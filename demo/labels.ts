@@ -90,28 +90,59 @@ export function dialName(digit: string): string {
   return `Dial ${digit}`;
 }
 
-/** Why a call ended, in words, from its `endReason` and `error` (DESIGN.md's reasons). */
+/** Each end reason the service gives, in words. */
+const END_REASONS: Readonly<Record<string, string>> = {
+  api_hangup: 'you hung up',
+  agent_hangup: 'this page hung up',
+  recipient_hangup: 'the other side hung up',
+  recipient_busy: 'the number was busy',
+  recipient_failed: "the recipient's leg failed",
+  no_answer: 'nobody answered',
+  max_duration: 'the call reached its time limit',
+  session_ended: 'the session ended',
+  agent_rejected: 'this page declined the call',
+  agent_no_answer: 'this page did not answer',
+  agent_unreachable: 'this page was not registered',
+  connection_lost: "the connection to this page's audio was lost",
+  media_failed: 'the audio could not start',
+  compliance_blocked: 'the number is blocked for compliance',
+  outcome_resolved: 'the unknown outcome was resolved',
+  invite_withdrawn: 'the service withdrew the call before this page answered',
+};
+
+/** The error codes a failed call carries, in words (the reason usually says the rest). */
+const CALL_ERRORS: Readonly<Record<string, string>> = {
+  provider_error: 'the voice provider failed',
+};
+
+/** A code nobody put in words yet, made readable rather than shown raw: `carrier_gone` → "carrier gone". */
+const plain = (code: string) => code.replace(/_/g, ' ');
+
+/** Why a call ended, in words, from its `endReason` and `error`: never a raw code. */
 export function endLabel(call: BrowserCall | null): string | null {
   if (!call || (call.state !== 'ended' && call.state !== 'failed')) return null;
-  const reasons: Record<string, string> = {
-    api_hangup: 'you hung up',
-    agent_hangup: 'this page hung up',
-    recipient_hangup: 'the other side hung up',
-    recipient_busy: 'the number was busy',
-    recipient_failed: "the recipient's leg failed",
-    no_answer: 'nobody answered',
-    max_duration: 'the call reached its time limit',
-    session_ended: 'the session ended',
-    agent_rejected: 'this page declined the call',
-    agent_no_answer: 'this page did not answer',
-    agent_unreachable: 'this page was not registered',
-    media_failed: 'the audio could not start',
-    outcome_resolved: 'the unknown outcome was resolved',
-    invite_withdrawn: 'the service withdrew the call before this page answered',
-  };
-  const reason = call.endReason ? (reasons[call.endReason] ?? call.endReason) : null;
-  const error = call.error?.code ? `error ${call.error.code}` : null;
+  const reason = call.endReason ? (END_REASONS[call.endReason] ?? plain(call.endReason)) : null;
+  const code = call.error?.code;
+  // An error that only repeats the reason (connection_lost, invite_withdrawn, ...) says nothing more.
+  const error = code && code !== call.endReason ? (CALL_ERRORS[code] ?? END_REASONS[code] ?? plain(code)) : null;
   return [call.state === 'failed' ? 'Failed' : 'Ended', [reason, error].filter(Boolean).join(', ')].filter(Boolean).join(': ');
+}
+
+/** Where a session `recover()` found comes from: this tab before a reload, or another visit or tab. */
+export type RecoveredFrom = 'reload' | 'elsewhere';
+
+/**
+ * The words over a session `recover()` found, true at every moment: while its call runs, once that call has
+ * ended, and when there was none; null when nothing was recovered.
+ */
+export function recoveryLabel(status: VoiceBrowserStatus, from: RecoveredFrom): string | null {
+  if (status.connection !== 'recovery_required') return null;
+  const where = from === 'reload' ? 'from before this page was reloaded' : 'from another visit or tab';
+  if (status.call && status.busy) {
+    return `A call ${where} is still on. Its audio cannot come back to this page: hang up, then end the session and connect again.`;
+  }
+  if (status.call) return `The call ${where} is over (${endLabel(status.call) ?? 'ended'}). End the session, then connect again.`;
+  return `A session ${where} is still open. End it, then connect again.`;
 }
 
 /**

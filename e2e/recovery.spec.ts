@@ -16,6 +16,7 @@ test('a reload during a call shows recovery_required with the call and cleanup o
   await expect(page.getByTestId('busy')).toHaveText('true');
   await screenshot(page, '05-recovery-required');
   await expect(page.getByRole('region', { name: 'Recovered call' })).toBeVisible();
+  await expect(page.getByTestId('recovery-words')).toHaveText(/^A call from before this page was reloaded is still on\./);
 
   // Only the cleanup controls: Hang up and End session; nothing that would call, connect or renew.
   const buttons = page.getByRole('button');
@@ -25,6 +26,8 @@ test('a reload during a call shows recovery_required with the call and cleanup o
   await page.getByRole('button', { name: 'Hang up' }).click();
   await expect(page.getByTestId('busy')).toHaveText('false');
   await expect(page.getByTestId('call-state')).toHaveText('ended');
+  // The words follow: the recovered call is over, only the session is left to end.
+  await expect(page.getByTestId('recovery-words')).toHaveText('The call from before this page was reloaded is over (Ended: you hung up). End the session, then connect again.');
   expect((await simulator.call(callId)).call).toMatchObject({ state: 'ended', busy: false, endReason: 'api_hangup' });
 
   await page.getByRole('button', { name: 'End session' }).click();

@@ -7,7 +7,7 @@ import { callConnected, expect, hangUp, logInAndConnect, test } from './fixtures
  */
 const cases = [
   { to: '+12025550102', state: 'ended', words: 'Ended: the number was busy', sim: { endReason: 'recipient_busy' } },
-  { to: '+12025550104', state: 'failed', words: "Failed: the recipient's leg failed, error provider_error", sim: { state: 'failed' } },
+  { to: '+12025550104', state: 'failed', words: "Failed: the recipient's leg failed, the voice provider failed", sim: { state: 'failed' } },
 ] as const;
 
 for (const { to, state, words, sim } of cases) {

@@ -12,11 +12,14 @@ test('a second tab of the same user cannot start a call while the first is busy'
   await second.goto('/');
   await expect(second.getByTestId('connection')).toHaveText('recovery_required');
   await expect(second.getByTestId('call-id')).toHaveText(callId);
+  // Not "before the reload": this tab never held it.
+  await expect(second.getByTestId('recovery-words')).toHaveText(/^A call from another visit or tab is still on\./);
   await expect(second.getByRole('button', { name: 'Call', exact: true })).toHaveCount(0);
   await expect(second.getByRole('button', { name: 'Connect', exact: true })).toHaveCount(0);
 
   await hangUp(page);
   await expect(second.getByTestId('call-state')).toHaveText('ended');
   await expect(second.getByTestId('busy')).toHaveText('false');
+  await expect(second.getByTestId('recovery-words')).toHaveText(/^The call from another visit or tab is over \(Ended: you hung up\)\./);
   await second.close();
 });

@@ -1,11 +1,13 @@
 import { useState } from 'preact/hooks';
 import type { VoiceBrowserStatus } from '../../lib/index.js';
-import { callButtonLabel, canCall, canHangUp, isCleanupOnly } from '../labels.js';
+import { callButtonLabel, canCall, canHangUp, isCleanupOnly, recoveryLabel, type RecoveredFrom } from '../labels.js';
 import { FROM_NUMBERS, TEST_NUMBERS } from '../test-numbers.js';
 
 /** Props of {@link Dialer}. */
 export interface DialerProps {
   status: VoiceBrowserStatus;
+  /** Where a session recover() found comes from, for its words. */
+  recoveredFrom: RecoveredFrom;
   onCall(from: string, to: string): void;
   onHangUp(): void;
 }
@@ -19,14 +21,11 @@ function HangUpButton({ status, onHangUp }: Pick<DialerProps, 'status' | 'onHang
   );
 }
 
-/** After a reload: the leftover session (and call) can only be hung up, since its audio is gone (spec 4.9). */
-function RecoveredCall({ status, onHangUp }: Pick<DialerProps, 'status' | 'onHangUp'>) {
+/** A session recover() found: its call can only be hung up, since its audio cannot come back to this page. */
+function RecoveredCall({ status, recoveredFrom, onHangUp }: Pick<DialerProps, 'status' | 'recoveredFrom' | 'onHangUp'>) {
   return (
     <section aria-label="Recovered call">
-      <p>
-        A session from before the reload is still open{status.call ? ', with its call' : ''}. Audio is not restored after a reload: hang up and end the
-        session, then connect again.
-      </p>
+      <p data-testid="recovery-words">{recoveryLabel(status, recoveredFrom)}</p>
       <div class="row">
         <HangUpButton status={status} onHangUp={onHangUp} />
       </div>
@@ -67,11 +66,11 @@ function ToNumber({ value, onChange }: { value: string; onChange(number: string)
   );
 }
 
-/** From and to numbers, Call and Hang up; after a reload only Hang up for the recovered call (spec 4.9). */
-export function Dialer({ status, onCall, onHangUp }: DialerProps) {
+/** From and to numbers, Call and Hang up; for a recovered session only Hang up for its call. */
+export function Dialer({ status, recoveredFrom, onCall, onHangUp }: DialerProps) {
   const [from, setFrom] = useState(FROM_NUMBERS[0]?.number ?? '');
   const [to, setTo] = useState('+12025550100');
-  if (isCleanupOnly(status)) return <RecoveredCall status={status} onHangUp={onHangUp} />;
+  if (isCleanupOnly(status)) return <RecoveredCall status={status} recoveredFrom={recoveredFrom} onHangUp={onHangUp} />;
   return (
     <section aria-label="Dialer">
       <form

@@ -60,7 +60,7 @@ export function Phone({ user, onLogout }: PhoneProps) {
         onLogout={onLogout}
       />
       <ErrorNotice error={status.error} actionError={voice.actionError} onResumeAudio={voice.resumeAudio} />
-      <Dialer status={status} onCall={voice.call} onHangUp={voice.hangup} />
+      <Dialer status={status} recoveredFrom={voice.recoveredFrom} onCall={voice.call} onHangUp={voice.hangup} />
       {!isCleanupOnly(status) && <InCallPanels voice={voice} devices={devices} />}
       <StatusPanel status={status} callSeconds={callSeconds} />
       <StateDiagrams status={status} paths={voice.paths} />

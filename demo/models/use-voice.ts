@@ -2,7 +2,7 @@ import type { RefObject } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { emptyPaths, trackPaths, type StatePaths } from './state-paths.js';
 import { createAct, errorMessage, voiceActions, type VoiceActions } from './voice-actions.js';
-import { logEvent } from '../labels.js';
+import { logEvent, type RecoveredFrom } from '../labels.js';
 import { createFetchBackend, createVoiceBrowser, type TimingEvent, type VoiceBrowser, type VoiceBrowserStatus } from '../../lib/index.js';
 
 /**
@@ -37,6 +37,8 @@ export interface VoiceModel extends VoiceActions {
   devicesPending: boolean;
   /** The last action's failure, when the action itself threw (the status also carries it). */
   actionError: string | null;
+  /** Whether a session recover() found is this tab's from before a reload, or from another visit or tab. */
+  recoveredFrom: RecoveredFrom;
 }
 
 /** The current helper and the devices it was built with. */
@@ -68,7 +70,25 @@ function buildHelper(chosen: AudioDevices, audio: HTMLAudioElement, slot: RefObj
   return slot.current;
 }
 
-/** spec 4.9: after a reload, a leftover session and call come back for cleanup only; leaving the page disconnects. */
+/**
+ * This tab held a session: kept in sessionStorage, which a reload keeps and a new tab or visit starts without,
+ * so a session recover() finds can be told apart as this tab's own from before a reload.
+ */
+const HELD_A_SESSION = 'voice-browser-demo:held-a-session';
+
+/** Where a session recover() finds comes from (read once, as the page loads), and keeping that mark true. */
+function useRecoveredFrom(status: VoiceBrowserStatus | null): RecoveredFrom {
+  const [from] = useState<RecoveredFrom>(() => (sessionStorage.getItem(HELD_A_SESSION) ? 'reload' : 'elsewhere'));
+  const connection = status?.connection;
+  const holds = Boolean(status?.session);
+  useEffect(() => {
+    if (connection === 'ready') sessionStorage.setItem(HELD_A_SESSION, '1');
+    else if (connection === 'disconnected' && !holds) sessionStorage.removeItem(HELD_A_SESSION);
+  }, [connection, holds]);
+  return from;
+}
+
+/** After a reload, a leftover session and call come back for cleanup only; leaving the page disconnects. */
 function useRecovery(helper: () => VoiceBrowser, setActionError: (message: string) => void, setRecovering: (recovering: boolean) => void): void {
   useEffect(() => {
     helper()
@@ -101,6 +121,7 @@ export function useVoice(devices: AudioDevices): VoiceModel {
   const held = current.current ?? build(devices);
   const helper = () => (current.current ?? held).voice;
   useRecovery(helper, setActionError, setRecovering);
+  const recoveredFrom = useRecoveredFrom(status);
 
   const callId = status?.call?.id;
   useEffect(() => setDigitsSent(''), [callId]);
@@ -111,6 +132,6 @@ export function useVoice(devices: AudioDevices): VoiceModel {
     const voice = helper();
     const act = createAct(setActionError);
     const actions = voiceActions(voice, { act, devicesPending, rebuild: () => build(devices).voice, addDigit: (digit) => setDigitsSent((sent) => sent + digit) });
-    return { audio, status: status ?? voice.status(), paths, timings, digitsSent, recovering, devicesPending, actionError, ...actions };
-  }, [status, paths, timings, digitsSent, recovering, devicesPending, actionError, devices.microphoneId, devices.speakerId]);
+    return { audio, status: status ?? voice.status(), paths, timings, digitsSent, recovering, devicesPending, actionError, recoveredFrom, ...actions };
+  }, [status, paths, timings, digitsSent, recovering, devicesPending, actionError, recoveredFrom, devices.microphoneId, devices.speakerId]);
 }

@@ -17,6 +17,7 @@ import {
   KEYPAD_DIGITS,
   logEvent,
   qualityLabel,
+  recoveryLabel,
   unknownOutcomeLabel,
 } from '../../demo/labels.js';
 import type { CallQuality, TimingEvent, VoiceBrowserStatus } from '../../lib/index.js';
@@ -105,8 +106,11 @@ describe('demo labels', () => {
 
   it('says why a call ended, and nothing while it runs', () => {
     expect(endLabel({ id: 'bc_1', state: 'ended', endReason: 'recipient_hangup' })).toBe('Ended: the other side hung up');
-    expect(endLabel({ id: 'bc_1', state: 'failed', endReason: null, error: { code: 'provider_error' } })).toBe('Failed: error provider_error');
-    expect(endLabel({ id: 'bc_1', state: 'ended', endReason: 'something_new' })).toBe('Ended: something_new');
+    expect(endLabel({ id: 'bc_1', state: 'failed', endReason: null, error: { code: 'provider_error' } })).toBe('Failed: the voice provider failed');
+    expect(endLabel({ id: 'bc_1', state: 'failed', endReason: 'recipient_failed', error: { code: 'provider_error' } })).toBe("Failed: the recipient's leg failed, the voice provider failed");
+    // No raw codes: a known code in words, once; an unknown one made readable.
+    expect(endLabel({ id: 'bc_1', state: 'failed', endReason: 'connection_lost', error: { code: 'connection_lost' } })).toBe("Failed: the connection to this page's audio was lost");
+    expect(endLabel({ id: 'bc_1', state: 'ended', endReason: 'something_new' })).toBe('Ended: something new');
     expect(endLabel({ id: 'bc_1', state: 'connected' })).toBeNull();
     expect(endLabel(null)).toBeNull();
   });
@@ -142,5 +146,16 @@ describe('demo labels', () => {
     for (let at = 10; at < 80; at += 1) log = logEvent(log, event('connected', at));
     expect(log).toHaveLength(50);
     expect(log.at(-1)?.at).toBe(79);
+  });
+
+  it('words a recovered session truly while its call runs, once the call is over, and with no call; from a reload or elsewhere', () => {
+    const recovered: VoiceBrowserStatus = { ...idle, connection: 'recovery_required' };
+    const running = { ...recovered, busy: true, call: { id: 'bc_1', state: 'connected' } };
+    expect(recoveryLabel(running, 'reload')).toBe('A call from before this page was reloaded is still on. Its audio cannot come back to this page: hang up, then end the session and connect again.');
+    expect(recoveryLabel(running, 'elsewhere')).toMatch(/^A call from another visit or tab is still on\./);
+    const over = { ...recovered, call: { id: 'bc_1', state: 'failed', endReason: 'connection_lost', error: { code: 'connection_lost' } } };
+    expect(recoveryLabel(over, 'reload')).toBe("The call from before this page was reloaded is over (Failed: the connection to this page's audio was lost). End the session, then connect again.");
+    expect(recoveryLabel(recovered, 'elsewhere')).toBe('A session from another visit or tab is still open. End it, then connect again.');
+    expect(recoveryLabel(idle, 'reload')).toBeNull();
   });
 });
