@@ -15,9 +15,12 @@ import express from 'express';
 
 const SESSION_COOKIE = 'example_session';
 
+/** The session token a `Cookie` header carries, or undefined. */
+const tokenFrom = (cookieHeader) => new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([A-Za-z0-9_-]+)`).exec(cookieHeader ?? '')?.[1];
+
 /** The user whose session token the request's cookie carries, or null. */
 function userFrom(sessions, cookieHeader) {
-  const token = /(?:^|;\s*)example_session=([A-Za-z0-9_-]+)/.exec(cookieHeader ?? '')?.[1];
+  const token = tokenFrom(cookieHeader);
   return (token && sessions.get(token)) || null;
 }
 
@@ -52,7 +55,7 @@ export function createApp({ voiceBaseUrl, voiceApiKey }) {
     const user = userFrom(sessions, req.headers.cookie);
     // End the user's voice session and call; log out anyway when that cannot be proven.
     if (user) await voice.revokeSessions(user).catch((error) => console.error('logout: voice cleanup', error.code ?? error));
-    const token = /(?:^|;\s*)example_session=([A-Za-z0-9_-]+)/.exec(req.headers.cookie ?? '')?.[1];
+    const token = tokenFrom(req.headers.cookie);
     if (token) sessions.delete(token);
     res.clearCookie(SESSION_COOKIE, { path: '/' });
     res.redirect(303, '/');

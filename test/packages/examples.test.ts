@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { simulatorBaseUrl } from './support.js';
+import { expectRestGuardedBy, simulatorBaseUrl } from './support.js';
 
 /**
  * The examples under examples/, each run as an app outside this repository would run it: copied out of the
@@ -64,10 +64,7 @@ describe('the simulator installed in an example', () => {
     const key = `vsk_ExampleKey${'0'.repeat(22)}`;
     const child = spawn('npx', ['--no-install', 'voice-browser-simulator', '--port', '0', '--api-key', key], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
     try {
-      const base = await simulatorBaseUrl(child);
-      const read = (headers: Record<string, string>) => fetch(`${base}/v1/voice/browser-sessions?externalSubject=someone`, { headers });
-      expect((await read({ 'X-Api-Key': key })).status).toBe(200);
-      expect((await read({})).status).toBe(401);
+      await expectRestGuardedBy(await simulatorBaseUrl(child), key);
     } finally {
       // npx runs the bin in a child of its own: stop the whole group this test started.
       if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGTERM');

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MODULE_RESOLUTIONS, simulatorBaseUrl, typeCheckApp } from './support.js';
+import { expectRestGuardedBy, MODULE_RESOLUTIONS, simulatorBaseUrl, typeCheckApp } from './support.js';
 
 /**
  * `@voice-browser/simulator` as packed (DESIGN.md, "What integrators install"): compiled JavaScript that runs
@@ -94,10 +94,7 @@ describe('the @voice-browser/simulator package', () => {
   it('serves the simulator from its bin on plain node: REST with the key, 401 without', async () => {
     const child = spawn(process.execPath, [join(unpacked, 'dist/simulator/main.js'), '--port', '0', '--api-key', KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
-      const url = await simulatorBaseUrl(child);
-      const read = (headers: Record<string, string>) => fetch(`${url}/v1/voice/browser-sessions?externalSubject=someone`, { headers });
-      expect((await read({ 'x-api-key': KEY })).status).toBe(200);
-      expect((await read({})).status).toBe(401);
+      await expectRestGuardedBy(await simulatorBaseUrl(child), KEY);
     } finally {
       child.kill('SIGTERM');
     }

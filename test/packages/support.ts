@@ -1,4 +1,5 @@
 import { spawnSync, type ChildProcessByStdio } from 'node:child_process';
+import { expect } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -20,6 +21,13 @@ export function typeCheckApp(app: string, source: string[], moduleResolution: (t
   writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['app.ts'] }));
   const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.'], { cwd: app, encoding: 'utf8' });
   return tsc.status === 0 ? tsc.stdout : tsc.stdout || `tsc exited with ${tsc.status}: ${tsc.stderr}`;
+}
+
+/** A simulator's REST at `base` answers a read made with `key`, and refuses one without a key. */
+export async function expectRestGuardedBy(base: string, key: string): Promise<void> {
+  const read = (headers: Record<string, string>) => fetch(`${base}/v1/voice/browser-sessions?externalSubject=someone`, { headers });
+  expect((await read({ 'X-Api-Key': key })).status).toBe(200);
+  expect((await read({})).status).toBe(401);
 }
 
 /** The `VOICE_BASE_URL` a starting simulator prints, once it printed its key too; rejects if it exits first. */
