@@ -185,3 +185,33 @@ export function logEvent(log: readonly TimingEvent[], event: TimingEvent): Timin
   if (event.name === 'call_quality' && last?.name === 'call_quality' && last.callId === event.callId) return [...log.slice(0, -1), event];
   return [...log.slice(-49), event];
 }
+
+/** What a call's state means for the person on the page, in words. */
+function callStateWords(call: BrowserCall): string {
+  const to = call.to ?? 'the number';
+  switch (call.state) {
+    case 'waiting_agent':
+      return `Calling ${to}: connecting this page`;
+    case 'dialing_recipient':
+      return `Calling ${to}: ringing`;
+    case 'connected':
+      return `Connected to ${to}`;
+    case 'ending':
+      return 'Hanging up';
+    case 'outcome_unknown':
+      return 'Outcome unknown: waiting for the service to say how the call went';
+    default:
+      return endLabel(call) ?? plain(call.state);
+  }
+}
+
+/**
+ * The one line the page announces to screen readers (`aria-live`) as things change: the call's state in words
+ * while there is a call or an attempt, else the connection's.
+ */
+export function announcementLabel(status: VoiceBrowserStatus): string {
+  if (status.call) return callStateWords(status.call);
+  if (status.attempt?.phase === 'creating') return 'Placing the call';
+  if (status.attempt?.phase === 'outcome_unknown') return 'The call may have been placed: retry it, or disconnect';
+  return connectionLabel(status.connection);
+}

@@ -4,7 +4,8 @@ import { callConnected, expect, hangUp, logInAndConnect, test } from './fixtures
 
 /**
  * axe-core (WCAG 2.1 A and AA rules) finds no violation on the demo's main states: logged out, ready, in a
- * call, and after it. A violation is listed with the rule, its impact and the elements it names.
+ * call, and after it, and the state changes are announced in words. A violation is listed with the rule, its
+ * impact and the elements it names.
  */
 
 async function violations(page: Page): Promise<string[]> {
@@ -20,7 +21,10 @@ test('the demo passes axe-core logged out, ready, in a call and after it', async
   await logInAndConnect(page, 'e2e-axe');
   expect(await violations(page), 'ready').toEqual([]);
   await callConnected(page);
+  // Screen readers hear the state change: one polite live region says it in words.
+  await expect(page.getByTestId('announcement')).toHaveText('Connected to +12025550100');
   expect(await violations(page), 'in a call').toEqual([]);
   await hangUp(page);
+  await expect(page.getByTestId('announcement')).toHaveText('Ended: you hung up');
   expect(await violations(page), 'after the call').toEqual([]);
 });

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks';
 import type { DemoUser } from '../api.js';
-import { isCleanupOnly } from '../labels.js';
+import { announcementLabel, isCleanupOnly } from '../labels.js';
 import type { DevicesModel } from '../models/use-devices.js';
 import { usePhone } from '../models/use-phone.js';
 import type { VoiceModel } from '../models/use-voice.js';
@@ -50,6 +50,10 @@ export function Phone({ user, onLogout }: PhoneProps) {
 
   return (
     <>
+      {/* State changes, announced by screen readers as they happen. */}
+      <p class="visually-hidden" role="status" aria-live="polite" data-testid="announcement">
+        {announcementLabel(status)}
+      </p>
       <ConnectionControls
         userName={user.name}
         status={status}

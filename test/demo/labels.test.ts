@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  announcementLabel,
   callButtonLabel,
   callLabel,
   canCall,
@@ -157,5 +158,14 @@ describe('demo labels', () => {
     expect(recoveryLabel(over, 'reload')).toBe("The call from before this page was reloaded is over (Failed: the connection to this page's audio was lost). End the session, then connect again.");
     expect(recoveryLabel(recovered, 'elsewhere')).toBe('A session from another visit or tab is still open. End it, then connect again.');
     expect(recoveryLabel(idle, 'reload')).toBeNull();
+  });
+
+  it('announces the call in words while there is one, else the connection', () => {
+    expect(announcementLabel(idle)).toBe('Ready');
+    expect(announcementLabel({ ...idle, busy: true, attempt: attempt('creating') })).toBe('Placing the call');
+    const call = (state: string) => ({ ...idle, busy: true, call: { id: 'bc_1', state, to: '+12025550100' } });
+    expect(announcementLabel(call('dialing_recipient'))).toBe('Calling +12025550100: ringing');
+    expect(announcementLabel(call('connected'))).toBe('Connected to +12025550100');
+    expect(announcementLabel({ ...call('ended'), busy: false, call: { id: 'bc_1', state: 'ended', endReason: 'recipient_hangup' } })).toBe('Ended: the other side hung up');
   });
 });
