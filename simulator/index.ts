@@ -8,6 +8,7 @@
  * @module @voice-browser/simulator
  */
 
+import { API_KEY_FORMAT } from './accounts.js';
 import { DEFAULT_SIM_API_KEY } from './config.js';
 import { startSimulator as startService } from './server.js';
 
@@ -60,8 +61,15 @@ export interface Simulator {
   close(): Promise<void>;
 }
 
+/** Options {@link startSimulator} refuses, with `code` `invalid_argument`; nothing was started. */
+export class SimulatorOptionsError extends Error {
+  override readonly name = 'SimulatorOptionsError';
+  readonly code = 'invalid_argument';
+}
+
 /**
- * Starts the simulator and resolves once it listens.
+ * Starts the simulator and resolves once it listens; rejects with a {@link SimulatorOptionsError} for a key
+ * that is not a voice key's shape, as the real service would never issue it.
  *
  * @example
  * ```ts
@@ -75,6 +83,7 @@ export interface Simulator {
  */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const apiKey = options.apiKey ?? DEFAULT_API_KEY;
+  if (!API_KEY_FORMAT.test(apiKey)) throw new SimulatorOptionsError('startSimulator: apiKey must be "vsk_" followed by 32 letters or digits');
   const running = await startService({ ...options, apiKey, port: options.port ?? 0 });
   return {
     url: running.url,
