@@ -10,20 +10,33 @@
 
 /** A browser call as the simulator holds it (the REST record, every field). */
 export interface SimulatedCallRecord {
+  /** The call's id, `bc_` and letters or digits. */
   id: string;
+  /** The browser session the call was placed from. */
   sessionId: string;
+  /** The `webrtc` agent the session belongs to. */
   agentId: string;
+  /** The integrator's name for the user (the proxy derives it). */
   externalSubject: string;
+  /** The caller ID the recipient sees. */
   from: string;
+  /** The recipient, in E.164. */
   to: string;
   /** `waiting_agent`, `dialing_recipient`, `connected`, `ending`, `ended`, `failed` or `outcome_unknown`. */
   state: string;
+  /** True until both legs are proven stopped: the agent cannot place another call meanwhile. */
   busy: boolean;
+  /** Why the call ended (`recipient_busy`, `no_answer`, ...), once it is terminal. */
   endReason: string | null;
+  /** What went wrong, for a `failed` call. */
   error: { code: string; message: string } | null;
+  /** The call's limit in seconds, when one was asked for. */
   maxDurationSeconds: number | null;
+  /** Whether recording was asked for. */
   record: boolean;
+  /** The string pairs given when the call was placed. */
   customData: Record<string, string>;
+  /** ISO 8601 times: created, answered by the recipient, ended. */
   createdAt: string;
   answeredAt: string | null;
   endedAt: string | null;
@@ -35,6 +48,7 @@ export interface SimulatedCallRecord {
 export interface SimulatedMedia {
   /** Audio packets from the page (the microphone), DTMF packets excluded. */
   packetsFromBrowser: number;
+  /** Their payload bytes. */
   bytesFromBrowser: number;
   /** Of those, the packets loud enough to be speech: a muted page sends none. */
   voicedPacketsFromBrowser: number;
@@ -48,7 +62,9 @@ export interface SimulatedMedia {
 
 /** What `GET /__sim/calls/:id` answers: the call, what the simulator observed of it, and its media counts. */
 export interface SimulatedCall {
+  /** The call as REST answers it. */
   call: SimulatedCallRecord;
+  /** What the simulator observed of the call's SIP dialog and media. */
   facts: {
     /** Every state the call went through, oldest first. */
     history: Array<{ state: string; at: string }>;
@@ -60,10 +76,12 @@ export interface SimulatedCall {
     mediaConnectedAt: string | null;
     /** When the SIP WebSocket carrying the browser leg closed while the leg was up. */
     transportLostAt: string | null;
+    /** The browser leg's packet counts, once it has media. */
     media: SimulatedMedia | null;
     /** Each DTMF digit the far end heard, and how the page sent it. */
     dtmf: Array<{ digit: string; method: 'rfc4733' | 'sip-info'; at: string }>;
   };
+  /** The browser leg's packet counts, once it has media (the same as `facts.media`). */
   media: SimulatedMedia | null;
 }
 
@@ -93,7 +111,9 @@ export class SimulatorControlError extends Error {
   override readonly name = 'SimulatorControlError';
 
   constructor(
+    /** The HTTP status the simulator answered. */
     readonly status: number,
+    /** The simulator's error code (`not_found`, `invalid_argument`, ...), or `invalid_response` for a body that is not JSON. */
     readonly code: string,
     message: string,
   ) {
@@ -101,7 +121,10 @@ export class SimulatorControlError extends Error {
   }
 }
 
-/** The control API of the simulator at `url`, as functions; each rejects with a {@link SimulatorControlError}. */
+/**
+ * The control API of the simulator at `url`, as functions. Each rejects with a {@link SimulatorControlError}
+ * when the simulator refuses (an unknown id is `404 not_found`), or with `fetch`'s own error when it cannot be reached.
+ */
 export interface SimulatorControl {
   /** What the simulator holds and observed of one call. */
   call(callId: string): Promise<SimulatedCall>;

@@ -54,6 +54,7 @@ export interface Simulator {
   baseUrl: string;
   /** The SIP WebSocket the page registers with, e.g. `ws://127.0.0.1:8090/sip`; the page learns it from its session. */
   sipUrl: string;
+  /** The port it listens on: the one given, or the free one it took for port 0. */
   port: number;
   /** The key its REST API takes. */
   apiKey: string;

@@ -24,7 +24,15 @@
  * @module @voice-browser/simulator/playwright
  */
 
-import { test as base, expect } from '@playwright/test';
+import {
+  test as base,
+  expect,
+  type PlaywrightTestArgs,
+  type PlaywrightTestOptions,
+  type PlaywrightWorkerArgs,
+  type PlaywrightWorkerOptions,
+  type TestType,
+} from '@playwright/test';
 import { createSimulatorControl, startSimulator, type SimulatorControl, type SimulatorOptions } from './index.js';
 
 export { chromiumArgs, chromiumLaunchOptions, type ChromiumLaunchOptions } from './chromium-flags.js';
@@ -52,11 +60,20 @@ export interface SimulatorWorkerFixtures {
   simulator: SimulatorFixture;
 }
 
+// Typed with @playwright/test's own names: left to inference, the declaration would name `playwright/test`, a
+// package the app may not be able to resolve (pnpm installs only what the app depends on).
 /**
  * Playwright's `test` with a `simulator` fixture. One simulator per worker; its calls and sessions carry over
  * from test to test in that worker: `await simulator.reset()` forgets them.
+ *
+ * @remarks
+ * The simulator listens on 127.0.0.1 on a free port with the package's `DEFAULT_API_KEY` unless
+ * `simulatorOptions` says otherwise, and closes after the worker's last test, ending its calls and sessions.
  */
-export const test = base.extend<{}, SimulatorWorkerFixtures>({
+export const test: TestType<PlaywrightTestArgs & PlaywrightTestOptions, PlaywrightWorkerArgs & PlaywrightWorkerOptions & SimulatorWorkerFixtures> = base.extend<
+  {},
+  SimulatorWorkerFixtures
+>({
   simulatorOptions: [{}, { scope: 'worker', option: true }],
   simulator: [
     async ({ simulatorOptions }, use) => {

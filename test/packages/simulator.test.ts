@@ -1,5 +1,5 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,10 +16,15 @@ import { expectRestGuardedBy, MODULE_RESOLUTIONS, simulatorBaseUrl, typeCheckApp
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const KEY = 'vsk_PackageTestKey000000000000000000';
+/** The browser the Playwright run launches (scripts/ensure-chromium.ts installs it). */
+const CHROMIUM_PATH = '/usr/bin/chromium';
 
 let work: string;
 let unpacked: string;
-/** An app beside the package: its node_modules holds the unpacked package and, from this repository, Playwright and Node's types. */
+/**
+ * An app beside the package: its node_modules holds the unpacked package and, from this repository, only what an
+ * app would depend on itself (`@playwright/test`, type packages), not Playwright's own dependencies.
+ */
 let consumer: string;
 
 beforeAll(() => {
@@ -34,7 +39,7 @@ beforeAll(() => {
   consumer = join(work, 'consumer');
   mkdirSync(join(consumer, 'node_modules', '@voice-browser'), { recursive: true });
   symlinkSync(unpacked, join(consumer, 'node_modules', '@voice-browser', 'simulator'), 'dir');
-  for (const name of ['@playwright', 'playwright', 'playwright-core', '@types']) symlinkSync(join(ROOT, 'node_modules', name), join(consumer, 'node_modules', name), 'dir');
+  for (const name of ['@playwright', '@types']) symlinkSync(join(ROOT, 'node_modules', name), join(consumer, 'node_modules', name), 'dir');
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'an-app', version: '1.0.0', private: true, type: 'module' }));
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -49,6 +54,21 @@ describe('the @voice-browser/simulator package', () => {
     const declarations = files.filter((file) => file.endsWith('.d.ts')).map((file) => file.replace(/^dist\/simulator\//, '')).sort();
     expect(declarations).toEqual(['chromium-flags.d.ts', 'control-client.d.ts', 'index.d.ts', 'playwright.d.ts']);
     expect(files.filter((file) => (file.endsWith('.ts') && !file.endsWith('.d.ts')) || file.endsWith('.map'))).toEqual([]);
+  });
+
+  it('keeps Playwright out of its main entry: only the playwright module imports it, and by its public name', () => {
+    const dist = join(unpacked, 'dist');
+    const javascript = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.js'));
+    // Statements only: a TSDoc example in the compiled JavaScript may show the import.
+    const importers = javascript.filter((file) => /^(import|export)\b[^;]*\bfrom ['"](@playwright\/test|playwright)['"/]/m.test(readFileSync(join(dist, file), 'utf8')));
+    expect(importers).toEqual([join('simulator', 'playwright.js')]);
+    // An inferred type would name `playwright/test`, which an app that installs only @playwright/test may not resolve.
+    const declaration = readFileSync(join(dist, 'simulator', 'playwright.d.ts'), 'utf8');
+    expect(declaration).not.toMatch(/['"]playwright(-core)?(\/[^'"]*)?['"]/);
+    const manifest = JSON.parse(readFileSync(join(unpacked, 'package.json'), 'utf8')) as Record<string, Record<string, unknown> | undefined>;
+    expect(manifest.dependencies).not.toHaveProperty('@playwright/test');
+    expect(manifest.peerDependenciesMeta).toEqual({ '@playwright/test': { optional: true } });
+    expect(manifest).not.toHaveProperty('private');
   });
 
   it('starts from its typed entry in plain node, and its control client drives it: a fault, a typed refusal, a reset', () => {
@@ -74,9 +94,17 @@ describe('the @voice-browser/simulator package', () => {
   for (const moduleResolution of MODULE_RESOLUTIONS) {
     it(`type-checks an app using both entries with tsc, strict and without skipLibCheck (moduleResolution ${moduleResolution})`, () => {
       const source = [
-        "import { startSimulator, type SimulatorFault } from '@voice-browser/simulator';",
-        "import { test, expect, chromiumLaunchOptions } from '@voice-browser/simulator/playwright';",
+        "import { startSimulator, type Simulator, type SimulatorFault } from '@voice-browser/simulator';",
+        "import { test, expect, chromiumArgs, chromiumLaunchOptions, createSimulatorControl, SimulatorControlError, type SimulatedCallRecord } from '@voice-browser/simulator/playwright';",
         "const fault: SimulatorFault = { method: 'POST', path: '/api/v1/voice/browser-calls', fault: 'delay', delayMs: 500 };",
+        "// @ts-expect-error: a fault the simulator does not have",
+        "const unknown: SimulatorFault = { method: 'POST', path: '/api/v1/voice/browser-calls', fault: 'explode' };",
+        'const flags: readonly string[] = chromiumArgs;',
+        'async function callsOf(simulator: Simulator, sessionId: string): Promise<SimulatedCallRecord[] | number> {',
+        '  const control = createSimulatorControl(simulator.url);',
+        '  return control.callsOfSession(sessionId).catch((error: unknown) => (error instanceof SimulatorControlError ? error.status : 0));',
+        '}',
+        'void [unknown, flags, callsOf];',
         "test.use({ simulatorOptions: { noAnswerMs: 2000 }, launchOptions: chromiumLaunchOptions({ executablePath: '/usr/bin/chromium' }) });",
         "test('a call', async ({ simulator }) => {",
         '  await simulator.fault(fault);',
@@ -90,6 +118,50 @@ describe('the @voice-browser/simulator package', () => {
       expect(typeCheckApp(consumer, source, moduleResolution, ['node'])).toBe('');
     });
   }
+
+  it('runs a Playwright project whose spec uses its test and simulator fixture, in Chromium with its flags', () => {
+    expect(existsSync(CHROMIUM_PATH), `${CHROMIUM_PATH} is missing: npx tsx scripts/ensure-chromium.ts`).toBe(true);
+    writeFileSync(
+      join(consumer, 'playwright.config.ts'),
+      [
+        "import { defineConfig } from '@playwright/test';",
+        "import { chromiumLaunchOptions } from '@voice-browser/simulator/playwright';",
+        "export default defineConfig({ testDir: 'e2e', workers: 1, retries: 0, timeout: 30_000, reporter: 'line', use: { launchOptions: chromiumLaunchOptions() } });",
+      ].join('\n'),
+    );
+    mkdirSync(join(consumer, 'e2e'), { recursive: true });
+    writeFileSync(
+      join(consumer, 'e2e', 'simulator.spec.ts'),
+      [
+        "import { test, expect } from '@voice-browser/simulator/playwright';",
+        `test.use({ simulatorOptions: { apiKey: '${KEY}' } });`,
+        "test('the worker simulator takes its key, faults on demand, and the flagged Chromium has a fake microphone', async ({ simulator, page, request }) => {",
+        `  expect(simulator.apiKey).toBe('${KEY}');`,
+        "  expect(simulator.baseUrl).toMatch(/^http:\\/\\/127\\.0\\.0\\.1:\\d+\\/api$/);",
+        "  const read = async () => (await request.get(`${simulator.baseUrl}/v1/voice/browser-sessions?externalSubject=someone`, { headers: { 'X-Api-Key': simulator.apiKey } })).status();",
+        '  expect(await read()).toBe(200);',
+        "  await simulator.fault({ method: 'GET', path: '/api/v1/voice/browser-sessions', fault: 'error', status: 503, code: 'provider_error' });",
+        '  expect(await read()).toBe(503);',
+        "  await simulator.fault({ method: 'GET', path: '/api/v1/voice/browser-sessions', fault: 'error', status: 503, code: 'provider_error' });",
+        '  await simulator.reset();',
+        '  expect(await read()).toBe(200);',
+        '  await page.goto(`${simulator.url}/__sim/faults`);',
+        "  await expect(page.locator('body')).toContainText('armed');",
+        '  const microphone = await page.evaluate(async () => (await navigator.mediaDevices.getUserMedia({ audio: true })).getAudioTracks()[0]?.label);',
+        '  expect(microphone).toMatch(/fake/i);',
+        '});',
+      ].join('\n'),
+    );
+    const run = spawnSync(process.execPath, [join(consumer, 'node_modules/@playwright/test/cli.js'), 'test'], {
+      cwd: consumer,
+      encoding: 'utf8',
+      timeout: 90_000,
+      // Only what the run needs: no CI, PW_* or E2E_* variables of the caller's shell.
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), CHROMIUM_PATH, FORCE_COLOR: '0' },
+    });
+    expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(run.stdout).toContain('1 passed');
+  });
 
   it('serves the simulator from its bin on plain node: REST with the key, 401 without', async () => {
     const child = spawn(process.execPath, [join(unpacked, 'dist/simulator/main.js'), '--port', '0', '--api-key', KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
