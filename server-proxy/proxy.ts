@@ -29,12 +29,18 @@ export interface VoiceProxyOptions {
   apiKey: string;
   /** Returns the user of the request, or null when nobody is logged in. */
   authenticate(request: Request): Promise<ProxyUser | null> | ProxyUser | null;
+  /** Sends the requests to the service instead of the proxy's own keep-alive pool (undici), e.g. a test double. */
   fetch?: typeof fetch;
   /** Upstream request limit in ms (default 10 s); past it the page gets a `504` with a code. */
   timeoutMs?: number;
   /** Per-user limits below the key's quota (default 80 a minute, 5,000 an hour, in memory); `false` turns them off. */
   rateLimit?: UserRateLimitOptions | false;
-  /** Origins besides the request's own allowed to send mutating requests (see `cross-site.ts`). */
+  /**
+   * Origins to accept as the app's own on requests that change something (POST, DELETE), e.g.
+   * `https://app.example.com` when a TLS terminator makes the request URL `http://`. Read only when a browser
+   * sends `Origin` without `Sec-Fetch-Site`, which decides alone when sent; other cross-site changes get
+   * `403 cross_site_request`.
+   */
   trustedOrigins?: readonly string[];
   /**
    * How long `revokeSessions` reads a call it asked to end before rejecting `cleanup_unknown`, in ms
@@ -58,9 +64,9 @@ export type VoiceProxy = ((request: Request) => Promise<Response>) & {
    * running, hangs the call up and resolves only once a read shows it over.
    *
    * @remarks
-   * Rejects with an `HttpError` when it could not: `504 cleanup_unknown` when the call could not be proven
-   * ended within `revokeWaitMs`, or the service's own error (`503 upstream_unavailable`, ...). Log the user
-   * out anyway; say that the cleanup is unproven.
+   * Rejects when it could not, with an error whose `status` and `code` say why: `504 cleanup_unknown` when
+   * the call could not be proven ended within `revokeWaitMs`, or the service's own error
+   * (`503 upstream_unavailable`, ...). Log the user out anyway; say that the cleanup is unproven.
    */
   revokeSessions(user: ProxyUser): Promise<void>;
 };
