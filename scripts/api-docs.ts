@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Application, LogLevel } from 'typedoc';
 
@@ -15,8 +15,15 @@ export const API_ENTRIES = ['lib/index.ts', 'lib/error-advice.ts', 'lib/testing/
 
 export const API_DOCS_DIR = resolve(ROOT, 'docs/api');
 
+/** The entries whose source exists yet; one written meanwhile is left out, and said so. */
+const present = API_ENTRIES.filter((entry) => {
+  if (existsSync(resolve(ROOT, entry))) return true;
+  console.log(`docs:api: skipping ${entry} (no such file yet)`);
+  return false;
+});
+
 const app = await Application.bootstrapWithPlugins({
-  entryPoints: API_ENTRIES.map((entry) => resolve(ROOT, entry)),
+  entryPoints: present.map((entry) => resolve(ROOT, entry)),
   plugin: ['typedoc-plugin-markdown'],
   tsconfig: resolve(ROOT, 'tsconfig.json'),
   out: API_DOCS_DIR,

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The integrators' documents point only at files the repository has: every relative Markdown link in the
- * READMEs and docs/ (the generated API reference included) resolves, and every `#anchor` into the README names
- * one of its headings.
+ * READMEs and docs/ (the generated API reference included) resolves, and every `#anchor` into a Markdown file
+ * names one of its headings.
  */
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -26,6 +26,19 @@ const anchorOf = (heading: string) =>
     .toLowerCase()
     .replace(/[^\p{L}\p{N} _-]/gu, '')
     .replace(/ /g, '-');
+
+/** A document's anchors, one per heading outside fenced code; a repeated one gets `-1`, `-2`, ... as on GitHub. */
+function anchorsOf(markdown: string): Set<string> {
+  const seen = new Map<string, number>();
+  const anchors = new Set<string>();
+  for (const match of markdown.replace(/```[\s\S]*?```/g, '').matchAll(/^#+ (.+)$/gm)) {
+    const anchor = anchorOf(match[1] ?? '');
+    const count = seen.get(anchor) ?? 0;
+    seen.set(anchor, count + 1);
+    anchors.add(count === 0 ? anchor : `${anchor}-${count}`);
+  }
+  return anchors;
+}
 
 /** Links outside fenced code: `[text](target)`, without the external ones. */
 function relativeLinks(markdown: string): string[] {
@@ -50,15 +63,20 @@ describe('the documents', () => {
     expect(broken).toEqual([]);
   });
 
-  it("link to the README's own headings by anchors that exist", () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const anchors = new Set([...readme.matchAll(/^#+ (.+)$/gm)].map((match) => anchorOf(match[1] ?? '')));
+  it('link to headings that exist, in their own file or another', () => {
     const targets = DOCS.flatMap((doc) =>
       relativeLinks(readFileSync(join(ROOT, doc), 'utf8'))
-        .filter((target) => target.startsWith('#') ? doc === 'README.md' : target.includes('README.md#') && resolve(dirname(join(ROOT, doc)), target.split('#')[0] ?? '') === join(ROOT, 'README.md'))
-        .map((target) => target.slice(target.indexOf('#') + 1)),
+        .filter((target) => target.includes('#'))
+        .map((target) => {
+          const [path = '', anchor = ''] = target.split('#');
+          return { from: doc, file: path === '' ? join(ROOT, doc) : resolve(dirname(join(ROOT, doc)), decodeURIComponent(path)), anchor };
+        })
+        .filter((link) => link.file.endsWith('.md')),
     );
-    expect(targets.length).toBeGreaterThan(0);
-    expect(targets.filter((anchor) => !anchors.has(anchor))).toEqual([]);
+    expect(targets.filter((link) => link.file === join(ROOT, 'README.md')).length).toBeGreaterThan(0);
+    const missing = targets
+      .filter((link) => !existsSync(link.file) || !anchorsOf(readFileSync(link.file, 'utf8')).has(link.anchor))
+      .map((link) => `${link.from} -> ${link.file.slice(ROOT.length + 1)}#${link.anchor}`);
+    expect(missing).toEqual([]);
   });
 });
