@@ -10,7 +10,7 @@ export { createFetchBackend } from './backend.js';
 export type { FetchBackendOptions } from './backend.js';
 export { VOICE_ERROR_CODES, VoiceBrowserError, isVoiceBrowserError } from './errors.js';
 export type { VoiceErrorCode } from './errors.js';
-export { BROWSER_CALL_STATES, CONNECTION_STATES, RENEWABLE_CONNECTIONS, TERMINAL_CALL_STATES } from './types.js';
+export { BROWSER_CALL_STATES, BROWSER_CALL_TRANSITIONS, CONNECTION_STATES, CONNECTION_TRANSITIONS, RENEWABLE_CONNECTIONS, TERMINAL_CALL_STATES } from './types.js';
 export type {
   BrowserCall,
   BrowserCallState,
@@ -21,6 +21,7 @@ export type {
   CallQuality,
   Connection,
   SessionTransport,
+  StateTransition,
   StatusError,
   TimingEvent,
   VoiceBackend,

@@ -8,6 +8,28 @@
 /** Browser call states: the usual path first, then the two ways off it. */
 export const BROWSER_CALL_STATES = ['waiting_agent', 'dialing_recipient', 'connected', 'ending', 'ended', 'failed', 'outcome_unknown'] as const;
 
+/** A move from one state to another: `[from, to]`. */
+export type StateTransition<S extends string = string> = readonly [from: S, to: S];
+
+/**
+ * The moves a browser call makes at the service, to draw its states as a diagram. Every end passes
+ * `ending` while the legs go down, except a call that fails before it reached the page. The page sees the
+ * call through reads about once a second, so two reads can skip a state in between (`waiting_agent`
+ * straight to `connected` when the recipient answers at once).
+ */
+export const BROWSER_CALL_TRANSITIONS: readonly StateTransition<(typeof BROWSER_CALL_STATES)[number]>[] = [
+  ['waiting_agent', 'dialing_recipient'],
+  ['waiting_agent', 'ending'],
+  ['waiting_agent', 'failed'],
+  ['dialing_recipient', 'connected'],
+  ['dialing_recipient', 'ending'],
+  ['dialing_recipient', 'outcome_unknown'],
+  ['connected', 'ending'],
+  ['outcome_unknown', 'ending'],
+  ['ending', 'ended'],
+  ['ending', 'failed'],
+];
+
 /** The terminal ones: a call in them has both legs down (the service's `busy: false` says so too). */
 export const TERMINAL_CALL_STATES: ReadonlySet<string> = new Set<BrowserCallState>(['ended', 'failed']);
 
@@ -99,6 +121,30 @@ export type Connection = (typeof CONNECTION_STATES)[number];
 
 /** Every {@link Connection} state, in the order the diagram above draws them. */
 export const CONNECTION_STATES = ['disconnected', 'connecting', 'ready', 'reconnecting', 'offline', 'expired', 'renewing', 'disconnecting', 'recovery_required'] as const;
+
+/** Every arrow of the {@link Connection} diagram as `[from, to]`: the only moves the helper's connection makes. */
+export const CONNECTION_TRANSITIONS: readonly StateTransition<Connection>[] = [
+  ['disconnected', 'connecting'],
+  ['disconnected', 'recovery_required'],
+  ['connecting', 'ready'],
+  ['connecting', 'disconnected'],
+  ['ready', 'reconnecting'],
+  ['ready', 'offline'],
+  ['ready', 'expired'],
+  ['ready', 'renewing'],
+  ['reconnecting', 'ready'],
+  ['reconnecting', 'offline'],
+  ['reconnecting', 'expired'],
+  ['offline', 'expired'],
+  ['offline', 'renewing'],
+  ['expired', 'renewing'],
+  ['renewing', 'ready'],
+  ['renewing', 'offline'],
+  ['renewing', 'expired'],
+  ['recovery_required', 'disconnecting'],
+  ...(['disconnected', 'connecting', 'ready', 'reconnecting', 'offline', 'expired', 'renewing'] as const).map((from): StateTransition<Connection> => [from, 'disconnecting']),
+  ['disconnecting', 'disconnected'],
+];
 
 /** renew() only while idle, from a state that holds a session the helper can replace. */
 export const RENEWABLE_CONNECTIONS: ReadonlySet<Connection> = new Set<Connection>(['ready', 'expired', 'offline']);

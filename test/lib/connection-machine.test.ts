@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { disconnected, transition, type ConnectionEvent, type ConnectionSlice } from '../../lib/connection-machine.js';
-import { CONNECTION_STATES, type Connection } from '../../lib/types.js';
+import { CONNECTION_STATES, CONNECTION_TRANSITIONS, type Connection } from '../../lib/types.js';
 
 /** The connection machine alone (lib/connection-machine.ts): every arrow of the diagram, and every move it refuses. */
 
@@ -90,5 +90,23 @@ describe('the connection machine', () => {
 
   it('shows the session as soon as the service made it, while still connecting', () => {
     expect(transition(at('connecting'), { type: 'session_created', session: SESSION })).toEqual([{ connection: 'connecting', session: SESSION, renewingFrom: null }, []]);
+  });
+});
+
+describe('CONNECTION_TRANSITIONS, the arrows the library exports', () => {
+  /** Every state the machine can be in, renewing from each state a renewal may start from. */
+  const starts: ConnectionSlice[] = [...CONNECTION_STATES.map((state) => at(state)), at('renewing', 'expired'), at('renewing', 'offline')];
+  const events: ConnectionEvent[] = [...ARROWS.map(([event]) => event), { type: 'renew_failed', error: LOST, sessionCreated: true }];
+  const moves = new Set(starts.flatMap((before) => events.map((event) => [before.connection, transition(before, event)[0].connection].join(' → '))));
+  const listed = new Set(CONNECTION_TRANSITIONS.map(([from, to]) => `${from} → ${to}`));
+
+  it('holds every move the machine makes, and only those', () => {
+    const made = [...moves].filter((move) => move.split(' → ')[0] !== move.split(' → ')[1]);
+    expect(made.sort()).toEqual([...listed].sort());
+  });
+
+  it('names only connection states, each move once', () => {
+    expect(listed.size).toBe(CONNECTION_TRANSITIONS.length);
+    for (const [from, to] of CONNECTION_TRANSITIONS) expect(CONNECTION_STATES).toEqual(expect.arrayContaining([from, to]));
   });
 });

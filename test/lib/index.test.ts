@@ -40,7 +40,9 @@ describe('lib/index.ts', () => {
     expect(touched).toEqual([]);
     expect(Object.keys(lib).sort()).toEqual([
       'BROWSER_CALL_STATES',
+      'BROWSER_CALL_TRANSITIONS',
       'CONNECTION_STATES',
+      'CONNECTION_TRANSITIONS',
       'RENEWABLE_CONNECTIONS',
       'TERMINAL_CALL_STATES',
       'VOICE_ERROR_CODES',

@@ -5,6 +5,7 @@
  * simulator's options.
  */
 import { describe, expect, it } from 'vitest';
+import { BROWSER_CALL_TRANSITIONS } from '../../lib/types.js';
 import { RegistererState } from 'sip.js';
 import type { BrowserSession } from '../../simulator/model.js';
 import { sleep, waitFor } from './support/sim-api.js';
@@ -15,7 +16,14 @@ const ECHO_AT_ONCE = '+12025550100';
 
 const { world, sipClient, registeredWorld } = useSipWorlds();
 
-const states = async (w: RegisteredWorld, callId: string): Promise<string[]> => (await w.api.facts(callId)).history.map((entry) => entry.state);
+const DRAWN = new Set(BROWSER_CALL_TRANSITIONS.map((move) => move.join(' → ')));
+
+/** The states the call went through, each move one the library's diagram draws (BROWSER_CALL_TRANSITIONS). */
+async function states(w: RegisteredWorld, callId: string): Promise<string[]> {
+  const path = (await w.api.facts(callId)).history.map((entry) => entry.state);
+  for (let i = 1; i < path.length; i++) expect(DRAWN, `${path[i - 1]} → ${path[i]}`).toContain(`${path[i - 1]} → ${path[i]}`);
+  return path;
+}
 
 /** POST /browser-calls answers 409 browser_session_unavailable: the session cannot take a call now. */
 async function expectNoNewCalls(w: RegisteredWorld): Promise<void> {

@@ -4,6 +4,7 @@
  * endReason and error code, and the browser's side of the dialog.
  */
 import { describe, expect, it } from 'vitest';
+import { BROWSER_CALL_TRANSITIONS } from '../../lib/types.js';
 import type { BrowserCall, BrowserCallState } from '../../simulator/model.js';
 import { DEFAULT_RECIPIENT_TIMINGS, recipientFor } from '../../simulator/recipients.js';
 import type { SimulatorOptions } from '../../simulator/server.js';
@@ -65,6 +66,9 @@ describe('DESIGN.md recipient test numbers', () => {
     await terminated(invitation);
     const { history } = await w.api.facts(callId);
     expect(history.map((entry) => entry.state)).toEqual(path);
+    // The library's diagram draws each move the simulator made (the demo's state diagram is drawn from it).
+    const drawn = new Set(BROWSER_CALL_TRANSITIONS.map((move) => move.join(' → ')));
+    for (let i = 1; i < path.length; i++) expect(drawn, `${path[i - 1]} → ${path[i]}`).toContain(`${path[i - 1]} → ${path[i]}`);
     if (atLeast) expect(entered(history, atLeast[1]) - entered(history, atLeast[0])).toBeGreaterThanOrEqual(atLeast[2] - TIMER_SLACK_MS);
   });
 
