@@ -1,19 +1,32 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { VoiceBrowserStatus } from '../../lib/index.js';
+import type { BrowserCall, VoiceBrowserStatus } from '../../lib/index.js';
 
 /**
- * Seconds the current call has been connected, counted from the moment the page saw `connected` (spec 3.2:
- * the service's word, not local audio); it stops at the end and stays until the next call.
+ * When the call's timer starts: the moment the page saw `connected` (spec 3.2: the service's word, not local
+ * audio), read on this page's clock. A call first seen already connected (one recover() found after a
+ * reload) started before the page was there: its timer counts from the service's `answeredAt`, when given.
  */
+export function timerStart(call: BrowserCall, firstSeenConnected: boolean, now: number): number {
+  const answeredAt = typeof call.answeredAt === 'string' ? Date.parse(call.answeredAt) : NaN;
+  return firstSeenConnected && Number.isFinite(answeredAt) ? Math.min(answeredAt, now) : now;
+}
+
+/** Seconds the current call has been connected (see {@link timerStart}); it stops at the end and stays until the next call. */
 export function useCallTimer(status: VoiceBrowserStatus): number | null {
-  const callId = status.call?.id ?? null;
-  const connected = status.call?.state === 'connected';
+  const call = status.call;
+  const callId = call?.id ?? null;
+  const connected = call?.state === 'connected';
+  const [firstSeen, setFirstSeen] = useState<{ callId: string; state: string } | null>(null);
   const [since, setSince] = useState<{ callId: string; at: number } | null>(null);
   const [now, setNow] = useState(() => Date.now());
 
   useEffect(() => {
-    if (connected && callId && since?.callId !== callId) setSince({ callId, at: Date.now() });
-  }, [connected, callId, since]);
+    if (call && firstSeen?.callId !== call.id) setFirstSeen({ callId: call.id, state: call.state });
+  }, [call, firstSeen]);
+
+  useEffect(() => {
+    if (connected && call && since?.callId !== call.id) setSince({ callId: call.id, at: timerStart(call, firstSeen?.callId !== call.id || firstSeen.state === 'connected', Date.now()) });
+  }, [connected, call, since, firstSeen]);
 
   useEffect(() => {
     if (!connected) return;
