@@ -28,14 +28,6 @@ export function connectionLabel(connection: VoiceBrowserStatus['connection']): s
   }
 }
 
-/** The call line: the service's state, or what the attempt is waiting for. */
-export function callLabel(status: VoiceBrowserStatus): string {
-  if (status.call) return status.call.state;
-  if (status.attempt?.phase === 'creating') return 'requesting…';
-  if (status.attempt?.phase === 'outcome_unknown') return 'outcome unknown';
-  return 'no call';
-}
-
 /** Calling is allowed when idle, and after a lost answer (the same attempt is retried, spec 7). */
 export function canCall(status: VoiceBrowserStatus): boolean {
   return status.connection === 'ready' && (!status.busy || status.attempt?.phase === 'outcome_unknown');
@@ -59,9 +51,13 @@ export function canDisconnect(status: VoiceBrowserStatus): boolean {
   return status.connection !== 'disconnecting' && (status.connection !== 'disconnected' || status.session !== null || status.busy);
 }
 
-/** After a reload the same button cleans up the session found by recover() (spec 4.9). */
-export function disconnectLabel(status: VoiceBrowserStatus): string {
-  return status.connection === 'recovery_required' ? 'End session' : 'Disconnect';
+/**
+ * The connection's one main button: Connect when nothing is open, else Disconnect (End session for a session
+ * recover() found, spec 4.9), disabled while it cannot be taken.
+ */
+export function connectionButton(status: VoiceBrowserStatus): { label: 'Connect' | 'Disconnect' | 'End session'; action: 'connect' | 'disconnect'; enabled: boolean } {
+  if (canConnect(status)) return { label: 'Connect', action: 'connect', enabled: true };
+  return { label: status.connection === 'recovery_required' ? 'End session' : 'Disconnect', action: 'disconnect', enabled: canDisconnect(status) };
 }
 
 /** spec 4.9: renew() only while idle, from a state that holds a session the helper can replace. */
@@ -214,4 +210,42 @@ export function announcementLabel(status: VoiceBrowserStatus): string {
   if (status.attempt?.phase === 'creating') return 'Placing the call';
   if (status.attempt?.phase === 'outcome_unknown') return 'The call may have been placed: retry it, or disconnect';
   return connectionLabel(status.connection);
+}
+
+/** Who the call is with: "To +12025550100 from +12025550199", from the call, else the attempt; null with neither. */
+export function partiesLabel(status: VoiceBrowserStatus): string | null {
+  const to = status.call?.to ?? status.attempt?.input.to;
+  const from = status.call?.from ?? status.attempt?.input.from;
+  if (!to) return null;
+  return from ? `To ${to} from ${from}` : `To ${to}`;
+}
+
+/**
+ * What the call card holds: a recovered session's cleanup, a call in progress (Hang up, Mute, keypad), or the
+ * dialer: when nothing is busy, and after a lost answer, whose call is retried under the same attempt.
+ */
+export function callCardMode(status: VoiceBrowserStatus): 'recovery' | 'in-call' | 'dialer' {
+  if (isCleanupOnly(status)) return 'recovery';
+  if (!status.busy || (status.attempt?.phase === 'outcome_unknown' && !status.call)) return 'dialer';
+  return 'in-call';
+}
+
+/** Where an error shows: beside the connection's buttons, or on the call card. */
+export type ErrorArea = 'connection' | 'call';
+
+/** Codes only one side of the page causes; any other shows beside the action that was taken last. */
+const ERROR_HOMES: Readonly<Record<string, ErrorArea>> = {
+  connection_failed: 'connection',
+  cleanup_unknown: 'connection',
+  audio_playback_blocked: 'call',
+  dtmf_outcome_unknown: 'call',
+  no_active_call: 'call',
+  call_outcome_unknown: 'call',
+  browser_agent_busy: 'call',
+  compliance_dnc: 'call',
+};
+
+/** Where the error with `code` shows: its own side when only one side causes it, else the last action's. */
+export function errorArea(code: string, lastAction: ErrorArea): ErrorArea {
+  return ERROR_HOMES[code] ?? lastAction;
 }

@@ -71,7 +71,9 @@ test('a connected call outlives the expiry of its session, with audio, until hun
   await expireAtSimulator(simulator, sessionId);
   await page.clock.fastForward(REGISTRATION_REFRESH);
   await expect(page.getByTestId('connection')).toHaveText('expired');
-  await expect(callButton(page)).toBeDisabled();
+  // The card holds the running call: Hang up, no dialer.
+  await expect(callButton(page)).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Hang up' })).toBeEnabled();
 
   // The call runs on: connected at the service and on the page, audio flowing both ways.
   const sent = (await simulator.call(callId)).media?.packetsFromBrowser ?? 0;

@@ -41,14 +41,16 @@ export { expect };
  */
 export const SCREENSHOTS_DIR = process.env.SCREENSHOTS_DIR ?? 'e2e/artifacts/screenshots';
 
-/** The width every screenshot is taken at: a phone's, as the README shows them. */
+/** The width the set of state screenshots is taken at: a phone's, so the set reads as one. */
 const SCREENSHOT_WIDTH = 360;
 
 /**
- * Saves a full-page screenshot of the page's current state as `<name>.png` under {@link SCREENSHOTS_DIR}, at
- * 360 px wide whatever the spec's viewport (it is put back afterwards), so the set reads as one.
+ * Saves a screenshot of the page's current state as `<name>.png` under {@link SCREENSHOTS_DIR}: by default the
+ * full page at 360 px wide whatever the spec's viewport (it is put back afterwards); with `asSeen`, exactly
+ * the viewport the spec set, as a person at that screen sees it.
  */
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(page: Page, name: string, options: { asSeen?: boolean } = {}): Promise<void> {
+  if (options.asSeen) return void (await page.screenshot({ path: `${SCREENSHOTS_DIR}/${name}.png` }));
   const viewport = page.viewportSize();
   const resize = viewport !== null && viewport.width !== SCREENSHOT_WIDTH;
   if (resize) await page.setViewportSize({ width: SCREENSHOT_WIDTH, height: viewport.height });

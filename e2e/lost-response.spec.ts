@@ -13,7 +13,8 @@ test('a lost createCall answer, then a retry with the same key, makes exactly on
   await page.getByRole('button', { name: 'Call', exact: true }).click();
   await expect(page.getByTestId('error-code')).toContainText('call_outcome_unknown');
   await expect(page.getByTestId('busy')).toHaveText('true');
-  await expect(page.getByTestId('call-state')).toHaveText('outcome unknown');
+  await expect(page.getByTestId('attempt')).toHaveText('outcome_unknown');
+  await expect(page.getByTestId('call-state')).toHaveText('—');
 
   await page.getByRole('button', { name: 'Retry call' }).click();
   await expect(page.getByTestId('call-state')).toHaveText('connected');

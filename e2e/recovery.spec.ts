@@ -8,9 +8,12 @@ import { callConnected, expect, logInAndConnect, screenshot, test } from './fixt
 test('a reload during a call shows recovery_required with the call and cleanup only; cleaning up lets the page connect again', async ({ page, simulator }) => {
   const sessionId = await logInAndConnect(page, 'e2e-recovery');
   const callId = await callConnected(page);
+  await expect(page.getByTestId('call-time')).toHaveText('0:03');
 
   await page.reload();
   await expect(page.getByTestId('connection')).toHaveText('recovery_required');
+  // The recovered call's time counts from the service's answeredAt, not from the reload.
+  await expect(page.getByTestId('call-time')).toHaveText(/^0:(0[3-9]|[1-5]\d)$/);
   await expect(page.getByTestId('session-id')).toHaveText(sessionId);
   await expect(page.getByTestId('call-id')).toHaveText(callId);
   await expect(page.getByTestId('busy')).toHaveText('true');
@@ -20,7 +23,7 @@ test('a reload during a call shows recovery_required with the call and cleanup o
 
   // Only the cleanup controls: Hang up and End session; nothing that would call, connect or renew.
   const buttons = page.getByRole('button');
-  await expect(buttons).toHaveText(['End session', 'Hang up']);
+  await expect(buttons).toHaveText(['Hang up', 'End session']);
   await expect(page.getByRole('group', { name: 'Keypad' })).toHaveCount(0);
 
   await page.getByRole('button', { name: 'Hang up' }).click();

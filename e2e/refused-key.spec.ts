@@ -34,7 +34,8 @@ for (const [refusal, account] of [
       await page.getByRole('button', { name: 'Call', exact: true }).click();
       await expect(page.getByTestId('error-code')).toContainText('browser_voice_unavailable');
       await expect(page.getByTestId('busy')).toHaveText('false');
-      await expect(page.getByTestId('call-state')).toHaveText('no call');
+      await expect(page.getByTestId('call-state')).toHaveText('—');
+      await expect(page.getByTestId('attempt')).toHaveText('—');
       await expect(page.getByRole('button', { name: 'Call', exact: true })).toBeEnabled();
       // A definite no: nothing to reconcile, so the page reads nothing in the seconds after.
       await page.waitForTimeout(2500);

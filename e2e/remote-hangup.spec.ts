@@ -10,7 +10,7 @@ test('a remote hangup ends the call on the page: ended, busy false, peer connect
 
   await expect(page.getByTestId('call-state')).toHaveText('ended');
   await expect(page.getByTestId('busy')).toHaveText('false');
-  await expect(page.getByTestId('call-end')).toHaveText('Ended: the other side hung up');
+  await expect(page.getByTestId('call-words')).toHaveText('Ended: the other side hung up');
   await expect.poll(async () => (await pageAudioStats(page)).connectionState).toBe('closed');
   expect((await simulator.call(callId)).call).toMatchObject({ state: 'ended', busy: false, endReason: 'recipient_hangup' });
   // The page is ready for the next call.

@@ -17,7 +17,7 @@ for (const { to, state, words, sim } of cases) {
     await page.getByRole('button', { name: 'Call', exact: true }).click();
     await expect(page.getByTestId('call-state')).toHaveText(state);
     await expect(page.getByTestId('busy')).toHaveText('false');
-    await expect(page.getByTestId('call-end')).toHaveText(words);
+    await expect(page.getByTestId('call-words')).toHaveText(words);
     const callId = (await page.getByTestId('call-id').textContent()) ?? '';
     expect((await simulator.call(callId)).call).toMatchObject({ busy: false, ...sim });
     await expect(page.getByRole('button', { name: 'Call', exact: true })).toBeEnabled();
@@ -47,7 +47,7 @@ test('+12025550101 rings (dialing_recipient) before it answers', async ({ page }
 test('+12025550106 answers, then the recipient hangs up by itself', async ({ page, simulator }) => {
   await logInAndConnect(page, 'e2e-number-106');
   const callId = await callConnected(page, '+12025550106');
-  await expect(page.getByTestId('call-end')).toHaveText('Ended: the other side hung up');
+  await expect(page.getByTestId('call-words')).toHaveText('Ended: the other side hung up');
   await expect(page.getByTestId('busy')).toHaveText('false');
   expect((await simulator.call(callId)).call).toMatchObject({ state: 'ended', endReason: 'recipient_hangup' });
 });
@@ -58,7 +58,7 @@ test('+12025550103 rings unanswered, then gives up: the page says nobody answere
   await page.getByRole('button', { name: 'Call', exact: true }).click();
   await expect(page.getByTestId('call-state')).toHaveText('dialing_recipient');
   await expect(page.getByTestId('busy')).toHaveText('true');
-  await expect(page.getByTestId('call-end')).toHaveText('Ended: nobody answered');
+  await expect(page.getByTestId('call-words')).toHaveText('Ended: nobody answered');
   await expect(page.getByTestId('busy')).toHaveText('false');
   const callId = (await page.getByTestId('call-id').textContent()) ?? '';
   expect((await simulator.call(callId)).call).toMatchObject({ state: 'ended', endReason: 'no_answer', busy: false });
@@ -71,10 +71,11 @@ test('+12025550107 stays outcome_unknown with busy true (spec 3.2: not an end), 
   await expect(page.getByTestId('call-state')).toHaveText('outcome_unknown');
   await expect(page.getByTestId('call-unknown')).toContainText('Outcome unknown: the service does not know yet how this call went');
   await expect(page.getByTestId('busy')).toHaveText('true');
-  await expect(page.getByTestId('call-end')).toHaveCount(0);
-  // No new call while the outcome is unknown.
-  await expect(page.getByRole('button', { name: 'Call', exact: true })).toBeDisabled();
-  await expect(page.getByTestId('call-end')).toHaveText('Ended: the unknown outcome was resolved');
+  await expect(page.getByTestId('call-words')).toHaveText(/^Outcome unknown/);
+  // No new call while the outcome is unknown: the card offers Hang up, not the dialer.
+  await expect(page.getByRole('button', { name: 'Call', exact: true })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Hang up' })).toBeEnabled();
+  await expect(page.getByTestId('call-words')).toHaveText('Ended: the unknown outcome was resolved');
   await expect(page.getByTestId('call-unknown')).toHaveCount(0);
   await expect(page.getByTestId('busy')).toHaveText('false');
   const callId = (await page.getByTestId('call-id').textContent()) ?? '';

@@ -15,7 +15,7 @@ test('an INVITE the service withdraws before its 202 is dropped, and the page sh
   await page.getByRole('button', { name: 'Call', exact: true }).click();
   await expect(page.getByTestId('call-state')).toHaveText('failed');
   await expect(page.getByTestId('busy')).toHaveText('false');
-  await expect(page.getByTestId('call-end')).toContainText('the service withdrew the call before this page answered');
+  await expect(page.getByTestId('call-words')).toContainText('the service withdrew the call before this page answered');
   await expect(page.getByTestId('error-code')).toHaveCount(0);
 
   const callId = (await page.getByTestId('call-id').textContent()) ?? '';

@@ -1,24 +1,40 @@
 import type { VoiceBrowserStatus } from '../../lib/index.js';
-import { canSendDtmf, dialName, KEYPAD_DIGITS } from '../labels.js';
+import { canHangUp, canSendDtmf, dialName, KEYPAD_DIGITS } from '../labels.js';
 
+/** Props of {@link CallControls}. */
 export interface CallControlsProps {
   status: VoiceBrowserStatus;
   digitsSent: string;
+  keypadOpen: boolean;
+  onToggleKeypad(): void;
+  onHangUp(): void;
   onToggleMute(): void;
   onDigit(digit: string): void;
 }
 
-/** Mute (outgoing audio only, kept for later calls) and the DTMF keypad (spec 4.9). */
-export function CallControls({ status, digitsSent, onToggleMute, onDigit }: CallControlsProps) {
+/** Hang up, the one action every call state but `ending` takes. */
+export function HangUpButton({ status, onHangUp }: Pick<CallControlsProps, 'status' | 'onHangUp'>) {
+  return (
+    <button type="button" class="hangup" onClick={onHangUp} disabled={!canHangUp(status)}>
+      Hang up
+    </button>
+  );
+}
+
+/** Mute: outgoing audio only, kept for later calls, so it can be set before a call too. */
+export function MuteButton({ status, onToggleMute }: Pick<CallControlsProps, 'status' | 'onToggleMute'>) {
+  return (
+    <button type="button" class="secondary toggle" aria-pressed={status.muted} onClick={onToggleMute}>
+      Mute
+    </button>
+  );
+}
+
+/** The 16-key DTMF pad, keys enabled while the call is answered and its audio is this page's. */
+function Keypad({ status, digitsSent, onDigit }: Pick<CallControlsProps, 'status' | 'digitsSent' | 'onDigit'>) {
   const keys = canSendDtmf(status);
   return (
-    <section aria-label="Call controls">
-      <div class="row">
-        <button type="button" class="secondary toggle" aria-pressed={status.muted} onClick={onToggleMute}>
-          Mute
-        </button>
-        <span data-testid="muted">{status.muted ? 'Microphone muted: the other side hears silence' : 'Microphone on'}</span>
-      </div>
+    <div id="keypad">
       <div class="keypad" role="group" aria-label="Keypad">
         {KEYPAD_DIGITS.map((digit) => (
           <button key={digit} type="button" class="secondary" aria-label={dialName(digit)} disabled={!keys} onClick={() => onDigit(digit)}>
@@ -29,6 +45,27 @@ export function CallControls({ status, digitsSent, onToggleMute, onDigit }: Call
       <p>
         Digits sent: <output data-testid="digits-sent">{digitsSent || '—'}</output>
       </p>
-    </section>
+    </div>
+  );
+}
+
+/** A call's actions: Hang up (large), Mute, and the keypad on demand. */
+export function CallControls({ status, digitsSent, keypadOpen, onToggleKeypad, onHangUp, onToggleMute, onDigit }: CallControlsProps) {
+  return (
+    <>
+      <div class="call-actions">
+        <HangUpButton status={status} onHangUp={onHangUp} />
+        <MuteButton status={status} onToggleMute={onToggleMute} />
+        <button type="button" class="secondary" aria-expanded={keypadOpen} aria-controls={keypadOpen ? "keypad" : undefined} onClick={onToggleKeypad}>
+          Keypad
+        </button>
+      </div>
+      {status.muted && (
+        <p data-testid="muted" class="hint">
+          Microphone muted: the other side hears silence
+        </p>
+      )}
+      {keypadOpen && <Keypad status={status} digitsSent={digitsSent} onDigit={onDigit} />}
+    </>
   );
 }

@@ -1,33 +1,44 @@
+import type { ComponentChildren } from 'preact';
 import type { VoiceBrowserStatus } from '../../lib/index.js';
-import { canConnect, canDisconnect, canRenew, disconnectLabel, isCleanupOnly } from '../labels.js';
+import { canRenew, connectionButton, connectionLabel, isCleanupOnly } from '../labels.js';
 
 export interface ConnectionControlsProps {
   userName: string;
   status: VoiceBrowserStatus;
   /** recover() has not answered yet (connect() is refused meanwhile). */
   recovering: boolean;
+  /** The error of what was done here, when it belongs here (see `errorArea` in labels.ts). */
+  error: ComponentChildren;
   onConnect(): void;
   onDisconnect(): void;
   onRenew(): void;
   onLogout(): void;
 }
 
-/** Connect, Disconnect (End session after a reload), Renew and Log out; only the cleanup button after a reload found a session. */
-export function ConnectionControls({ userName, status, recovering, onConnect, onDisconnect, onRenew, onLogout }: ConnectionControlsProps) {
+/**
+ * The connection in words, with Connect or Disconnect (End session after a reload), Renew and Log out; only the
+ * cleanup button after a reload found a session. Its errors show here.
+ */
+export function ConnectionControls({ userName, status, recovering, error, onConnect, onDisconnect, onRenew, onLogout }: ConnectionControlsProps) {
   const cleanupOnly = isCleanupOnly(status);
+  const main = connectionButton(status);
   return (
-    <section aria-label="Connection">
-      <div class="row">
-        <span>
+    <section aria-label="Connection" class="connection">
+      <p class="connection-line">
+        <span class={`dot ${status.connection}`} aria-hidden="true" />
+        <strong data-testid="connection-words">{connectionLabel(status.connection)}</strong>
+        <span class="signed-in">
           Signed in as <strong>{userName}</strong>
         </span>
-        {!cleanupOnly && (
-          <button type="button" onClick={onConnect} disabled={recovering || !canConnect(status)}>
-            Connect
-          </button>
-        )}
-        <button type="button" class="secondary" onClick={onDisconnect} disabled={!canDisconnect(status)}>
-          {disconnectLabel(status)}
+      </p>
+      <div class="row buttons">
+        <button
+          type="button"
+          class={main.action === 'connect' ? '' : 'secondary'}
+          onClick={main.action === 'connect' ? onConnect : onDisconnect}
+          disabled={!main.enabled || (main.action === 'connect' && recovering)}
+        >
+          {main.label}
         </button>
         {!cleanupOnly && (
           <>
@@ -40,6 +51,7 @@ export function ConnectionControls({ userName, status, recovering, onConnect, on
           </>
         )}
       </div>
+      {error}
     </section>
   );
 }

@@ -1,36 +1,17 @@
-import { useState } from 'preact/hooks';
 import type { VoiceBrowserStatus } from '../../lib/index.js';
-import { callButtonLabel, canCall, canHangUp, isCleanupOnly, recoveryLabel, type RecoveredFrom } from '../labels.js';
+import { callButtonLabel, canCall } from '../labels.js';
 import { FROM_NUMBERS, TEST_NUMBERS } from '../test-numbers.js';
+import { MuteButton } from './call-controls.js';
 
 /** Props of {@link Dialer}. */
 export interface DialerProps {
   status: VoiceBrowserStatus;
-  /** Where a session recover() found comes from, for its words. */
-  recoveredFrom: RecoveredFrom;
+  from: string;
+  to: string;
+  onFrom(number: string): void;
+  onTo(number: string): void;
   onCall(from: string, to: string): void;
-  onHangUp(): void;
-}
-
-/** Hang up, enabled while there is a call or session to end. */
-function HangUpButton({ status, onHangUp }: Pick<DialerProps, 'status' | 'onHangUp'>) {
-  return (
-    <button type="button" class="secondary" onClick={onHangUp} disabled={!canHangUp(status)}>
-      Hang up
-    </button>
-  );
-}
-
-/** A session recover() found: its call can only be hung up, since its audio cannot come back to this page. */
-function RecoveredCall({ status, recoveredFrom, onHangUp }: Pick<DialerProps, 'status' | 'recoveredFrom' | 'onHangUp'>) {
-  return (
-    <section aria-label="Recovered call">
-      <p data-testid="recovery-words">{recoveryLabel(status, recoveredFrom)}</p>
-      <div class="row">
-        <HangUpButton status={status} onHangUp={onHangUp} />
-      </div>
-    </section>
-  );
+  onToggleMute(): void;
 }
 
 /** The caller-id picker, over the numbers this account may call from. */
@@ -55,7 +36,7 @@ function ToNumber({ value, onChange }: { value: string; onChange(number: string)
     <>
       <label>
         Number to call
-        <input value={value} onInput={(event) => onChange(event.currentTarget.value)} inputMode="tel" list="test-numbers" />
+        <input value={value} onInput={(event) => onChange(event.currentTarget.value)} inputMode="tel" autoComplete="off" list="test-numbers" />
       </label>
       <datalist id="test-numbers">
         {TEST_NUMBERS.map(({ number, behaviour }) => (
@@ -66,28 +47,29 @@ function ToNumber({ value, onChange }: { value: string; onChange(number: string)
   );
 }
 
-/** From and to numbers, Call and Hang up; for a recovered session only Hang up for its call. */
-export function Dialer({ status, recoveredFrom, onCall, onHangUp }: DialerProps) {
-  const [from, setFrom] = useState(FROM_NUMBERS[0]?.number ?? '');
-  const [to, setTo] = useState('+12025550100');
-  if (isCleanupOnly(status)) return <RecoveredCall status={status} recoveredFrom={recoveredFrom} onHangUp={onHangUp} />;
+/** From and to numbers, Call (Retry call after a lost answer) and Mute; the card keeps the numbers between calls. */
+export function Dialer({ status, from, to, onFrom, onTo, onCall, onToggleMute }: DialerProps) {
   return (
-    <section aria-label="Dialer">
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          onCall(from.trim(), to.trim());
-        }}
-      >
-        <FromNumber value={from} onChange={setFrom} />
-        <ToNumber value={to} onChange={setTo} />
-        <div class="row">
-          <button type="submit" disabled={!canCall(status)}>
-            {callButtonLabel(status)}
-          </button>
-          <HangUpButton status={status} onHangUp={onHangUp} />
-        </div>
-      </form>
-    </section>
+    <form
+      class="dialer"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onCall(from.trim(), to.trim());
+      }}
+    >
+      <FromNumber value={from} onChange={onFrom} />
+      <ToNumber value={to} onChange={onTo} />
+      <div class="call-actions">
+        <button type="submit" class="call" disabled={!canCall(status)}>
+          {callButtonLabel(status)}
+        </button>
+        <MuteButton status={status} onToggleMute={onToggleMute} />
+      </div>
+      {status.muted && (
+        <p class="hint" data-testid="muted">
+          Microphone muted: the next call starts muted
+        </p>
+      )}
+    </form>
   );
 }

@@ -1,21 +1,29 @@
-import type { StatusError } from '../../lib/index.js';
 import { errorAdvice } from '../../lib/error-advice.js';
+import type { ShownError } from '../models/voice-actions.js';
 
 export interface ErrorNoticeProps {
-  error: StatusError | null;
-  actionError: string | null;
+  shown: ShownError;
   onResumeAudio(): void;
 }
 
-/** The last error: its code, the helper's message, and what to do next in words (spec 7). */
-export function ErrorNotice({ error, actionError, onResumeAudio }: ErrorNoticeProps) {
-  if (!error) return actionError ? <p class="error" role="alert">{actionError}</p> : null;
+/** The error beside what caused it: what to do next in words, then its code and the helper's message. */
+export function ErrorNotice({ shown, onResumeAudio }: ErrorNoticeProps) {
+  const { error, message } = shown;
+  if (!error) {
+    return (
+      <div class="error" role="alert">
+        <p>{message}</p>
+      </div>
+    );
+  }
   return (
     <div class="error" role="alert">
-      <p data-testid="error-code">
-        <strong>{error.code}</strong>: {error.message}
+      <p data-testid="error-advice">
+        <strong>{errorAdvice(error.code)}</strong>
       </p>
-      <p data-testid="error-advice">{errorAdvice(error.code)}</p>
+      <p data-testid="error-code" class="error-detail">
+        <code>{error.code}</code>: {error.message}
+      </p>
       {error.code === 'audio_playback_blocked' && (
         <button type="button" onClick={onResumeAudio}>
           Resume audio

@@ -9,7 +9,7 @@ export interface LoginFormProps {
 export function LoginForm({ onLogin, error }: LoginFormProps) {
   const [username, setUsername] = useState('agent1');
   return (
-    <section aria-label="Log in">
+    <section aria-label="Log in" class="login">
       <form
         onSubmit={(event) => {
           event.preventDefault();

@@ -1,13 +1,11 @@
 import { useEffect, useRef } from 'preact/hooks';
 import type { DemoUser } from '../api.js';
-import { announcementLabel, isCleanupOnly } from '../labels.js';
-import type { DevicesModel } from '../models/use-devices.js';
+import { isCleanupOnly } from '../labels.js';
 import { usePhone } from '../models/use-phone.js';
-import type { VoiceModel } from '../models/use-voice.js';
-import { CallControls } from './call-controls.js';
+import { useWideScreen } from '../models/use-wide-screen.js';
+import { CallCard } from './call-card.js';
 import { ConnectionControls } from './connection-controls.js';
 import { DevicePickers } from './device-pickers.js';
-import { Dialer } from './dialer.js';
 import { ErrorNotice } from './error-notice.js';
 import { EventLog } from './event-log.js';
 import { StateDiagrams } from './state-diagram.js';
@@ -19,57 +17,65 @@ export interface PhoneProps {
   onLogout(): void;
 }
 
-/** The panels of a call this page can use: mute and keypad, and the device pickers. */
-function InCallPanels({ voice, devices }: { voice: VoiceModel; devices: DevicesModel }) {
-  return (
-    <>
-      <CallControls status={voice.status} digitsSent={voice.digitsSent} onToggleMute={voice.toggleMute} onDigit={voice.sendDigit} />
-      <DevicePickers
-        microphones={devices.microphones}
-        speakers={devices.speakers}
-        microphoneId={devices.microphoneId}
-        speakerId={devices.speakerId}
-        pending={voice.devicesPending}
-        onMicrophone={devices.setMicrophone}
-        onSpeaker={devices.setSpeaker}
-      />
-    </>
-  );
-}
-
-/** The phone: connection, dialer, call controls, devices, errors and the live status. */
+/**
+ * The phone and its diagnostics: on a wide screen side by side, on a phone one after the other. The call card
+ * comes first; the one error shows beside what caused it.
+ */
 export function Phone({ user, onLogout }: PhoneProps) {
   const audioHost = useRef<HTMLDivElement>(null);
   const { devices, voice, callSeconds } = usePhone();
-  const { status, audio } = voice;
+  const { status, audio, error } = voice;
+  const wide = useWideScreen();
 
   useEffect(() => {
     audioHost.current?.append(audio);
     return () => audio.remove();
   }, [audio]);
 
+  const notice = (area: 'connection' | 'call') => (error?.area === area ? <ErrorNotice shown={error} onResumeAudio={voice.resumeAudio} /> : null);
+
   return (
-    <>
-      {/* State changes, announced by screen readers as they happen. */}
-      <p class="visually-hidden" role="status" aria-live="polite" data-testid="announcement">
-        {announcementLabel(status)}
-      </p>
-      <ConnectionControls
-        userName={user.name}
-        status={status}
-        recovering={voice.recovering}
-        onConnect={voice.connect}
-        onDisconnect={voice.disconnect}
-        onRenew={voice.renew}
-        onLogout={onLogout}
-      />
-      <ErrorNotice error={status.error} actionError={voice.actionError} onResumeAudio={voice.resumeAudio} />
-      <Dialer status={status} recoveredFrom={voice.recoveredFrom} onCall={voice.call} onHangUp={voice.hangup} />
-      {!isCleanupOnly(status) && <InCallPanels voice={voice} devices={devices} />}
-      <StatusPanel status={status} callSeconds={callSeconds} />
-      <StateDiagrams status={status} paths={voice.paths} />
-      <EventLog timings={voice.timings} />
+    <div class="layout">
+      <div class="phone-column">
+        <CallCard
+          status={status}
+          callSeconds={callSeconds}
+          recoveredFrom={voice.recoveredFrom}
+          digitsSent={voice.digitsSent}
+          error={notice('call')}
+          onCall={voice.call}
+          onHangUp={voice.hangup}
+          onToggleMute={voice.toggleMute}
+          onDigit={voice.sendDigit}
+        />
+        <ConnectionControls
+          userName={user.name}
+          status={status}
+          recovering={voice.recovering}
+          error={notice('connection')}
+          onConnect={voice.connect}
+          onDisconnect={voice.disconnect}
+          onRenew={voice.renew}
+          onLogout={onLogout}
+        />
+        {!isCleanupOnly(status) && (
+          <DevicePickers
+            microphones={devices.microphones}
+            speakers={devices.speakers}
+            microphoneId={devices.microphoneId}
+            speakerId={devices.speakerId}
+            pending={voice.devicesPending}
+            onMicrophone={devices.setMicrophone}
+            onSpeaker={devices.setSpeaker}
+          />
+        )}
+      </div>
+      <div class="diagnostics-column">
+        <StatusPanel status={status} />
+        <StateDiagrams status={status} paths={voice.paths} shape={wide ? 'ring' : 'column'} />
+        <EventLog timings={voice.timings} />
+      </div>
       <div ref={audioHost} />
-    </>
+    </div>
   );
 }

@@ -1,40 +1,34 @@
 import type { VoiceBrowserStatus } from '../../lib/index.js';
-import { callLabel, connectionLabel, durationLabel, endLabel, unknownOutcomeLabel } from '../labels.js';
 
 export interface StatusPanelProps {
   status: VoiceBrowserStatus;
-  /** Seconds connected, or null before the answer. */
-  callSeconds: number | null;
 }
 
-/** The live status: connection, call state and busy, as the helper reports them; an unknown outcome and an end in words. */
-export function StatusPanel({ status, callSeconds }: StatusPanelProps) {
-  const ended = endLabel(status.call);
-  const unknown = unknownOutcomeLabel(status.call);
+/** The helper's status as it reports it, raw: what a developer compares with the service's records. */
+export function StatusPanel({ status }: StatusPanelProps) {
   return (
     <section aria-label="Status">
+      <h2>Status</h2>
       <dl>
         <dt>connection</dt>
-        <dd data-testid="connection" title={connectionLabel(status.connection)}>
-          {status.connection}
-        </dd>
+        <dd data-testid="connection">{status.connection}</dd>
         <dt>session</dt>
         <dd data-testid="session-id">{status.session?.id ?? '—'}</dd>
-        <dt>call state</dt>
-        <dd data-testid="call-state">{callLabel(status)}</dd>
-        <dt>call time</dt>
-        <dd data-testid="call-time">{durationLabel(callSeconds)}</dd>
-        <dt>busy</dt>
-        <dd data-testid="busy">{String(status.busy)}</dd>
+        <dt>attempt</dt>
+        <dd data-testid="attempt">{status.attempt?.phase ?? '—'}</dd>
         <dt>call id</dt>
         <dd data-testid="call-id">{status.call?.id ?? '—'}</dd>
+        <dt>call state</dt>
+        <dd data-testid="call-state">{status.call?.state ?? '—'}</dd>
+        <dt>busy</dt>
+        <dd data-testid="busy">{String(status.busy)}</dd>
         <dt>audio</dt>
         <dd data-testid="audio">{status.audio}</dd>
         <dt>muted</dt>
         <dd>{String(status.muted)}</dd>
+        <dt>error</dt>
+        <dd>{status.error?.code ?? '—'}</dd>
       </dl>
-      {unknown && <p data-testid="call-unknown">{unknown}</p>}
-      {ended && <p data-testid="call-end">{ended}</p>}
     </section>
   );
 }

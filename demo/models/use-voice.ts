@@ -1,7 +1,7 @@
 import type { RefObject } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { emptyPaths, trackPaths, type StatePaths } from './state-paths.js';
-import { createAct, errorMessage, voiceActions, type VoiceActions } from './voice-actions.js';
+import { createAct, errorMessage, noErrors, shownError, voiceActions, type ErrorView, type ShownError, type VoiceActions } from './voice-actions.js';
 import { logEvent, type RecoveredFrom } from '../labels.js';
 import { createFetchBackend, createVoiceBrowser, type TimingEvent, type VoiceBrowser, type VoiceBrowserStatus } from '../../lib/index.js';
 
@@ -35,8 +35,8 @@ export interface VoiceModel extends VoiceActions {
   recovering: boolean;
   /** The picked devices differ from the helper's: they apply at the next Connect. */
   devicesPending: boolean;
-  /** The last action's failure, when the action itself threw (the status also carries it). */
-  actionError: string | null;
+  /** The one error to show and where (see `shownError`): cleared when a later action succeeds. */
+  error: ShownError | null;
   /** Whether a session recover() found is this tab's from before a reload, or from another visit or tab. */
   recoveredFrom: RecoveredFrom;
 }
@@ -89,11 +89,11 @@ function useRecoveredFrom(status: VoiceBrowserStatus | null): RecoveredFrom {
 }
 
 /** After a reload, a leftover session and call come back for cleanup only; leaving the page disconnects. */
-function useRecovery(helper: () => VoiceBrowser, setActionError: (message: string) => void, setRecovering: (recovering: boolean) => void): void {
+function useRecovery(helper: () => VoiceBrowser, failed: (message: string) => void, setRecovering: (recovering: boolean) => void): void {
   useEffect(() => {
     helper()
       .recover()
-      .catch((error: unknown) => setActionError(errorMessage(error)))
+      .catch((error: unknown) => failed(errorMessage(error)))
       .finally(() => setRecovering(false));
     return () => void helper().disconnect().catch(() => undefined);
   }, []);
@@ -105,7 +105,7 @@ export function useVoice(devices: AudioDevices): VoiceModel {
   const [timings, setTimings] = useState<TimingEvent[]>([]);
   const [paths, setPaths] = useState<StatePaths>({ ...emptyPaths, connection: ['disconnected'] });
   const [digitsSent, setDigitsSent] = useState('');
-  const [actionError, setActionError] = useState<string | null>(null);
+  const [errors, setErrors] = useState<ErrorView>(noErrors);
   const [recovering, setRecovering] = useState(true);
   const current = useRef<Held | null>(null);
   const [audio] = useState(() => Object.assign(document.createElement('audio'), { autoplay: true }));
@@ -120,7 +120,7 @@ export function useVoice(devices: AudioDevices): VoiceModel {
   const build = (chosen: AudioDevices): Held => buildHelper(chosen, audio, current, listener);
   const held = current.current ?? build(devices);
   const helper = () => (current.current ?? held).voice;
-  useRecovery(helper, setActionError, setRecovering);
+  useRecovery(helper, (message) => setErrors((view) => ({ ...view, actionError: message })), setRecovering);
   const recoveredFrom = useRecoveredFrom(status);
 
   const callId = status?.call?.id;
@@ -130,8 +130,9 @@ export function useVoice(devices: AudioDevices): VoiceModel {
 
   return useMemo(() => {
     const voice = helper();
-    const act = createAct(setActionError);
+    const act = createAct(setErrors, () => helper().status().error);
     const actions = voiceActions(voice, { act, devicesPending, rebuild: () => build(devices).voice, addDigit: (digit) => setDigitsSent((sent) => sent + digit) });
-    return { audio, status: status ?? voice.status(), paths, timings, digitsSent, recovering, devicesPending, actionError, recoveredFrom, ...actions };
-  }, [status, paths, timings, digitsSent, recovering, devicesPending, actionError, recoveredFrom, devices.microphoneId, devices.speakerId]);
+    const shown = status ?? voice.status();
+    return { audio, status: shown, paths, timings, digitsSent, recovering, devicesPending, error: shownError(shown.error, errors), recoveredFrom, ...actions };
+  }, [status, paths, timings, digitsSent, recovering, devicesPending, errors, recoveredFrom, devices.microphoneId, devices.speakerId]);
 }

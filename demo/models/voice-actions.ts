@@ -1,4 +1,5 @@
-import type { VoiceBrowser } from '../../lib/index.js';
+import type { StatusError, VoiceBrowser } from '../../lib/index.js';
+import { errorArea, type ErrorArea } from '../labels.js';
 
 /**
  * The actions the phone's buttons call, each run on the current helper; a failure is kept for the page
@@ -22,8 +23,8 @@ export interface VoiceActions {
 
 /** What the actions need besides the helper. */
 export interface ActionContext {
-  /** Runs one action, keeping the failure should it reject (see {@link createAct}). */
-  act(run: () => Promise<unknown>): void;
+  /** Runs one action of the page's `area`, keeping the failure should it reject (see {@link createAct}). */
+  act(area: ErrorArea, run: () => Promise<unknown>): void;
   /** The picked devices differ from the helper's. */
   devicesPending: boolean;
   /** Builds a helper on the picked devices and makes it the current one. */
@@ -35,37 +36,76 @@ export interface ActionContext {
 /** The text an action's failure shows: its message, or the thrown value itself. */
 export const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-/** An `act` that clears the last failure, runs the action, and keeps its failure through `setError`. */
-export function createAct(setError: (message: string | null) => void): ActionContext['act'] {
-  return (run) => {
-    setError(null);
-    run().catch((error: unknown) => setError(errorMessage(error)));
+/** What the page knows of failures besides the helper's status: one error, shown in one place. */
+export interface ErrorView {
+  /** Where the last action was taken: an error no one side owns shows there. */
+  lastAction: ErrorArea;
+  /** The last action's own failure, when it threw. */
+  actionError: string | null;
+  /** A helper error that a later action's success settled: no longer shown. */
+  settled: StatusError | null;
+}
+
+export const noErrors: ErrorView = { lastAction: 'connection', actionError: null, settled: null };
+
+/**
+ * An `act` that starts each action with the last failure cleared, keeps the action's failure, and settles the
+ * helper's error that was shown when a later action succeeds (the helper keeps `status().error` until its
+ * next failure or state change; the page stops showing it once the person got past it).
+ */
+export function createAct(update: (change: (view: ErrorView) => ErrorView) => void, helperError: () => StatusError | null): ActionContext['act'] {
+  return (area, run) => {
+    const before = helperError();
+    update((view) => ({ ...view, lastAction: area, actionError: null }));
+    run().then(
+      () => {
+        if (before && helperError() === before) update((view) => ({ ...view, settled: before }));
+      },
+      (error: unknown) => update((view) => ({ ...view, actionError: errorMessage(error) })),
+    );
   };
+}
+
+/** The error the page shows, and beside what. */
+export interface ShownError {
+  area: ErrorArea;
+  /** The helper's error (`status().error`). */
+  error: StatusError | null;
+  /** Else the failure of an action that threw without one. */
+  message: string | null;
+}
+
+/** The one error the page shows and where: the helper's (unless settled), else the action's own; null when none. */
+export function shownError(error: StatusError | null, view: ErrorView): ShownError | null {
+  const current = error && error !== view.settled ? error : null;
+  if (current) return { area: errorArea(current.code, view.lastAction), error: current, message: null };
+  if (view.actionError) return { area: view.lastAction, error: null, message: view.actionError };
+  return null;
 }
 
 /** The actions on `voice`, the helper current when they were made. */
 export function voiceActions(voice: VoiceBrowser, { act, devicesPending, rebuild, addDigit }: ActionContext): VoiceActions {
   return {
     connect: () =>
-      act(() => {
+      act('connection', () => {
         const idle = voice.status().connection === 'disconnected' && !voice.status().session;
         return (devicesPending && idle ? rebuild() : voice).connect();
       }),
-    disconnect: () => act(() => voice.disconnect()),
-    renew: () => act(() => voice.renew()),
+    disconnect: () => act('connection', () => voice.disconnect()),
+    renew: () => act('connection', () => voice.renew()),
     call: (from, to) => {
       const attempt = voice.status().attempt;
       // After a lost answer the same attempt is retried with its key, never a new one (spec 7).
       const key = attempt?.phase === 'outcome_unknown' ? attempt.idempotencyKey : crypto.randomUUID();
-      act(() => voice.startCall({ from, to }, { idempotencyKey: key }));
+      act('call', () => voice.startCall({ from, to }, { idempotencyKey: key }));
     },
-    hangup: () => act(() => voice.hangup()),
-    toggleMute: () => act(async () => voice.mute(!voice.status().muted)),
+    hangup: () => act('call', () => voice.hangup()),
+    toggleMute: () => act('call', async () => voice.mute(!voice.status().muted)),
     sendDigit: (digit) =>
-      act(async () => {
+      act('call', async () => {
         await voice.sendDtmf(digit);
         addDigit(digit);
       }),
-    resumeAudio: () => act(() => voice.resumeAudio()),
+    resumeAudio: () => act('call', () => voice.resumeAudio()),
   };
 }

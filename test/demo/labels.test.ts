@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   announcementLabel,
   callButtonLabel,
-  callLabel,
+  callCardMode,
   canCall,
   canConnect,
   canDisconnect,
@@ -12,11 +12,13 @@ import {
   connectionLabel,
   dialName,
   durationLabel,
-  disconnectLabel,
+  connectionButton,
   endLabel,
+  errorArea,
   isCleanupOnly,
   KEYPAD_DIGITS,
   logEvent,
+  partiesLabel,
   qualityLabel,
   recoveryLabel,
   unknownOutcomeLabel,
@@ -31,13 +33,6 @@ describe('demo labels', () => {
     expect(connectionLabel('ready')).toBe('Ready');
     expect(connectionLabel('recovery_required')).toBe('Recovery required');
     expect(connectionLabel('disconnected')).toBe('Not connected');
-  });
-
-  it("shows the service's call state, or what the attempt waits for", () => {
-    expect(callLabel(idle)).toBe('no call');
-    expect(callLabel({ ...idle, busy: true, attempt: attempt('creating') })).toBe('requesting…');
-    expect(callLabel({ ...idle, busy: true, attempt: attempt('outcome_unknown') })).toBe('outcome unknown');
-    expect(callLabel({ ...idle, busy: true, attempt: attempt('admitted'), call: { id: 'bc_1', state: 'dialing_recipient' } })).toBe('dialing_recipient');
   });
 
   it('allows a call when idle and a retry of the same attempt after a lost answer, nothing else while busy', () => {
@@ -67,12 +62,16 @@ describe('demo labels', () => {
     }
   });
 
-  it('after a reload offers cleanup only: End session instead of Disconnect, no Connect', () => {
+  it('offers one connection button: Connect when nothing is open, else Disconnect, End session after a reload', () => {
     const recovered: VoiceBrowserStatus = { ...idle, connection: 'recovery_required', busy: true, call: { id: 'bc_1', state: 'connected' } };
     expect(isCleanupOnly(recovered)).toBe(true);
     expect(isCleanupOnly(idle)).toBe(false);
-    expect(disconnectLabel(recovered)).toBe('End session');
-    expect(disconnectLabel(idle)).toBe('Disconnect');
+    expect(connectionButton(recovered)).toEqual({ label: 'End session', action: 'disconnect', enabled: true });
+    expect(connectionButton(idle)).toEqual({ label: 'Disconnect', action: 'disconnect', enabled: true });
+    expect(connectionButton({ ...idle, connection: 'disconnected', session: null })).toEqual({ label: 'Connect', action: 'connect', enabled: true });
+    // A disconnect that could not prove the call ended: Disconnect again, never Connect over it.
+    expect(connectionButton({ ...idle, connection: 'disconnected', session: null, busy: true })).toEqual({ label: 'Disconnect', action: 'disconnect', enabled: true });
+    expect(connectionButton({ ...idle, connection: 'disconnecting' })).toEqual({ label: 'Disconnect', action: 'disconnect', enabled: false });
     expect(canConnect(recovered)).toBe(false);
     expect(canDisconnect(recovered)).toBe(true);
     expect(canHangUp(recovered)).toBe(true);
@@ -167,5 +166,30 @@ describe('demo labels', () => {
     expect(announcementLabel(call('dialing_recipient'))).toBe('Calling +12025550100: ringing');
     expect(announcementLabel(call('connected'))).toBe('Connected to +12025550100');
     expect(announcementLabel({ ...call('ended'), busy: false, call: { id: 'bc_1', state: 'ended', endReason: 'recipient_hangup' } })).toBe('Ended: the other side hung up');
+  });
+
+  it('says who the call is with, from the call once named, else from the attempt', () => {
+    expect(partiesLabel(idle)).toBeNull();
+    expect(partiesLabel({ ...idle, busy: true, attempt: attempt('creating') })).toBe('To +12025550100 from +12025550199');
+    const named = { ...idle, busy: true, attempt: attempt('admitted'), call: { id: 'bc_1', state: 'connected', to: '+12025550101', from: '+12025550198' } };
+    expect(partiesLabel(named)).toBe('To +12025550101 from +12025550198');
+    expect(partiesLabel({ ...idle, call: { id: 'bc_1', state: 'ended', to: '+12025550101' } })).toBe('To +12025550101');
+  });
+
+  it('puts on the call card the dialer when idle or after a lost answer, the call controls while a call is busy, cleanup after a reload', () => {
+    expect(callCardMode(idle)).toBe('dialer');
+    expect(callCardMode({ ...idle, connection: 'disconnected', session: null })).toBe('dialer');
+    expect(callCardMode({ ...idle, call: { id: 'bc_1', state: 'ended' } })).toBe('dialer');
+    expect(callCardMode({ ...idle, busy: true, attempt: attempt('creating') })).toBe('in-call');
+    expect(callCardMode({ ...idle, busy: true, attempt: attempt('admitted'), call: { id: 'bc_1', state: 'outcome_unknown' } })).toBe('in-call');
+    expect(callCardMode({ ...idle, busy: true, attempt: attempt('outcome_unknown') })).toBe('dialer');
+    expect(callCardMode({ ...idle, connection: 'recovery_required', busy: true, call: { id: 'bc_1', state: 'connected' } })).toBe('recovery');
+  });
+
+  it("places an error one side alone causes on that side, any other beside the last action", () => {
+    expect(errorArea('connection_failed', 'call')).toBe('connection');
+    expect(errorArea('compliance_dnc', 'connection')).toBe('call');
+    expect(errorArea('invalid_argument', 'call')).toBe('call');
+    expect(errorArea('network_error', 'connection')).toBe('connection');
   });
 });

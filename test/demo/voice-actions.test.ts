@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAct, voiceActions, type ActionContext } from '../../demo/models/voice-actions.js';
+import { createAct, noErrors, shownError, voiceActions, type ActionContext, type ErrorView } from '../../demo/models/voice-actions.js';
 import type { VoiceBrowser, VoiceBrowserStatus } from '../../lib/index.js';
 
 const disconnected: VoiceBrowserStatus = { connection: 'disconnected', session: null, call: null, attempt: null, busy: false, audio: 'none', muted: false, error: null };
@@ -23,7 +23,7 @@ function fakeHelper(name: string, status: VoiceBrowserStatus, asked: string[]): 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 function context(overrides: Partial<ActionContext>, asked: string[]): ActionContext {
-  return { act: (run) => void run().catch(() => undefined), devicesPending: false, rebuild: () => fakeHelper('fresh', disconnected, asked), addDigit: () => undefined, ...overrides };
+  return { act: (_area, run) => void run().catch(() => undefined), devicesPending: false, rebuild: () => fakeHelper('fresh', disconnected, asked), addDigit: () => undefined, ...overrides };
 }
 
 describe('the demo voice actions', () => {
@@ -52,13 +52,41 @@ describe('the demo voice actions', () => {
     expect(digits).toEqual(['5']);
   });
 
-  it("keeps an action's failure as its message, cleared when the next action starts", async () => {
-    const errors: Array<string | null> = [];
-    const act = createAct((message) => errors.push(message));
-    act(() => Promise.reject(new Error('refused')));
+  it("keeps an action's failure as its message, beside where it was taken, cleared when the next action starts", async () => {
+    let view: ErrorView = noErrors;
+    const act = createAct((change) => (view = change(view)), () => null);
+    act('call', () => Promise.reject(new Error('refused')));
     await settle();
-    act(() => Promise.resolve());
+    expect(shownError(null, view)).toEqual({ area: 'call', error: null, message: 'refused' });
+    act('connection', () => new Promise(() => undefined));
+    expect(shownError(null, view)).toBeNull();
+  });
+
+  it("stops showing the helper's error once a later action succeeds, but never one that came meanwhile", async () => {
+    const refused = { code: 'invalid_argument', message: 'to must be E.164' };
+    const dropped = { code: 'network_error', message: 'no answer' };
+    let helperError: typeof refused | null = refused;
+    let view: ErrorView = noErrors;
+    const act = createAct((change) => (view = change(view)), () => helperError);
+    act('call', () => Promise.resolve());
     await settle();
-    expect(errors).toEqual([null, 'refused', null]);
+    expect(shownError(helperError, view)).toBeNull();
+
+    // A new failure while an action runs is not the one the person got past: it stays.
+    helperError = refused;
+    view = noErrors;
+    act('call', async () => {
+      helperError = dropped;
+    });
+    await settle();
+    expect(shownError(helperError, view)).toEqual({ area: 'call', error: dropped, message: null });
+  });
+
+  it("shows an error one side alone causes on that side, any other beside the last action", () => {
+    const afterCall: ErrorView = { ...noErrors, lastAction: 'call' };
+    expect(shownError({ code: 'connection_failed', message: 'm' }, afterCall)?.area).toBe('connection');
+    expect(shownError({ code: 'compliance_dnc', message: 'm' }, noErrors)?.area).toBe('call');
+    expect(shownError({ code: 'browser_session_unavailable', message: 'm' }, afterCall)?.area).toBe('call');
+    expect(shownError({ code: 'browser_session_unavailable', message: 'm' }, noErrors)?.area).toBe('connection');
   });
 });

@@ -1,0 +1,80 @@
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import type { VoiceBrowserStatus } from '../../lib/index.js';
+import { announcementLabel, callCardMode, durationLabel, partiesLabel, recoveryLabel, unknownOutcomeLabel, type RecoveredFrom } from '../labels.js';
+import { FROM_NUMBERS } from '../test-numbers.js';
+import { CallControls, HangUpButton } from './call-controls.js';
+import { Dialer } from './dialer.js';
+
+/** Props of {@link CallCard}. */
+export interface CallCardProps {
+  status: VoiceBrowserStatus;
+  /** Seconds the call has been connected, or null before the answer. */
+  callSeconds: number | null;
+  /** Where a session recover() found comes from, for its words. */
+  recoveredFrom: RecoveredFrom;
+  digitsSent: string;
+  /** The error of what was done here, when it belongs here (see `errorArea` in labels.ts). */
+  error: ComponentChildren;
+  onCall(from: string, to: string): void;
+  onHangUp(): void;
+  onToggleMute(): void;
+  onDigit(digit: string): void;
+}
+
+/**
+ * The phone's card, at the top on every width: the call's state in words, who it is with, its time, and only
+ * the actions that apply now. An ended or failed call stays on it, in words, until the next call.
+ */
+export function CallCard({ status, callSeconds, recoveredFrom, digitsSent, error, onCall, onHangUp, onToggleMute, onDigit }: CallCardProps) {
+  const [from, setFrom] = useState(FROM_NUMBERS[0]?.number ?? '');
+  const [to, setTo] = useState('+12025550100');
+  const [keypadOpen, setKeypadOpen] = useState(false);
+  const mode = callCardMode(status);
+  const parties = partiesLabel(status);
+  const unknown = unknownOutcomeLabel(status.call);
+  const recovery = recoveryLabel(status, recoveredFrom);
+
+  return (
+    <section class={`call-card ${mode}`} data-call-state={status.call?.state} aria-labelledby="call-card-title" data-testid="call-card">
+      <h2 id="call-card-title" class="visually-hidden">
+        {mode === 'recovery' ? 'Recovered call' : 'Call'}
+      </h2>
+      {/* The card's words are what screen readers hear as things change: one polite live region. */}
+      <p class="call-words" role="status" aria-live="polite" data-testid="call-words">
+        {announcementLabel(status)}
+      </p>
+      {(parties || status.call) && (
+        <p class="call-meta">
+          <span data-testid="call-parties">{parties ?? ''}</span>
+          <span class="timer">
+            <span class="visually-hidden">call time </span>
+            <span data-testid="call-time">{durationLabel(callSeconds)}</span>
+          </span>
+        </p>
+      )}
+      {unknown && <p data-testid="call-unknown">{unknown}</p>}
+      {error}
+      {mode === 'recovery' && (
+        <>
+          <p data-testid="recovery-words">{recovery}</p>
+          <div class="call-actions">
+            <HangUpButton status={status} onHangUp={onHangUp} />
+          </div>
+        </>
+      )}
+      {mode === 'in-call' && (
+        <CallControls
+          status={status}
+          digitsSent={digitsSent}
+          keypadOpen={keypadOpen}
+          onToggleKeypad={() => setKeypadOpen((open) => !open)}
+          onHangUp={onHangUp}
+          onToggleMute={onToggleMute}
+          onDigit={onDigit}
+        />
+      )}
+      {mode === 'dialer' && <Dialer status={status} from={from} to={to} onFrom={setFrom} onTo={setTo} onCall={onCall} onToggleMute={onToggleMute} />}
+    </section>
+  );
+}
