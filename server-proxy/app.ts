@@ -18,6 +18,8 @@ export interface DemoAppOptions {
   fetch?: typeof fetch;
   /** Per-user limits for the proxy (see `VoiceProxyOptions.rateLimit`). */
   rateLimit?: VoiceProxyOptions['rateLimit'];
+  /** The key's budget (see `VoiceProxyOptions.budget`). */
+  budget?: VoiceProxyOptions['budget'];
   /** Log sink for proxy and login; default `console.error`. Lines never carry the key. */
   log?: (line: string) => void;
 }
@@ -31,6 +33,7 @@ export function createDemoApp(options: DemoAppOptions): Hono {
     authenticate: auth.authenticate,
     fetch: options.fetch,
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
+    ...(options.budget === undefined ? {} : { budget: options.budget }),
     ...(options.log ? { log: options.log } : {}),
   });
   const voice = proxy;

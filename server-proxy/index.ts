@@ -15,3 +15,7 @@ export { createMemoryRateStore } from './rate-store.js';
 export type { RateStore, RateWindow } from './rate-store.js';
 export { createRedisRateStore } from './redis-rate-store.js';
 export type { RedisRateStoreOptions } from './redis-rate-store.js';
+export { createMemoryBudgetStore } from './budget-store.js';
+export type { BudgetStore, QuotaReading } from './budget-store.js';
+export { createRedisBudgetStore } from './redis-budget-store.js';
+export type { RedisBudgetStoreOptions } from './redis-budget-store.js';

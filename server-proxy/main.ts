@@ -5,6 +5,7 @@ import { getRequestListener } from '@hono/node-server';
 import { ConfigError } from '../contract/environment.js';
 import { createDemoApp } from './app.js';
 import { parseConfig, type Config, type Rate } from './config.js';
+import { createRedisBudgetStore } from './redis-budget-store.js';
 import { createRedisRateStore } from './redis-rate-store.js';
 import { checkService } from './service-check.js';
 
@@ -56,6 +57,8 @@ async function main(): Promise<void> {
   const upstream = config.voice ? configuredUpstream(config.voice) : await embeddedSimulator(process.env);
   // First, so an unreachable Redis stops start-up before anything listens.
   const store = config.redisUrl ? await createRedisRateStore({ url: config.redisUrl }) : undefined;
+  // Every replica on this Redis spends the key's one budget.
+  const budgetStore = config.redisUrl ? await createRedisBudgetStore({ url: config.redisUrl }) : undefined;
   const running = await upstream.start();
   const app = createDemoApp({
     voice: running.voice,
@@ -64,6 +67,7 @@ async function main(): Promise<void> {
     libRoot: `${root}lib/dist`,
     // With the embedded simulator its quota is known, so the limits follow it.
     rateLimit: { ...config.userRate(upstream.quota), ...(store ? { store } : {}) },
+    ...(budgetStore ? { budget: { store: budgetStore } } : {}),
   });
   const server = createServer(getRequestListener(app.fetch));
   await new Promise<void>((resolve, reject) => {
@@ -79,7 +83,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     server.closeAllConnections();
-    await Promise.all([new Promise((resolve) => server.close(resolve)), running.close(), store?.close?.()]);
+    await Promise.all([new Promise((resolve) => server.close(resolve)), running.close(), store?.close?.(), budgetStore?.close?.()]);
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());

@@ -10,7 +10,9 @@ import { redactingLog } from './redact.js';
 import { subjectOf, type ProxyUser } from './subject.js';
 import { createRelay } from './relay.js';
 import { createSessionCleanup } from './session-cleanup.js';
-import { createUpstream } from './upstream.js';
+import type { BudgetStore } from './budget-store.js';
+import { createKeyBudget, noBudget, type KeyBudget } from './key-budget.js';
+import { createUpstream, type Upstream } from './upstream.js';
 import { userRateLimit, type UserRateLimitOptions } from './user-rate-limit.js';
 
 /**
@@ -35,6 +37,13 @@ export interface VoiceProxyOptions {
   timeoutMs?: number;
   /** Per-user limits below the key's quota (default 80 a minute, 5,000 an hour, in memory); `false` turns them off. */
   rateLimit?: UserRateLimitOptions | false;
+  /**
+   * The key's quota as a budget shared by every user (README, "The key's budget"): learned from the service's
+   * `X-RateLimit-*` headers, it keeps the reads of calls in progress and refuses a new call it cannot carry
+   * with `429 concurrency_limit`. On by default, in this process's memory; `{ store }` shares it between
+   * replicas (`createRedisBudgetStore`); `false` turns it off.
+   */
+  budget?: { store?: BudgetStore } | false;
   /**
    * Origins to accept as the app's own on requests that change something (POST, DELETE), e.g.
    * `https://app.example.com` when a TLS terminator makes the request URL `http://`. Read only when a browser
@@ -69,6 +78,8 @@ export type VoiceProxy = ((request: Request) => Promise<Response>) & {
    * (`503 upstream_unavailable`, ...). Log the user out anyway; say that the cleanup is unproven.
    */
   revokeSessions(user: ProxyUser): Promise<void>;
+  /** The key's budget: what it holds now (for metrics), whether its store answers, and closing it. */
+  budget: Pick<KeyBudget, 'snapshot' | 'ping' | 'close'>;
 };
 
 /** The first segment of a route: where the path a mount prefix may precede begins. */
@@ -104,7 +115,21 @@ function mountGuards(app: Hono<ProxyEnv>, options: VoiceProxyOptions, log: (line
     c.set('subject', subjectOf(user));
     await next();
   });
-  if (options.rateLimit !== false) app.use('*', userRateLimit(options.rateLimit ?? {}, (c) => c.get('subject'), log));
+  if (options.rateLimit !== false) app.use('*', userRateLimit(options.rateLimit ?? {}, (c) => c.get('subject'), log, (c) => isCleanup(c.req.method, routePath(c.req.raw))));
+}
+
+/** A hangup or a session's end: never refused by the proxy's own limits (DESIGN.md, "The key's quota is a budget"). */
+export function isCleanup(method: string, route: string): boolean {
+  return (method === 'POST' && /^\/browser-calls\/[^/]+\/hangup$/.test(route)) || (method === 'DELETE' && /^\/browser-sessions\/[^/]+$/.test(route));
+}
+
+/** The service's door, teaching the budget from each answer's rate-limit headers. */
+function observed(upstream: Upstream, budget: KeyBudget): Upstream {
+  return async (request) => {
+    const response = await upstream(request);
+    budget.observe(response.status, response.headers);
+    return response;
+  };
 }
 
 /**
@@ -118,7 +143,8 @@ function mountGuards(app: Hono<ProxyEnv>, options: VoiceProxyOptions, log: (line
  */
 export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   const log = redactingLog([options.apiKey], options.log);
-  const upstream = createUpstream(options);
+  const budget = options.budget === false ? noBudget() : createKeyBudget({ log, ...(options.budget?.store ? { store: options.budget.store } : {}) });
+  const upstream = observed(createUpstream(options), budget);
   const headers = options.headers ?? {};
   const relayer = createRelay(log, headers);
   const { ownSession, ownCall } = createOwnership(upstream, relayer);
@@ -127,11 +153,12 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   const app = new Hono<ProxyEnv>({ getPath: routePath });
 
   mountGuards(app, options, log, headers);
-  mountBrowserRoutes(app, { upstream, relay: relayer.relay, ownSession, ownCall, agents, cleanup });
+  mountBrowserRoutes(app, { upstream, relay: relayer.relay, ownSession, ownCall, agents, cleanup, budget });
   finishApp(app, 'voice proxy', 'no such route', log, headers);
 
   const handler = (request: Request) => Promise.resolve(app.fetch(request));
   return Object.assign(handler, {
     revokeSessions: (user: ProxyUser): Promise<void> => cleanup.revoke(subjectOf(user)),
+    budget: { snapshot: budget.snapshot, ping: budget.ping, close: budget.close },
   });
 }

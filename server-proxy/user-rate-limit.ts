@@ -37,7 +37,8 @@ async function hitWithin(store: RateStore, key: string, windowMs: number, timeou
 
 /**
  * Counts each request against its user (`subject(c)`) in a minute and an hour window; over either, answers
- * `429 rate_limited` with `Retry-After` before anything goes upstream.
+ * `429 rate_limited` with `Retry-After` before anything goes upstream. An `exempt` request (a hangup, a
+ * session's end) is neither counted nor refused.
  *
  * @remarks
  * A store that fails or is slow does not take calling down with it: the request goes on and `log` says why.
@@ -47,6 +48,7 @@ export function userRateLimit(
   options: UserRateLimitOptions,
   subject: (c: Parameters<MiddlewareHandler>[0]) => string,
   log: (message: string) => void,
+  exempt: (c: Parameters<MiddlewareHandler>[0]) => boolean = () => false,
 ): MiddlewareHandler {
   const store = options.store ?? createMemoryRateStore();
   const timeoutMs = options.storeTimeoutMs ?? 1000;
@@ -57,6 +59,7 @@ export function userRateLimit(
     ['h', options.perHour ?? 5000, HOUR],
   ];
   return async (c, next) => {
+    if (exempt(c)) return next();
     const user = subject(c);
     for (const [name, limit, windowMs] of windows) {
       let window;

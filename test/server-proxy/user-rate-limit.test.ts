@@ -41,6 +41,19 @@ describe('the per-user limit', () => {
     expect(h.seen.length).toBe(before);
   });
 
+  it('never refuses nor counts a hangup or a session end, so a limited user can always stop', async () => {
+    const h = setup({ rateLimit: { perMinute: 2 } });
+    const created = await send(h, 'POST', '/voice/browser-sessions', { user: 'alice', body: {} });
+    expect(created.status).toBe(201);
+    const sessionId = (created.json.session as { id: string }).id;
+    await read(h, 'alice');
+    expect((await read(h, 'alice')).status).toBe(429);
+    // A hangup of a call that is not the user's is the proxy's 404, not its 429: the limit let it through.
+    expect((await send(h, 'POST', '/voice/browser-calls/bc_unknown/hangup', { user: 'alice', body: {} })).json.code).toBe('not_found');
+    expect((await send(h, 'DELETE', `/voice/browser-sessions/${sessionId}`, { user: 'alice', body: {} })).status).toBe(200);
+    expect((await read(h, 'alice')).status).toBe(429);
+  });
+
   it('keeps other users going while one is limited', async () => {
     const h = setup({ rateLimit: { perMinute: 2 } });
     await read(h, 'alice');
