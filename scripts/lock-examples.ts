@@ -21,8 +21,13 @@ interface Lockfile {
 const chosen = process.argv.slice(2);
 for (const example of readdirSync(join(ROOT, 'examples')).filter((name) => chosen.length === 0 || chosen.includes(name))) {
   const dir = join(ROOT, 'examples', example);
-  execFileSync('npm', ['install', '--package-lock-only', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: 'inherit' });
   const path = join(dir, 'package-lock.json');
+  // Our tarballs' entries go first: npm would otherwise keep their old dependencies (one added to the
+  // server package would be missing), while every registry package keeps the version it is locked at.
+  const before = JSON.parse(readFileSync(path, 'utf8')) as Lockfile;
+  for (const [name, entry] of Object.entries(before.packages)) if (entry.resolved?.startsWith('file:')) delete before.packages[name];
+  writeFileSync(path, `${JSON.stringify(before, null, 2)}\n`);
+  execFileSync('npm', ['install', '--package-lock-only', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: 'inherit' });
   const lock = JSON.parse(readFileSync(path, 'utf8')) as Lockfile;
   for (const entry of Object.values(lock.packages)) if (entry.resolved?.startsWith('file:')) delete entry.integrity;
   writeFileSync(path, `${JSON.stringify(lock, null, 2)}\n`);

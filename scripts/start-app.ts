@@ -15,6 +15,8 @@ export interface RunningApp {
   sim: string;
   /** The app's process id (proxy and embedded simulator share it). */
   pid: number;
+  /** Resolves with the exit code once the app has exited (null: killed by a signal). */
+  exited: Promise<number | null>;
   stop(): Promise<void>;
 }
 
@@ -36,7 +38,8 @@ export function appEnvironment(env: Record<string, string>): Record<string, stri
  */
 export async function startApp(env: Record<string, string> = {}): Promise<RunningApp> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server-proxy/main.ts'], {
-    env: appEnvironment({ PORT: '0', SIM_PORT: '0', ...env }),
+    // A JSON line per request would bury what a test prints: only the notices, unless a test asks for more.
+    env: appEnvironment({ PORT: '0', SIM_PORT: '0', LOG_LEVEL: 'warn', ...env }),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const urls = await new Promise<{ demo: string; sim: string }>((resolve, reject) => {
@@ -53,9 +56,11 @@ export async function startApp(env: Record<string, string> = {}): Promise<Runnin
       }
     });
   });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     ...urls,
     pid: child.pid ?? 0,
+    exited,
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));

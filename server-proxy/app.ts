@@ -1,12 +1,13 @@
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { createDemoAuth } from './demo-auth.js';
+import { createOpsHandler } from './ops-handler.js';
 import { createVoiceProxy, type VoiceProxy, type VoiceProxyOptions } from './proxy.js';
 import { demoSecurityHeaders } from './security-headers.js';
 
 /**
- * The demo server: the voice proxy at `/voice`, the demo login at `/auth`, the built demo page at `/`
- * and the built library at `/lib/`.
+ * The demo server: the voice proxy at `/voice`, its health, readiness and metrics at `/healthz`, `/readyz`
+ * and `/metrics`, the demo login at `/auth`, the built demo page at `/` and the built library at `/lib/`.
  */
 
 export interface DemoAppOptions {
@@ -22,6 +23,9 @@ export interface DemoAppOptions {
   budget?: VoiceProxyOptions['budget'];
   /** Log sink for proxy and login; default `console.error`. Lines never carry the key. */
   log?: (line: string) => void;
+  /** The proxy's structured logger (see `VoiceProxyOptions.logger`); default pino on stderr at `logLevel`. */
+  logger?: VoiceProxyOptions['logger'];
+  logLevel?: VoiceProxyOptions['logLevel'];
 }
 
 /** Builds the demo server's app; see the file comment. */
@@ -35,12 +39,19 @@ export function createDemoApp(options: DemoAppOptions): Hono {
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
     ...(options.budget === undefined ? {} : { budget: options.budget }),
     ...(options.log ? { log: options.log } : {}),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
   });
   const voice = proxy;
+  // The demo listens on loopback: its metrics are open; a deployment puts them behind its own guard.
+  const ops = createOpsHandler(voice);
 
   const app = new Hono();
   app.use('*', demoSecurityHeaders(options.voice.baseUrl));
   app.all('/voice/*', (c) => voice(c.req.raw));
+  app.get('/healthz', (c) => ops(c.req.raw));
+  app.get('/readyz', (c) => ops(c.req.raw));
+  app.get('/metrics', (c) => ops(c.req.raw));
   app.route('/', auth.app);
   app.use('/lib/*', serveStatic({ root: options.libRoot, rewriteRequestPath: (path) => path.replace(/^\/lib/, '') }));
   app.use('*', serveStatic({ root: options.demoRoot }));

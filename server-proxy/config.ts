@@ -21,6 +21,7 @@ const variables = {
   VOICE_USER_RATE_PER_MINUTE: requestCount().optional(),
   VOICE_USER_RATE_PER_HOUR: requestCount().optional(),
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent'], { error: 'must be one of debug, info, warn, error, silent' }).default('info'),
 };
 
 /**
@@ -64,8 +65,10 @@ export interface Config {
    * default {@link SPEC_KEY_QUOTA}
    */
   userRate(keyQuota?: Rate): Rate;
-  /** Set: the per-user counts live in this Redis, shared by every proxy replica. */
+  /** Set: the per-user counts and the key's budget live in this Redis, shared by every proxy replica. */
   redisUrl: string | undefined;
+  /** The proxy's log level: `info` writes a JSON line per request, `warn` only its notices. */
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
 /** Parses the environment; throws a ConfigError whose message is the one line to print. */
@@ -82,5 +85,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       perHour: e.VOICE_USER_RATE_PER_HOUR ?? Math.max(1, Math.floor(0.5 * keyQuota.perHour)),
     }),
     redisUrl: e.REDIS_URL,
+    logLevel: e.LOG_LEVEL,
   };
 }

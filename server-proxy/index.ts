@@ -9,7 +9,7 @@
  */
 
 export { createVoiceProxy } from './proxy.js';
-export type { ProxyUser, VoiceProxy, VoiceProxyOptions } from './proxy.js';
+export type { ProxyLogger, ProxyUser, Readiness, VoiceProxy, VoiceProxyOptions } from './proxy.js';
 export type { UserRateLimitOptions } from './user-rate-limit.js';
 export { createMemoryRateStore } from './rate-store.js';
 export type { RateStore, RateWindow } from './rate-store.js';
@@ -19,3 +19,5 @@ export { createMemoryBudgetStore } from './budget-store.js';
 export type { BudgetStore, QuotaReading } from './budget-store.js';
 export { createRedisBudgetStore } from './redis-budget-store.js';
 export type { RedisBudgetStoreOptions } from './redis-budget-store.js';
+export { createOpsHandler } from './ops-handler.js';
+export type { OpsHandlerOptions } from './ops-handler.js';

@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
@@ -11,7 +11,9 @@ import { checkService } from './service-check.js';
 
 /**
  * `npm start`: the proxy serving the demo on HOST:PORT, with the embedded simulator on SIM_PORT unless
- * VOICE_BASE_URL points at a real service (checked before the demo listens). Ctrl-C stops everything.
+ * VOICE_BASE_URL points at a real service (checked before the demo listens). SIGTERM or Ctrl-C drains it:
+ * no new connections, the requests in flight finish (10 s at most), then Redis and the simulator close and
+ * the process exits 0.
  */
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -68,6 +70,7 @@ async function main(): Promise<void> {
     // With the embedded simulator its quota is known, so the limits follow it.
     rateLimit: { ...config.userRate(upstream.quota), ...(store ? { store } : {}) },
     ...(budgetStore ? { budget: { store: budgetStore } } : {}),
+    logLevel: config.logLevel,
   });
   const server = createServer(getRequestListener(app.fetch));
   await new Promise<void>((resolve, reject) => {
@@ -82,12 +85,31 @@ async function main(): Promise<void> {
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    server.closeAllConnections();
-    await Promise.all([new Promise((resolve) => server.close(resolve)), running.close(), store?.close?.(), budgetStore?.close?.()]);
+    await drain(server);
+    await Promise.all([running.close(), store?.close?.(), budgetStore?.close?.()]);
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
+}
+
+/** How long requests in flight may take to finish once the server is told to stop. */
+const DRAIN_MS = 10_000;
+
+/**
+ * Stops taking connections and lets the requests in flight finish, for at most {@link DRAIN_MS}; then closes
+ * whatever is left. An idle keep-alive connection is closed at once, and each as it turns idle.
+ */
+async function drain(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const idle = setInterval(() => server.closeIdleConnections(), 100);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, DRAIN_MS)));
+  server.closeIdleConnections();
+  await Promise.race([closed, late]);
+  clearInterval(idle);
+  clearTimeout(timer);
+  server.closeAllConnections();
 }
 
 main().catch((error: unknown) => {

@@ -12,6 +12,9 @@ import { createRelay } from './relay.js';
 import { createSessionCleanup } from './session-cleanup.js';
 import type { BudgetStore } from './budget-store.js';
 import { createKeyBudget, noBudget, type KeyBudget } from './key-budget.js';
+import { createProxyMetrics, type ProxyMetrics } from './metrics.js';
+import { createReadiness, type Readiness } from './readiness.js';
+import { defaultLogger, noteUpstreamStatus, requestLog, routeTemplate, type ProxyLogger } from './request-log.js';
 import { createUpstream, type Upstream } from './upstream.js';
 import { userRateLimit, type UserRateLimitOptions } from './user-rate-limit.js';
 
@@ -22,6 +25,8 @@ import { userRateLimit, type UserRateLimitOptions } from './user-rate-limit.js';
  */
 
 export type { ProxyUser } from './subject.js';
+export type { ProxyLogger } from './request-log.js';
+export type { Readiness } from './readiness.js';
 
 /** Options of {@link createVoiceProxy}; README "Mounting the proxy in your app" lists them with defaults. */
 export interface VoiceProxyOptions {
@@ -56,7 +61,16 @@ export interface VoiceProxyOptions {
    * (default 10 s); the reads are a few hundred ms apart.
    */
   revokeWaitMs?: number;
-  /** Where the proxy's log lines go (default `console.error`); they never contain the key. */
+  /**
+   * One JSON line per request (request id, the user's subject hashed, route, status, the service's status,
+   * ms) and the proxy's notices go here: pino's `Logger` (your app's, or a `child` of it) or anything with
+   * its `info` and `warn`. Default: pino writing to stderr at `logLevel`, the key cleared from every line;
+   * `false`: no request lines (notices then go to `log`, else `console.error`).
+   */
+  logger?: ProxyLogger | false;
+  /** The default logger's level (`info` writes a line per request, `warn` only the notices); default `info`. */
+  logLevel?: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Where the proxy's notices go as plain lines instead of `logger` (tests, a log of your own); never the key. */
   log?: (line: string) => void;
   /**
    * Headers for every answer of the proxy (its own errors and the service's relayed answers), written in as
@@ -80,6 +94,10 @@ export type VoiceProxy = ((request: Request) => Promise<Response>) & {
   revokeSessions(user: ProxyUser): Promise<void>;
   /** The key's budget: what it holds now (for metrics), whether its store answers, and closing it. */
   budget: Pick<KeyBudget, 'snapshot' | 'ping' | 'close'>;
+  /** The proxy's metrics (prom-client's registry of its own): `createOpsHandler` serves them at `/metrics`. */
+  metrics: ProxyMetrics['registry'];
+  /** Whether the service (and the shared stores, when configured) answer: `/readyz`. */
+  ready(): Promise<Readiness>;
 };
 
 /** The first segment of a route: where the path a mount prefix may precede begins. */
@@ -123,12 +141,27 @@ export function isCleanup(method: string, route: string): boolean {
   return (method === 'POST' && /^\/browser-calls\/[^/]+\/hangup$/.test(route)) || (method === 'DELETE' && /^\/browser-sessions\/[^/]+$/.test(route));
 }
 
-/** The service's door, teaching the budget from each answer's rate-limit headers. */
-function observed(upstream: Upstream, budget: KeyBudget): Upstream {
+/**
+ * The service's door, watched: each answer teaches the budget its rate-limit headers and tells the readiness
+ * the service is there, and each exchange is timed and counted, and told to the request it serves.
+ */
+function observed(upstream: Upstream, budget: KeyBudget, metrics: ProxyMetrics, heard: (status: number) => void): Upstream {
   return async (request) => {
-    const response = await upstream(request);
-    budget.observe(response.status, response.headers);
-    return response;
+    const started = performance.now();
+    const done = (status: number) => {
+      metrics.upstream(routeTemplate(request.path), request.method, status, (performance.now() - started) / 1000);
+      noteUpstreamStatus(status);
+      heard(status);
+    };
+    try {
+      const response = await upstream(request);
+      budget.observe(response.status, response.headers);
+      done(response.status);
+      return response;
+    } catch (error) {
+      done(0);
+      throw error;
+    }
   };
 }
 
@@ -142,9 +175,18 @@ function observed(upstream: Upstream, budget: KeyBudget): Upstream {
  * ```
  */
 export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
-  const log = redactingLog([options.apiKey], options.log);
+  const logger = options.logger === false ? null : (options.logger ?? defaultLogger([options.apiKey], options.logLevel));
+  const log = redactingLog([options.apiKey], options.log ?? (logger ? (line) => logger.warn(line) : undefined));
   const budget = options.budget === false ? noBudget() : createKeyBudget({ log, ...(options.budget?.store ? { store: options.budget.store } : {}) });
-  const upstream = observed(createUpstream(options), budget);
+  const metrics = createProxyMetrics(budget);
+  const raw = createUpstream(options);
+  const readiness = createReadiness({
+    upstream: raw,
+    budget,
+    sharedBudget: Boolean(options.budget && options.budget.store),
+    ...(options.rateLimit && options.rateLimit.store ? { rateStore: options.rateLimit.store } : {}),
+  });
+  const upstream = observed(raw, budget, metrics, readiness.heard);
   const headers = options.headers ?? {};
   const relayer = createRelay(log, headers);
   const { ownSession, ownCall } = createOwnership(upstream, relayer);
@@ -152,6 +194,8 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   const cleanup = createSessionCleanup(upstream, relayer, { waitMs: options.revokeWaitMs ?? 10_000, intervalMs: REVOKE_READ_INTERVAL_MS, log });
   const app = new Hono<ProxyEnv>({ getPath: routePath });
 
+  // First, so it times and logs every answer, the guards' refusals included.
+  app.use('*', requestLog(logger, metrics, routePath));
   mountGuards(app, options, log, headers);
   mountBrowserRoutes(app, { upstream, relay: relayer.relay, ownSession, ownCall, agents, cleanup, budget });
   finishApp(app, 'voice proxy', 'no such route', log, headers);
@@ -160,5 +204,7 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   return Object.assign(handler, {
     revokeSessions: (user: ProxyUser): Promise<void> => cleanup.revoke(subjectOf(user)),
     budget: { snapshot: budget.snapshot, ping: budget.ping, close: budget.close },
+    metrics: metrics.registry,
+    ready: readiness.check,
   });
 }

@@ -21,6 +21,8 @@ export interface RateWindow {
 export interface RateStore {
   /** Counts one hit against `key`, whose window lasts `windowMs` from its first hit. */
   hit(key: string, windowMs: number): Promise<RateWindow>;
+  /** Resolves when the store answers (a shared one, for `/readyz`). */
+  ping?(): Promise<void>;
   /** Releases what the store holds (timers, connections). */
   close?(): Promise<void>;
 }

@@ -70,6 +70,9 @@ export async function createRedisRateStore(options: RedisRateStoreOptions): Prom
       }
       return { count, resetInMs: ttl };
     },
+    async ping() {
+      await client.ping();
+    },
     async close() {
       client.destroy();
     },

@@ -49,6 +49,14 @@ describe('HOST', () => {
   });
 });
 
+describe('LOG_LEVEL', () => {
+  it('writes a line per request by default, and takes the levels pino knows', () => {
+    expect(parseConfig({}).logLevel).toBe('info');
+    expect(parseConfig({ LOG_LEVEL: 'warn' }).logLevel).toBe('warn');
+    expect(() => parseConfig({ LOG_LEVEL: 'loud' })).toThrow(/^configuration: LOG_LEVEL must be one of debug, info, warn, error, silent/);
+  });
+});
+
 describe('CONFIG_VARIABLES', () => {
   it.each(CONFIG_VARIABLES)('names %s, a variable the configuration reads', (name) => {
     // Every rule refuses this value: the list is the schema's own, not a copy that could drift.

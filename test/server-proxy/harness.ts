@@ -54,6 +54,10 @@ export interface HarnessOptions {
   log?: (line: string) => void;
   /** Headers the proxy puts on every answer (default none). */
   headers?: VoiceProxyOptions['headers'];
+  /** The proxy's request logger (default none, so a test's output is its own). */
+  logger?: VoiceProxyOptions['logger'];
+  /** The key's budget (default: the proxy's own, in memory). */
+  budget?: VoiceProxyOptions['budget'];
 }
 
 export interface Harness {
@@ -111,6 +115,8 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
     ...(options.log === undefined ? {} : { log: options.log }),
     ...(options.headers === undefined ? {} : { headers: options.headers }),
+    ...(options.budget === undefined ? {} : { budget: options.budget }),
+    logger: options.logger ?? false,
   });
   return { service, proxy, seen, apiKey, close: () => service.close() };
 }

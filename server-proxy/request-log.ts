@@ -1,0 +1,83 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash, randomUUID } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import { pino } from 'pino';
+import { HttpError } from '../contract/http-error.js';
+import type { ProxyMetrics } from './metrics.js';
+import { redact } from './redact.js';
+
+/**
+ * One structured line per request (pino): its id, the user's subject hashed, the route, the status the page
+ * got, the status the service gave (when it was asked) and the milliseconds; and the proxy's own 429s counted.
+ */
+
+/** What the proxy logs through: pino's `Logger`, or anything with the same `info` and `warn`. */
+export interface ProxyLogger {
+  info(fields: object, message?: string): void;
+  warn(message: string): void;
+}
+
+/** What one request learned on its way: the service's status, if it was asked (the last answer's). */
+interface RequestFacts {
+  upstreamStatus: number | null;
+}
+
+const facts = new AsyncLocalStorage<RequestFacts>();
+
+/** Tells the request being served what the service answered (0: no answer came). */
+export function noteUpstreamStatus(status: number): void {
+  const current = facts.getStore();
+  if (current) current.upstreamStatus = status;
+}
+
+/** A route as a template: ids replaced by `:id`, so a log or metric label never names a user's resource. */
+export function routeTemplate(route: string): string {
+  return route.replace(/^(\/(?:browser-sessions|browser-calls|agents))\/[^/]+/, '$1/:id');
+}
+
+/** The caller's `X-Request-Id` when it is a plain token, else a new one. */
+const requestId = (given: string | undefined) => (given && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID());
+
+/** A subject hashed for the log: the same user is the same value, and no name or id is written. */
+const hashed = (subject: string) => createHash('sha256').update(subject).digest('base64url').slice(0, 16);
+
+/**
+ * The proxy's default logger: pino writing JSON lines to stderr at `level`, each line cleared of `secrets`
+ * whatever field it is in.
+ */
+export function defaultLogger(secrets: readonly string[], level = 'info'): ProxyLogger {
+  return pino({ level, base: null, timestamp: pino.stdTimeFunctions.isoTime }, { write: (line: string) => void process.stderr.write(redact(line, secrets)) });
+}
+
+/**
+ * Middleware that serves each request inside its own facts, then logs it through `logger` (none: no line),
+ * counts a `429` the proxy gave itself, and answers its id as `X-Request-Id`.
+ */
+export function requestLog(logger: ProxyLogger | null, metrics: ProxyMetrics, route: (request: Request) => string): MiddlewareHandler {
+  return async (c, next) => {
+    const id = requestId(c.req.header('x-request-id'));
+    const started = performance.now();
+    const learned: RequestFacts = { upstreamStatus: null };
+    await facts.run(learned, () => next());
+    const status = c.res.status;
+    if (status === 429 && c.error instanceof HttpError) metrics.refused(c.error.code);
+    try {
+      c.res.headers.set('X-Request-Id', id);
+    } catch {
+      c.header('X-Request-Id', id);
+    }
+    const subject = c.get('subject') as string | undefined;
+    logger?.info(
+      {
+        reqId: id,
+        ...(subject ? { user: hashed(subject) } : {}),
+        method: c.req.method,
+        route: routeTemplate(route(c.req.raw)),
+        status,
+        upstreamStatus: learned.upstreamStatus,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      },
+      'request',
+    );
+  };
+}
