@@ -1,3 +1,5 @@
+import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';
+
 /**
  * Where the proxy counts requests per user: a small store interface so several proxy processes behind a
  * load balancer can share one count (see `redis-rate-store.ts`), in memory by default.
@@ -28,31 +30,33 @@ export interface RateStore {
 }
 
 /**
- * A store for one process: a map of windows, pruned as they expire.
+ * A {@link RateStore} over rate-limiter-flexible's limiters, one per window length, each counting without a
+ * ceiling: the caller compares the count with its own limits.
+ */
+export function limiterStore(make: (options: { points: number; duration: number }) => RateLimiterAbstract, close?: () => Promise<void>): RateStore {
+  const limiters = new Map<number, RateLimiterAbstract>();
+  return {
+    async hit(key, windowMs) {
+      let limiter = limiters.get(windowMs);
+      if (!limiter) {
+        limiter = make({ points: Number.MAX_SAFE_INTEGER, duration: windowMs / 1000 });
+        limiters.set(windowMs, limiter);
+      }
+      const window = await limiter.consume(key);
+      return { count: window.consumedPoints, resetInMs: window.msBeforeNext };
+    },
+    ...(close ? { close } : {}),
+  };
+}
+
+/**
+ * A store for one process: rate-limiter-flexible's memory limiter, which forgets a window when it ends.
  *
  * @example
  * ```ts
  * createVoiceProxy({ ..., rateLimit: { perMinute: 80, store: createMemoryRateStore() } });
  * ```
  */
-export function createMemoryRateStore(now: () => number = Date.now): RateStore {
-  const windows = new Map<string, { count: number; resetAt: number }>();
-  let nextPrune = 0;
-  return {
-    async hit(key, windowMs) {
-      const at = now();
-      if (at >= nextPrune) {
-        // Forgets expired windows now and then, so users who left do not stay in memory.
-        for (const [name, window] of windows) if (window.resetAt <= at) windows.delete(name);
-        nextPrune = at + 60_000;
-      }
-      let window = windows.get(key);
-      if (!window || window.resetAt <= at) {
-        window = { count: 0, resetAt: at + windowMs };
-        windows.set(key, window);
-      }
-      window.count += 1;
-      return { count: window.count, resetInMs: window.resetAt - at };
-    },
-  };
+export function createMemoryRateStore(): RateStore {
+  return limiterStore((options) => new RateLimiterMemory(options));
 }

@@ -1,23 +1,12 @@
+import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { createClient } from 'redis';
-import type { RateStore } from './rate-store.js';
+import { limiterStore, type RateStore } from './rate-store.js';
 
 /**
- * The rate store on Redis, so every proxy replica behind a load balancer counts a user's requests together.
+ * The rate store on Redis, so every proxy replica behind a load balancer counts a user's requests together:
+ * rate-limiter-flexible's Redis limiter, whose one Lua script counts a hit and starts its window atomically.
+ * Windows are whole seconds there.
  */
-
-/**
- * One round trip, atomic at the server: count the hit, start the window's expiry on its first hit (or if a
- * key somehow lost its expiry), and return the count with the milliseconds left.
- */
-const HIT = `
-local count = redis.call('INCR', KEYS[1])
-local ttl = redis.call('PTTL', KEYS[1])
-if count == 1 or ttl < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  ttl = tonumber(ARGV[1])
-end
-return { count, ttl }
-`;
 
 /** Options of {@link createRedisRateStore}. */
 export interface RedisRateStoreOptions {
@@ -61,20 +50,14 @@ export async function createRedisRateStore(options: RedisRateStoreOptions): Prom
   client.on('error', () => undefined);
   await client.connect();
   connected = true;
+  const store = limiterStore(
+    (limits) => new RateLimiterRedis({ storeClient: client, useRedisPackage: true, keyPrefix: `${prefix}${limits.duration}s`, ...limits }),
+    async () => client.destroy(),
+  );
   return {
-    async hit(key, windowMs) {
-      const reply = await client.eval(HIT, { keys: [prefix + key], arguments: [String(windowMs)] });
-      const [count, ttl] = Array.isArray(reply) ? reply.map(Number) : [];
-      if (count === undefined || ttl === undefined || !Number.isFinite(count) || !Number.isFinite(ttl)) {
-        throw new Error('redis rate store: unexpected reply to the hit script');
-      }
-      return { count, resetInMs: ttl };
-    },
+    ...store,
     async ping() {
       await client.ping();
-    },
-    async close() {
-      client.destroy();
     },
   };
 }

@@ -115,11 +115,13 @@ describe('/metrics', () => {
 });
 
 describe('the request log', () => {
-  it('writes one line per request: its id, the user hashed, the route template, both statuses and the time', async () => {
+  it('writes one line per request: its id, the user hashed, the route template, both statuses and the time (answered as Server-Timing too)', async () => {
     const logger = capturingLogger();
     const h = setup({ logger });
     const created = await send(h, 'POST', '/voice/browser-sessions', { user: 'alice', body: {}, headers: { 'x-request-id': 'req-42' } });
     expect(created.headers.get('x-request-id')).toBe('req-42');
+    // The proxy's own time, as devtools show it.
+    expect(created.headers.get('server-timing')).toMatch(/^proxy;dur=\d+(\.\d)?$/);
     const sessionId = (created.json.session as { id: string }).id;
     const read = await send(h, 'GET', `/voice/browser-sessions/${sessionId}`, { user: 'alice' });
     await send(h, 'GET', '/voice/browser-sessions');
