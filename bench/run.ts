@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { startApp } from '../scripts/start-app.js';
 import { openBenchPage, type BenchPage } from './browser.js';
+import { measureBudget } from './budget.js';
 import { measureLatency } from './latency.js';
 import { measurePackages } from './packages.js';
 import { measureProxy } from './proxy.js';
@@ -12,15 +13,15 @@ import { printTable, type Row } from './stats.js';
 
 /**
  * `npm run bench`: the figures users meet, beside DESIGN.md's targets: sizes (size.ts), the packages' tarballs and installs (packages.ts), latencies and the poll
- * budget (latency.ts), the proxy's added latency (proxy.ts), the simulator's capacity (simulator.ts) and the
+ * budget (latency.ts), the proxy's added latency (proxy.ts), the key's budget under 30 agents (budget.ts), the simulator's capacity (simulator.ts) and the
  * soak (soak.ts). One table, also written as JSON under bench/results/ (ignored by git). It measures and
  * prints; a part that fails becomes a row saying so, the others still run, and the exit code is then 1.
- * `BENCH_ONLY=size,packages,latency,proxy,simulator,soak` picks parts.
+ * `BENCH_ONLY=size,packages,latency,proxy,budget,simulator,soak` picks parts.
  */
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const SOAK_CYCLES = Number(process.env.BENCH_SOAK_CYCLES ?? 300);
-const only = new Set((process.env.BENCH_ONLY || 'size,packages,latency,proxy,simulator,soak').split(','));
+const only = new Set((process.env.BENCH_ONLY || 'size,packages,latency,proxy,budget,simulator,soak').split(','));
 
 const rows: Row[] = [];
 const results: Record<string, unknown> = { at: new Date().toISOString(), runs: RUNS };
@@ -64,6 +65,7 @@ await part('size', measureSize);
 await part('packages', measurePackages);
 await part('latency', () => inBrowser('bench-latency', (page, sim) => measureLatency(page, sim, RUNS)));
 await part('proxy', measureProxy);
+await part('budget', measureBudget);
 await part('simulator', measureSimulator);
 await part('soak', () => inBrowser('bench-soak', (page) => measureSoak(page, SOAK_CYCLES)));
 

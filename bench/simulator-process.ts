@@ -14,8 +14,10 @@ export interface BenchSimulator {
   stop(): Promise<void>;
 }
 
-export async function startBenchSimulator(): Promise<BenchSimulator> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/simulator-main.ts'], { stdio: ['pipe', 'pipe', 'inherit'] });
+/** `quotaPerMinute`: the key's quota a minute; default far above any load. */
+export async function startBenchSimulator(options: { quotaPerMinute?: number } = {}): Promise<BenchSimulator> {
+  const env = { ...process.env, ...(options.quotaPerMinute ? { BENCH_SIM_QUOTA_PER_MINUTE: String(options.quotaPerMinute) } : {}) };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/simulator-main.ts'], { stdio: ['pipe', 'pipe', 'inherit'], env });
   const lines = createInterface({ input: child.stdout });
   const cpuReports: Array<(seconds: number) => void> = [];
   const url = await new Promise<string>((resolve, reject) => {
