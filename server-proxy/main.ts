@@ -80,6 +80,8 @@ async function main(): Promise<void> {
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   console.log(`demo on http://${host}:${port}`);
+  // One readiness read now: its answer shows the key's quota, and the proxy says what it serves.
+  void app.request('/readyz');
 
   let stopping = false;
   const stop = async () => {

@@ -56,11 +56,10 @@ export function createProxyMetrics(budget: Pick<KeyBudget, 'snapshot'>): ProxyMe
       help,
       registers: [registry],
       async collect() {
-        // A store that does not answer leaves the figure out rather than failing the scrape.
+        // Not known yet (no answer of the service), or a store that does not answer: NaN, never a false 0.
         const snapshot = await budget.snapshot().catch(() => null);
         const value = snapshot ? read(snapshot) : null;
-        if (value === null) this.reset();
-        else this.set(value);
+        this.set(value ?? Number.NaN);
       },
     });
   budgetGauge('voice_proxy_calls_in_progress', 'Calls holding a place in the key budget (read busy within the last 15 s)', (s) => s.callsInProgress);

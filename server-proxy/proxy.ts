@@ -180,13 +180,15 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   const budget = options.budget === false ? noBudget() : createKeyBudget({ log, ...(options.budget?.store ? { store: options.budget.store } : {}) });
   const metrics = createProxyMetrics(budget);
   const raw = createUpstream(options);
+  // The readiness probe goes through the watched door below, so its answer teaches the budget too.
+  let upstream: Upstream = raw;
   const readiness = createReadiness({
-    upstream: raw,
+    upstream: (request) => upstream(request),
     budget,
     sharedBudget: Boolean(options.budget && options.budget.store),
     ...(options.rateLimit && options.rateLimit.store ? { rateStore: options.rateLimit.store } : {}),
   });
-  const upstream = observed(raw, budget, metrics, readiness.heard);
+  upstream = observed(raw, budget, metrics, readiness.heard);
   const headers = options.headers ?? {};
   const relayer = createRelay(log, headers);
   const { ownSession, ownCall } = createOwnership(upstream, relayer);

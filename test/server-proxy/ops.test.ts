@@ -108,6 +108,17 @@ describe('/metrics', () => {
     expect(text).toContain('voice_proxy_refusals_total{code="rate_limited"} 1');
   });
 
+  it("shows the key's figures as NaN until the service has answered, never a false 0; the readiness probe teaches them", async () => {
+    const h = setup();
+    const ops = createOpsHandler(h.proxy);
+    const before = (await get(ops, '/metrics')).text;
+    // prom-client writes NaN as `Nan`; Prometheus reads it in any case.
+    expect(before).toMatch(/^voice_proxy_quota_per_minute nan$/im);
+    expect(before).toMatch(/^voice_proxy_call_places nan$/im);
+    await get(ops, '/readyz');
+    expect((await get(ops, '/metrics')).text).toContain('voice_proxy_quota_per_minute 100');
+  });
+
   it('is not served when turned off', async () => {
     const h = setup();
     expect((await get(createOpsHandler(h.proxy, { metrics: false }), '/metrics')).status).toBe(404);
