@@ -1,5 +1,5 @@
-import { createClient } from 'redis';
 import type { BudgetStore, QuotaReading } from './budget-store.js';
+import { connectRedis } from './redis-client.js';
 
 /**
  * The key's budget on Redis, so every proxy replica spends one budget: the newest quota reading in one key,
@@ -58,21 +58,7 @@ export async function createRedisBudgetStore(options: RedisBudgetStoreOptions): 
   const prefix = options.prefix ?? 'voice-proxy:budget:';
   const readingKey = `${prefix}reading`;
   const callsKey = `${prefix}calls`;
-  let connected = false;
-  // Host and port only: the URL may carry a password.
-  const where = new URL(options.url).host;
-  const client = createClient({
-    url: options.url,
-    disableOfflineQueue: true,
-    socket: {
-      connectTimeout: options.connectTimeoutMs ?? 2000,
-      reconnectStrategy: (retries, cause) => (connected ? Math.min(100 * 2 ** retries, 2000) : new Error(`cannot reach Redis at ${where}: ${cause.message}`)),
-    },
-  });
-  // Without a listener an error event would crash the process; the failed command already reports it.
-  client.on('error', () => undefined);
-  await client.connect();
-  connected = true;
+  const client = await connectRedis(options.url, options.connectTimeoutMs);
 
   return {
     async observe(reading) {

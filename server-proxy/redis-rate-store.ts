@@ -1,6 +1,6 @@
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import { createClient } from 'redis';
 import { limiterStore, type RateStore } from './rate-store.js';
+import { connectRedis } from './redis-client.js';
 
 /**
  * The rate store on Redis, so every proxy replica behind a load balancer counts a user's requests together:
@@ -34,22 +34,7 @@ export interface RedisRateStoreOptions {
  */
 export async function createRedisRateStore(options: RedisRateStoreOptions): Promise<RateStore> {
   const prefix = options.prefix ?? 'voice-proxy:rate:';
-  let connected = false;
-  // Host and port only: the URL may carry a password.
-  const where = new URL(options.url).host;
-  const client = createClient({
-    url: options.url,
-    disableOfflineQueue: true,
-    socket: {
-      connectTimeout: options.connectTimeoutMs ?? 2000,
-      // Start-up fails at once when Redis cannot be reached; a connection lost later is retried with backoff.
-      reconnectStrategy: (retries, cause) => (connected ? Math.min(100 * 2 ** retries, 2000) : new Error(`cannot reach Redis at ${where}: ${cause.message}`)),
-    },
-  });
-  // Without a listener an error event would crash the process; the failed command already reports it.
-  client.on('error', () => undefined);
-  await client.connect();
-  connected = true;
+  const client = await connectRedis(options.url, options.connectTimeoutMs);
   const store = limiterStore(
     (limits) => new RateLimiterRedis({ storeClient: client, useRedisPackage: true, keyPrefix: `${prefix}${limits.duration}s`, ...limits }),
     async () => client.destroy(),
