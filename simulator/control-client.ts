@@ -103,6 +103,11 @@ export type SimulatorFault =
   | (FaultTarget & { fault: 'error'; status: number; code: string; message?: string; retryAfterSeconds?: number })
   /** Does the request, then closes the SIP WebSocket of `sessionId` (or every one) from the service's side. */
   | (FaultTarget & { fault: 'close-sip-socket'; sessionId?: string })
+  /**
+   * Does the request, then stalls the SIP WebSocket of `sessionId` (or every one): it stays open and answers
+   * nothing, keep-alive pings included, until the page closes it.
+   */
+  | (FaultTarget & { fault: 'stall-sip-socket'; sessionId?: string })
   /** For `POST /api/v1/voice/browser-calls`: withdraws the call's INVITE (CANCEL) before the answer goes out. */
   | (FaultTarget & { fault: 'withdraw-invite' });
 

@@ -52,6 +52,10 @@ export function injectFaults(faults: FaultPlan, service: VoiceService): Middlewa
         await next();
         service.closeSipSockets(fault.sessionId);
         return;
+      case 'stall-sip-socket':
+        await next();
+        service.stallSipSockets(fault.sessionId);
+        return;
       case 'withdraw-invite':
         await next();
         // The answer, as built, waits until the CANCEL was answered and the call failed: INVITE, CANCEL,

@@ -4,7 +4,7 @@ import { parseControlInput } from './control-input.js';
 /**
  * Scripted faults of the simulator (DESIGN.md, `POST /__sim/faults`): the next N requests that match a
  * method and path are answered badly, so tests can prove the page survives lost answers, slow answers,
- * errors and a dropped SIP socket.
+ * errors, and a SIP socket dropped or stalled.
  */
 
 const method = z.enum(['GET', 'POST', 'DELETE', '*']);
@@ -28,6 +28,12 @@ export const faultInput = z.discriminatedUnion('fault', [
   }),
   /** Runs the request, then closes the SIP WebSocket of `sessionId` (or every one) from the server side. */
   z.strictObject({ ...base, fault: z.literal('close-sip-socket'), sessionId: z.string().min(1).optional() }),
+  /**
+   * Runs the request, then stalls the SIP WebSocket of `sessionId` (or every one): it stays open, takes nothing
+   * in (keep-alive pings included) and sends nothing, as a path that died without closing, until the page
+   * closes it; a new socket is served as usual.
+   */
+  z.strictObject({ ...base, fault: z.literal('stall-sip-socket'), sessionId: z.string().min(1).optional() }),
   /**
    * Meant for `POST /browser-calls`: runs the request (the INVITE goes out), withdraws that call's INVITE
    * (CANCEL, the page's 487, the call `failed` with `invite_withdrawn`), and only then lets the answer go,

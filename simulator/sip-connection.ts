@@ -32,8 +32,11 @@ export interface Registrar {
   removeRegistration(sessionId: string, connection?: SipConnection): void;
 }
 
-/** The SIP core's configuration for one socket: it sends as the simulator's host, over that socket alone. */
-function coreConfiguration(socket: WebSocket, host: string): ConstructorParameters<typeof UserAgentCore>[0] {
+/**
+ * The SIP core's configuration for one socket: it sends as the simulator's host, over that socket alone, and
+ * sends nothing while the socket is `stalled`.
+ */
+function coreConfiguration(socket: WebSocket, host: string, stalled: () => boolean): ConstructorParameters<typeof UserAgentCore>[0] {
   const contactUri = Grammar.URIParse(`sip:${host};transport=ws`);
   if (!contactUri) throw new Error(`bad SIP host ${host}`);
   const loggerFactory = new LoggerFactory();
@@ -56,6 +59,7 @@ function coreConfiguration(socket: WebSocket, host: string): ConstructorParamete
     transportAccessor: () => ({
       protocol: 'WS',
       send: async (message: string) => {
+        if (stalled()) return;
         if (socket.readyState === socket.OPEN) socket.send(message);
         else throw new Error('SIP socket closed');
       },
@@ -69,6 +73,8 @@ export class SipConnection {
   private readonly registration: RegistrationHandler;
   /** INVITE dialogs of this socket still up or ending: they learn of it when the socket closes. */
   private readonly dialogs = new Set<InviteDialog>();
+  /** The `stall-sip-socket` fault: the socket stays open, and nothing goes in or out of it any more. */
+  private stalled = false;
 
   constructor(
     readonly socket: WebSocket,
@@ -79,11 +85,20 @@ export class SipConnection {
       bind: (binding) => server.addRegistration({ ...binding, connection: this }),
       unbind: (sessionId) => server.removeRegistration(sessionId, this),
     });
-    this.core = new UserAgentCore(coreConfiguration(socket, options.host), { onRegister: (request) => this.registration.handle(request) });
+    this.core = new UserAgentCore(coreConfiguration(socket, options.host, () => this.stalled), { onRegister: (request) => this.registration.handle(request) });
     socket.on('message', (data, isBinary) => this.receive(isBinary ? data.toString() : String(data)));
   }
 
+  /**
+   * Stalls the socket, as a network path that dies without a FIN or RST: it stays open, every frame that
+   * comes is ignored (keep-alive pings included) and nothing is sent, until the page closes it.
+   */
+  stall(): void {
+    this.stalled = true;
+  }
+
   private receive(text: string): void {
+    if (this.stalled) return;
     if (text.trim() === '') {
       // RFC 5626 section 3.5.1: a double-CRLF ping is answered with a single CRLF pong; it is not a SIP message.
       if (/^(\r\n\r\n)+$/.test(text) && this.socket.readyState === this.socket.OPEN) this.socket.send('\r\n');

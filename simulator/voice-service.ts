@@ -162,6 +162,15 @@ export class VoiceService {
     return this.calls.withdrawInvite(id);
   }
 
+  /**
+   * Simulator control: stalls the SIP WebSocket of one session's registration, or of every registration: it
+   * stays open and answers nothing (see `SipConnection.stall`). A socket the page opens afterwards is not stalled.
+   */
+  stallSipSockets(sessionId?: string): void {
+    const ids = sessionId === undefined ? this.sessions.ids() : [sessionId];
+    for (const id of ids) this.sip.registration(id)?.connection.stall();
+  }
+
   /** Simulator control: closes the SIP WebSocket of one session's registration, or of every registration. */
   closeSipSockets(sessionId?: string): void {
     const ids = sessionId === undefined ? this.sessions.ids() : [sessionId];
