@@ -132,6 +132,13 @@ export class BrowserCalls {
     return this.calls.get(id)?.value;
   }
 
+  /** Blackholes the media of the call `id`, or of every call still busy, for `ms` (the `media-blackhole` fault). */
+  blackholeMedia(ms: number, id?: string): void {
+    for (const [callId, runner] of this.runners) {
+      if ((id === undefined || callId === id) && this.calls.get(callId)?.value.busy) runner.blackholeMedia(ms);
+    }
+  }
+
   /** The session's call that is still busy, if any: a session has at most one (spec 3.2). */
   activeCallOf(sessionId: string): BrowserCall | undefined {
     for (const call of this.calls.values()) if (call.value.sessionId === sessionId && call.value.busy) return call.value;

@@ -117,6 +117,11 @@ export class CallRunner {
     return true;
   }
 
+  /** The `media-blackhole` fault: the call's media path drops everything, both ways, for `ms`. */
+  blackholeMedia(ms: number): void {
+    this.media?.blackhole(ms);
+  }
+
   /** Cancels every timer and closes media without touching the record (simulator reset). */
   async dispose(): Promise<void> {
     this.finishing = true;

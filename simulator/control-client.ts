@@ -108,6 +108,8 @@ export type SimulatorFault =
    * nothing, keep-alive pings included, until the page closes it.
    */
   | (FaultTarget & { fault: 'stall-sip-socket'; sessionId?: string })
+  /** Does the request, then drops every packet of the media of `callId` (or every call in progress), both ways, for `ms`. */
+  | (FaultTarget & { fault: 'media-blackhole'; ms: number; callId?: string })
   /** For `POST /api/v1/voice/browser-calls`: withdraws the call's INVITE (CANCEL) before the answer goes out. */
   | (FaultTarget & { fault: 'withdraw-invite' });
 

@@ -56,6 +56,10 @@ export function injectFaults(faults: FaultPlan, service: VoiceService): Middlewa
         await next();
         service.stallSipSockets(fault.sessionId);
         return;
+      case 'media-blackhole':
+        await next();
+        service.blackholeMedia(fault.ms, fault.callId);
+        return;
       case 'withdraw-invite':
         await next();
         // The answer, as built, waits until the CANCEL was answered and the call failed: INVITE, CANCEL,

@@ -35,6 +35,11 @@ export const faultInput = z.discriminatedUnion('fault', [
    */
   z.strictObject({ ...base, fault: z.literal('stall-sip-socket'), sessionId: z.string().min(1).optional() }),
   /**
+   * Runs the request, then drops every packet of the media path of `callId` (or of every call in progress),
+   * RTP, DTLS and ICE checks, both ways, for `ms`.
+   */
+  z.strictObject({ ...base, fault: z.literal('media-blackhole'), ms: z.number().int().min(1).max(60_000), callId: z.string().min(1).optional() }),
+  /**
    * Meant for `POST /browser-calls`: runs the request (the INVITE goes out), withdraws that call's INVITE
    * (CANCEL, the page's 487, the call `failed` with `invite_withdrawn`), and only then lets the answer go,
    * as built: the order seen behind a SIP proxy, INVITE, CANCEL, then the 202.

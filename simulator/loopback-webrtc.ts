@@ -65,6 +65,46 @@ export function disableStun(pc: RTCPeerConnection): void {
   for (const transport of pc.iceTransports) transport.connection.stunServer = undefined;
 }
 
+/** werift's UDP socket of one ICE candidate, as far as a blackhole touches it. */
+interface IceUdp {
+  send: (data: Buffer, addr?: unknown) => Promise<void>;
+  onData: (data: Buffer, addr: unknown) => void;
+}
+
+/** When each socket's blackhole ends (epoch ms); a socket is gated once, and the gate opens by itself. */
+const gates = new WeakMap<IceUdp, { until: number }>();
+
+/** Puts a gate on `udp`'s sends and receipts: while closed, every datagram is dropped, both ways. */
+function gate(udp: IceUdp, now: () => number): { until: number } {
+  let found = gates.get(udp);
+  if (found) return found;
+  const state = { until: 0 };
+  const send = udp.send;
+  const receive = udp.onData;
+  udp.send = (data, addr) => (now() < state.until ? Promise.resolve() : send(data, addr));
+  udp.onData = (data, addr) => {
+    if (now() >= state.until) receive(data, addr);
+  };
+  gates.set(udp, state);
+  found = state;
+  return found;
+}
+
+/**
+ * The `media-blackhole` fault: drops every datagram of `pc`'s ICE (RTP, RTCP, DTLS and the STUN checks) both
+ * ways until `until`, as a network path that lost everything for a while. It works on werift's UDP sockets
+ * (the ICE connection's private `protocols`, as {@link disableStun} works on its STUN server); a call whose
+ * connection has no socket yet is left as it is.
+ */
+export function blackholeUntil(pc: RTCPeerConnection, until: number, now: () => number = Date.now): void {
+  for (const transport of pc.iceTransports) {
+    const protocols = (transport.connection as unknown as { protocols?: Array<{ transport?: IceUdp }> }).protocols ?? [];
+    for (const { transport: udp } of protocols) {
+      if (udp) gate(udp, now).until = Math.max(gate(udp, now).until, until);
+    }
+  }
+}
+
 /**
  * Drop every ICE candidate that is not UDP on 127.0.0.1 from an SDP blob. The browser
  * may list its LAN address or an mDNS `.local` name; werift would resolve the latter with

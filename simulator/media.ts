@@ -8,7 +8,7 @@
  */
 import { RTCPeerConnection, type RtpPacket } from 'werift';
 import { InboundRtp, type InboundCounts } from './inbound-rtp.js';
-import { disableStun, loopbackOnlySdp, loopbackPeerConfig } from './loopback-webrtc.js';
+import { blackholeUntil, disableStun, loopbackOnlySdp, loopbackPeerConfig } from './loopback-webrtc.js';
 import { PcmuSender } from './outbound-rtp.js';
 import { TonePlayer } from './tone.js';
 
@@ -46,6 +46,8 @@ export interface MediaPeer {
    * first end packet arrives; the repeated end packets and retransmissions are not reported again.
    */
   onDtmf(listener: (digit: string) => void): void;
+  /** Drops every datagram of the call's media path (RTP, DTLS, ICE checks), both ways, for `ms`. */
+  blackhole(ms: number): void;
   /** Idempotent: stops the tone timer and closes the peer connection (sockets, timers). */
   close(): Promise<void>;
 }
@@ -59,6 +61,7 @@ class LoopbackMediaPeer implements MediaPeer {
   private readonly inbound: InboundRtp;
   private readonly tone: TonePlayer;
   private readonly toneMs: number;
+  private readonly now: () => number;
   private closing: Promise<void> | undefined;
   private settled = false;
   private resolveConnected: () => void = () => undefined;
@@ -67,6 +70,7 @@ class LoopbackMediaPeer implements MediaPeer {
   constructor(options: MediaPeerOptions) {
     this.toneMs = Math.max(0, options.toneMs ?? 1000);
     const now = options.now ?? Date.now;
+    this.now = now;
     const transceiver = this.pc.addTransceiver('audio', { direction: 'sendrecv' });
     this.sender = new PcmuSender(transceiver.sender, now);
     this.inbound = new InboundRtp(now);
@@ -125,6 +129,10 @@ class LoopbackMediaPeer implements MediaPeer {
 
   onDtmf(listener: (digit: string) => void): void {
     this.inbound.onDtmf(listener);
+  }
+
+  blackhole(ms: number): void {
+    blackholeUntil(this.pc, this.now() + ms, this.now);
   }
 
   close(): Promise<void> {

@@ -171,6 +171,14 @@ export class VoiceService {
     for (const id of ids) this.sip.registration(id)?.connection.stall();
   }
 
+  /**
+   * Simulator control: the media path of call `callId`, or of every call in progress, drops everything (RTP,
+   * DTLS, ICE checks) both ways for `ms`, as a network that loses every packet for a while.
+   */
+  blackholeMedia(ms: number, callId?: string): void {
+    this.calls.blackholeMedia(ms, callId);
+  }
+
   /** Simulator control: closes the SIP WebSocket of one session's registration, or of every registration. */
   closeSipSockets(sessionId?: string): void {
     const ids = sessionId === undefined ? this.sessions.ids() : [sessionId];
