@@ -5,6 +5,7 @@ import type { Session } from 'sip.js/lib/api/session.js';
 import { SessionState } from 'sip.js/lib/api/session-state.js';
 import { UserAgent } from 'sip.js/lib/api/user-agent.js';
 import { VoiceBrowserError } from './errors.js';
+import { createKeepAlive } from './keep-alive.js';
 import { createMediaControls, type MediaControls } from './media-controls.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
 import { handlerOf, incomingInvite, sendInfo, watchSession } from './sip-session.js';
@@ -35,6 +36,19 @@ function register(registerer: Registerer): Promise<void> {
       })
       .catch((error: unknown) => fail(String(error)));
   });
+}
+
+/**
+ * Tells `heard` of every frame the SIP WebSocket receives, pongs included, which SIP.js's transport takes
+ * in without telling anyone: its handler is wrapped on this one transport (SIP.js calls it through `this`).
+ */
+function hearEveryFrame(ua: UserAgent, heard: () => void): void {
+  const transport = ua.transport as unknown as { onWebSocketMessage(event: MessageEvent, socket: WebSocket): void };
+  const receive = transport.onWebSocketMessage.bind(transport);
+  transport.onWebSocketMessage = (event, socket) => {
+    heard();
+    receive(event, socket);
+  };
 }
 
 /**
@@ -83,10 +97,19 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
           }),
         ),
       onDisconnect: (error?: Error) => {
+        keepAlive.stop();
         if (!closing && !reconnecting) void reconnect(error);
       },
     },
   });
+
+  // A socket that stalls without closing is found by the keep-alive and closed, so it reconnects as a dropped one.
+  const keepAlive = createKeepAlive({
+    clock,
+    ping: () => void ua.transport.send('\r\n\r\n').catch(() => undefined),
+    onDead: () => void ua.transport.disconnect().catch(() => undefined),
+  });
+  hearEveryFrame(ua, keepAlive.heard);
 
   const registerer = new Registerer(ua, { expires: transport.registrationExpiresSeconds ?? 600 });
   /** A dropped WebSocket: reconnect and register again a few times; the call's media does not need it. */
@@ -100,6 +123,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
         await ua.reconnect();
         await register(registerer);
         reconnecting = false;
+        keepAlive.start();
         events.onReconnected();
         return;
       } catch {
@@ -127,6 +151,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     await ua.stop().catch(() => undefined);
     throw error;
   });
+  keepAlive.start();
 
   return {
     endSession: () => {
@@ -137,6 +162,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     resumeAudio: media.resumeAudio,
     close: async () => {
       closing = true;
+      keepAlive.stop();
       if (current?.state === SessionState.Established) await current.bye().catch(() => undefined);
       if (registerer.state === RegistererState.Registered) await registerer.unregister().catch(() => undefined);
       await registerer.dispose().catch(() => undefined);
