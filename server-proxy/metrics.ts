@@ -49,7 +49,14 @@ export function createProxyMetrics(budget: Pick<KeyBudget, 'snapshot'>): ProxyMe
     labelNames: ['code'] as const,
     registers: [registry],
   });
-  // The budget's figures are read when scraped, so they are as fresh as the scrape.
+  // The budget's figures are read when scraped, so they are as fresh as the scrape: once for all four gauges,
+  // which prom-client collects together (with Redis, each read is two round trips).
+  let scraping: Promise<Awaited<ReturnType<KeyBudget['snapshot']>> | null> | undefined;
+  const snapshotOnce = () =>
+    (scraping ??= budget
+      .snapshot()
+      .catch(() => null)
+      .finally(() => (scraping = undefined)));
   const budgetGauge = (name: string, help: string, read: (snapshot: Awaited<ReturnType<KeyBudget['snapshot']>>) => number | null) =>
     new Gauge({
       name,
@@ -57,7 +64,7 @@ export function createProxyMetrics(budget: Pick<KeyBudget, 'snapshot'>): ProxyMe
       registers: [registry],
       async collect() {
         // Not known yet (no answer of the service), or a store that does not answer: NaN, never a false 0.
-        const snapshot = await budget.snapshot().catch(() => null);
+        const snapshot = await snapshotOnce();
         const value = snapshot ? read(snapshot) : null;
         this.set(value ?? Number.NaN);
       },

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createProxyMetrics } from '../../server-proxy/metrics.js';
 import { createOpsHandler } from '../../server-proxy/ops-handler.js';
 import { createRedisBudgetStore } from '../../server-proxy/redis-budget-store.js';
 import { defaultLogger, routeTemplate, type ProxyLogger } from '../../server-proxy/request-log.js';
@@ -117,6 +118,22 @@ describe('/metrics', () => {
     expect(before).toMatch(/^voice_proxy_call_places nan$/im);
     await get(ops, '/readyz');
     expect((await get(ops, '/metrics')).text).toContain('voice_proxy_quota_per_minute 100');
+  });
+
+  it('reads the budget once a scrape, for all its gauges', async () => {
+    let reads = 0;
+    const metrics = createProxyMetrics({
+      snapshot: async () => {
+        reads += 1;
+        return { reading: null, callsInProgress: 2, now: 0, places: 3 };
+      },
+    });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('voice_proxy_calls_in_progress 2');
+    expect(text).toContain('voice_proxy_call_places 3');
+    expect(reads).toBe(1);
+    await metrics.registry.metrics();
+    expect(reads).toBe(2);
   });
 
   it('is not served when turned off', async () => {
