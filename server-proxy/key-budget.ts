@@ -39,8 +39,8 @@ export interface BudgetView {
 /** Seconds until the reading's window starts afresh, at least 1. */
 const secondsToReset = (reading: QuotaReading, now: number) => Math.max(1, Math.ceil((reading.resetAt - now) / 1000));
 
-/** The reads `calls` calls in progress make before the reading's window starts afresh (one a second each). */
-const readsBeforeReset = (reading: QuotaReading, now: number, calls: number) => calls * Math.min(60, secondsToReset(reading, now));
+/** The reads one call in progress makes before the reading's window starts afresh: one a second, a minute at most. */
+const readsPerCallBeforeReset = (reading: QuotaReading, now: number) => Math.min(60, secondsToReset(reading, now));
 
 /**
  * How many calls may be in progress at once now: what the key's minute quota serves, and no more than the
@@ -51,7 +51,7 @@ export function callPlaces({ reading, now }: Omit<BudgetView, 'callsInProgress'>
   const byQuota = reading.perMinute === null ? Infinity : callsServed(reading.perMinute);
   if (reading.resetAt <= now) return byQuota;
   // The starting requests (the ownership read and the call itself) come out of the window first.
-  const byRemaining = Math.floor(Math.max(0, reading.remaining - 2) / Math.min(60, secondsToReset(reading, now)));
+  const byRemaining = Math.floor(Math.max(0, reading.remaining - 2) / readsPerCallBeforeReset(reading, now));
   return Math.min(byQuota, byRemaining);
 }
 
@@ -71,7 +71,7 @@ function callRefusal(view: BudgetView, places: number): HttpError {
 function keptForCalls(view: BudgetView, what: string): HttpError | null {
   const { reading, callsInProgress, now } = view;
   if (!reading || reading.resetAt <= now || callsInProgress === 0) return null;
-  if (reading.remaining - 1 >= readsBeforeReset(reading, now, callsInProgress)) return null;
+  if (reading.remaining - 1 >= callsInProgress * readsPerCallBeforeReset(reading, now)) return null;
   const retryAfter = String(secondsToReset(reading, now));
   return new HttpError(429, 'rate_limited', `${what} waits: the voice key's requests left until its quota resets in ${retryAfter} s are kept for the calls in progress`, { 'Retry-After': retryAfter });
 }
@@ -165,6 +165,12 @@ export function createKeyBudget(options: KeyBudgetOptions): KeyBudget {
     return { reading: reading ?? latest, callsInProgress, now: at };
   };
 
+  /** A lower-priority request: refused only when it would eat the reads kept for calls; a store that fails lets it go. */
+  const admitBesideCalls = async (what: string): Promise<void> => {
+    const refusal = await view().then((current) => keptForCalls(current, what), () => null);
+    if (refusal) throw refusal;
+  };
+
   const tellQuota = (reading: QuotaReading) => {
     if (said && said.perMinute === reading.perMinute) return;
     said = { perMinute: reading.perMinute };
@@ -188,17 +194,18 @@ export function createKeyBudget(options: KeyBudgetOptions): KeyBudget {
     async admitCall(attempt) {
       const ticket = { member: `attempt:${attempt}` };
       let current: BudgetView;
+      let places: number | null;
+      let held: { held: boolean; count: number };
       try {
         current = await view();
-        const places = callPlaces(current);
-        const held = await store.hold(ticket.member, current.now + LEASE_MS, current.now, places ?? undefined);
-        storeAnswered();
-        if (!held.held) throw callRefusal({ ...current, callsInProgress: held.count }, places ?? 0);
+        places = callPlaces(current);
+        held = await store.hold(ticket.member, current.now + LEASE_MS, current.now, places ?? undefined);
       } catch (error) {
-        if (error instanceof HttpError) throw error;
         storeFailed(error);
         throw new HttpError(429, 'concurrency_limit', 'The voice key budget cannot be read right now, so no new call is started; try again in a moment. Nothing was done.', { 'Retry-After': '5' });
       }
+      storeAnswered();
+      if (!held.held) throw callRefusal({ ...current, callsInProgress: held.count }, places ?? 0);
       return ticket;
     },
     callAnswered(ticket, call) {
@@ -206,14 +213,8 @@ export function createKeyBudget(options: KeyBudgetOptions): KeyBudget {
       quietly(store.release(ticket.member));
       if (named?.busy) quietly(store.hold(named.id, now() + LEASE_MS, now()));
     },
-    async admitSession() {
-      const refusal = await view().then((current) => keptForCalls(current, 'A new session'), () => null);
-      if (refusal) throw refusal;
-    },
-    async admitRecoveryRead() {
-      const refusal = await view().then((current) => keptForCalls(current, 'This read'), () => null);
-      if (refusal) throw refusal;
-    },
+    admitSession: () => admitBesideCalls('A new session'),
+    admitRecoveryRead: () => admitBesideCalls('This read'),
     callSeen(value) {
       const call = callOf(value);
       if (!call) return;

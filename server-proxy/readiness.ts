@@ -1,3 +1,4 @@
+import { withinDeadline } from './deadline.js';
 import type { KeyBudget } from './key-budget.js';
 import type { RateStore } from './rate-store.js';
 import { keyRefused } from './relay.js';
@@ -24,15 +25,12 @@ const PROBE = { method: 'GET', path: '/browser-sessions', query: { externalSubje
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Resolves `ok` or why not, within {@link STORE_TIMEOUT_MS}. */
-async function answers(ping: () => Promise<void>): Promise<string> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<string>((resolve) => (timer = setTimeout(() => resolve(`no answer within ${STORE_TIMEOUT_MS} ms`), STORE_TIMEOUT_MS)));
-  try {
-    return await Promise.race([ping().then(() => 'ok', message), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const answers = (ping: () => Promise<void>): Promise<string> =>
+  withinDeadline(
+    ping().then(() => 'ok', message),
+    STORE_TIMEOUT_MS,
+    () => `no answer within ${STORE_TIMEOUT_MS} ms`,
+  );
 
 export interface ReadinessParts {
   upstream: Upstream;

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { HttpError } from '../contract/http-error.js';
+import { withinDeadline } from './deadline.js';
 import { createMemoryRateStore, type RateStore } from './rate-store.js';
 
 /**
@@ -22,19 +23,6 @@ export interface UserRateLimitOptions {
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
-/** `undefined` when the store failed or was too slow: the request then goes on (fail open). */
-async function hitWithin(store: RateStore, key: string, windowMs: number, timeoutMs: number) {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), timeoutMs);
-  });
-  try {
-    return await Promise.race([store.hit(key, windowMs), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * Counts each request against its user (`subject(c)`) in a minute and an hour window; over either, answers
  * `429 rate_limited` with `Retry-After` before anything goes upstream. An `exempt` request (a hangup, a
@@ -53,7 +41,8 @@ export function userRateLimit(
   const store = options.store ?? createMemoryRateStore();
   const timeoutMs = options.storeTimeoutMs ?? 1000;
   // The in-memory default answers at once; only a store of the integrator's (Redis) needs a deadline.
-  const hit = options.store ? (key: string, windowMs: number) => hitWithin(store, key, windowMs, timeoutMs) : (key: string, windowMs: number) => store.hit(key, windowMs);
+  // `undefined` when the store was too slow: the request then goes on (fail open).
+  const hit = options.store ? (key: string, windowMs: number) => withinDeadline(store.hit(key, windowMs), timeoutMs, () => undefined) : (key: string, windowMs: number) => store.hit(key, windowMs);
   const windows: Array<[name: string, limit: number, windowMs: number]> = [
     ['m', options.perMinute ?? 80, MINUTE],
     ['h', options.perHour ?? 5000, HOUR],
