@@ -76,8 +76,8 @@ const gates = new WeakMap<IceUdp, { until: number }>();
 
 /** Puts a gate on `udp`'s sends and receipts: while closed, every datagram is dropped, both ways. */
 function gate(udp: IceUdp, now: () => number): { until: number } {
-  let found = gates.get(udp);
-  if (found) return found;
+  const known = gates.get(udp);
+  if (known) return known;
   const state = { until: 0 };
   const send = udp.send;
   const receive = udp.onData;
@@ -86,8 +86,7 @@ function gate(udp: IceUdp, now: () => number): { until: number } {
     if (now() >= state.until) receive(data, addr);
   };
   gates.set(udp, state);
-  found = state;
-  return found;
+  return state;
 }
 
 /**
@@ -100,7 +99,9 @@ export function blackholeUntil(pc: RTCPeerConnection, until: number, now: () => 
   for (const transport of pc.iceTransports) {
     const protocols = (transport.connection as unknown as { protocols?: Array<{ transport?: IceUdp }> }).protocols ?? [];
     for (const { transport: udp } of protocols) {
-      if (udp) gate(udp, now).until = Math.max(gate(udp, now).until, until);
+      if (!udp) continue;
+      const closed = gate(udp, now);
+      closed.until = Math.max(closed.until, until);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks';
 import type { DemoUser } from '../api.js';
-import { isCleanupOnly } from '../labels.js';
+import { isCleanupOnly, type ErrorArea } from '../labels.js';
 import { usePhone } from '../models/use-phone.js';
 import { useWideScreen } from '../models/use-wide-screen.js';
 import { CallCard } from './call-card.js';
@@ -32,7 +32,7 @@ export function Phone({ user, onLogout }: PhoneProps) {
     return () => audio.remove();
   }, [audio]);
 
-  const notice = (area: 'connection' | 'call') => (error?.area === area ? <ErrorNotice shown={error} onResumeAudio={voice.resumeAudio} /> : null);
+  const notice = (area: ErrorArea) => (error?.area === area ? <ErrorNotice shown={error} onResumeAudio={voice.resumeAudio} /> : null);
 
   return (
     <div class="layout">
