@@ -206,6 +206,8 @@ function callStateWords(call: BrowserCall): string {
  * while there is a call or an attempt, else the connection's.
  */
 export function announcementLabel(status: VoiceBrowserStatus): string {
+  // The network blinked: the helper is restarting the call's media path, the call itself goes on.
+  if (status.call?.state === 'connected' && status.audio === 'reconnecting') return `${callStateWords(status.call)}; the audio is reconnecting`;
   if (status.call) return callStateWords(status.call);
   if (status.attempt?.phase === 'creating') return 'Placing the call';
   if (status.attempt?.phase === 'outcome_unknown') return 'The call may have been placed: retry it, or disconnect';

@@ -40,6 +40,11 @@ export function createCallEffects(host: CallEffectsHost) {
   let held: IncomingInvite | undefined;
   let hangingUp: Promise<void> | undefined;
 
+  function isCurrent(callId: string | undefined): boolean {
+    const call = host.call().call;
+    return !!callId && call?.id === callId && !isTerminal(call);
+  }
+
   function run(effect: CallEffect): void {
     switch (effect.type) {
       case 'start_polling':
@@ -163,11 +168,12 @@ export function createCallEffects(host: CallEffectsHost) {
       }),
     /** The service signalled a change inside the dialog: read now, and again soon until the read shows it. */
     callChanged: () => reads.pollNow(stateLeft()),
+    /** SIP speaks of the call now shown, still going at the service. */
+    isCurrent,
     mediaFailed(callId: string | undefined): void {
-      const call = host.call().call;
-      if (!callId || call?.id !== callId || isTerminal(call)) return;
+      if (!isCurrent(callId)) return;
       // Not an end (only a read says so): the page is told its audio is gone, and what to do.
-      show({ audio: 'ended', error: { code: 'connection_failed', message: "the call's audio path failed (ICE/DTLS); hang up and call again" } });
+      show({ audio: 'ended', error: { code: 'connection_failed', message: "the call's audio path failed and three ICE restarts could not restore it; hang up and call again" } });
       reads.pollNow();
     },
   };

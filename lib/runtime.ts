@@ -111,7 +111,8 @@ export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrow
       onInvite: (invite) => (live() ? effects.receive(invite) : invite.reject()),
       onSessionEnded: () => live() && effects.sessionEnded(),
       onCallChanged: () => live() && effects.callChanged(),
-      onMediaConnected: (callId) => live() && callTiming('media_connected', callId),
+      onMediaConnected: (callId) => live() && mediaConnected(callId),
+      onMediaReconnecting: (callId) => live() && mediaReconnecting(callId),
       onMediaFailed: (callId) => live() && effects.mediaFailed(callId),
       onQuality: (callId, quality) => live() && store.timing('call_quality', origin?.startedAt, callId, quality),
       onAudio: (audio) => live() && audioChanged(audio),
@@ -121,11 +122,33 @@ export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrow
     };
   }
 
+  /** The page's audio while an ICE restart runs (`reconnecting` shows meanwhile), to show again after it. */
+  let audioUnderRestart: 'connecting' | 'playing' | 'blocked' | undefined;
+
+  function mediaReconnecting(callId: string | undefined): void {
+    const audio = store.get().audio;
+    if (!effects.isCurrent(callId) || (audio !== 'connecting' && audio !== 'playing' && audio !== 'blocked')) return;
+    audioUnderRestart = audio;
+    store.commit({ audio: 'reconnecting' });
+    store.timing('media_reconnecting', origin?.startedAt, callId);
+  }
+
+  function mediaConnected(callId: string | undefined): void {
+    callTiming('media_connected', callId);
+    if (store.get().audio !== 'reconnecting' || !effects.isCurrent(callId)) return;
+    store.commit({ audio: audioUnderRestart ?? 'playing' });
+    store.timing('media_reconnected', origin?.startedAt, callId);
+  }
+
   function audioChanged(audio: 'playing' | 'blocked'): void {
+    // During an ICE restart the page keeps showing `reconnecting`; the new playback state shows after it.
+    const restarting = store.get().audio === 'reconnecting';
+    if (restarting) audioUnderRestart = audio;
+    const shown = restarting ? 'reconnecting' : audio;
     if (audio === 'blocked') {
-      store.commit({ audio, error: { code: 'audio_playback_blocked', message: 'the browser blocked the call audio; click to resume it' } });
+      store.commit({ audio: shown, error: { code: 'audio_playback_blocked', message: 'the browser blocked the call audio; click to resume it' } });
     } else {
-      store.commit({ audio, ...(store.get().error?.code === 'audio_playback_blocked' ? { error: null } : {}) });
+      store.commit({ audio: shown, ...(store.get().error?.code === 'audio_playback_blocked' ? { error: null } : {}) });
     }
   }
 

@@ -30,9 +30,11 @@ export interface SipEvents {
   onSessionEnded(callId: string | undefined): void;
   /** The service signalled a change of the call inside its dialog (an INFO or NOTIFY that is not ours to show). */
   onCallChanged(callId: string | undefined): void;
-  /** ICE and DTLS are up: audio can flow. */
+  /** ICE and DTLS are up: audio can flow (first, or again after an ICE restart). */
   onMediaConnected(callId: string | undefined): void;
-  /** The call's media path failed (ICE or DTLS): the call is up in SIP but no audio can flow. */
+  /** The call's media path stopped; ICE is being restarted (a re-INVITE in the same call). */
+  onMediaReconnecting(callId: string | undefined): void;
+  /** The call's media path failed and every ICE restart with it: the call is up in SIP but no audio can flow. */
   onMediaFailed(callId: string | undefined): void;
   /** A sample of the call's WebRTC statistics, every 2 s while its media is connected. */
   onQuality(callId: string | undefined, quality: CallQuality): void;

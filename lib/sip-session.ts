@@ -6,6 +6,7 @@ import { watchQuality } from './call-quality.js';
 import type { Clock } from './clock.js';
 import { VoiceBrowserError } from './errors.js';
 import { microphoneError, type MediaControls } from './media-controls.js';
+import { watchMediaPath, type PathSample } from './media-path.js';
 import type { IncomingInvite, SipEvents } from './sip-link.js';
 
 /**
@@ -45,26 +46,59 @@ export function watchSession(session: Session, callId: string | undefined, { eve
       events.onCallChanged(callId);
     },
   };
+  let stopPath: (() => void) | undefined;
   session.stateChange.addListener((state) => {
     if (state === SessionState.Established) {
       const pc = handlerOf(session)?.peerConnection;
-      const report = () => {
-        // ICE or DTLS gave up: no audio will flow on this call (SIP.js does not restart ICE).
-        if (pc?.connectionState === 'failed') return events.onMediaFailed(callId);
-        if (pc?.connectionState !== 'connected') return;
-        events.onMediaConnected(callId);
-        stopQuality ??= watchQuality(pc, clock, (quality) => events.onQuality(callId, quality));
-      };
-      pc?.addEventListener('connectionstatechange', report);
-      report();
+      if (pc) {
+        stopPath = watchMediaPath({
+          sample: () => samplePath(pc),
+          onStateChange: (listener) => {
+            pc.addEventListener('connectionstatechange', listener);
+            return () => pc.removeEventListener('connectionstatechange', listener);
+          },
+          clock,
+          restartIce: () => restartIce(session),
+          onConnected: () => {
+            events.onMediaConnected(callId);
+            stopQuality ??= watchQuality(pc, clock, (quality) => events.onQuality(callId, quality));
+          },
+          onReconnecting: () => events.onMediaReconnecting(callId),
+          onFailed: () => events.onMediaFailed(callId),
+        });
+      }
       media.applyMute();
       void media.play(handlerOf(session)?.remoteMediaStream);
     }
     if (state === SessionState.Terminated) {
+      stopPath?.();
       stopQuality?.();
       onTerminated();
       events.onSessionEnded(callId);
     }
+  });
+}
+
+/** The call's path as media-path.ts judges it: the connection's state, the audio received, the far end's direction. */
+async function samplePath(pc: RTCPeerConnection): Promise<PathSample> {
+  let received = 0;
+  (await pc.getStats()).forEach((stat: { type: string; kind?: string; packetsReceived?: number }) => {
+    if (stat.type === 'inbound-rtp' && stat.kind === 'audio') received += stat.packetsReceived ?? 0;
+  });
+  // RFC 3264 section 6.1: a far end that answered recvonly or inactive sends nothing, so its silence says nothing.
+  const farEndSends = !/^a=(?:recvonly|inactive)\s*$/m.test(pc.currentRemoteDescription?.sdp ?? '');
+  return { state: pc.connectionState, received, farEndSends };
+}
+
+/** Restarts the call's ICE by a re-INVITE whose offer carries new ICE credentials; resolves on its 2xx. */
+function restartIce(session: Session): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    session
+      .invite({
+        sessionDescriptionHandlerOptions: { offerOptions: { iceRestart: true } } as Session['sessionDescriptionHandlerOptionsReInvite'],
+        requestDelegate: { onAccept: () => resolve(), onReject: (response) => reject(new Error(`re-INVITE answered ${response.message.statusCode}`)) },
+      })
+      .catch(reject);
   });
 }
 

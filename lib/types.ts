@@ -175,8 +175,11 @@ export interface VoiceBrowserStatus {
   attempt: CallAttempt | null;
   /** True from startCall() until a terminal read proves both legs stopped. */
   busy: boolean;
-  /** The page's audio: `none` before a call, `connecting`, `playing`, `blocked` (autoplay policy), `ended`. */
-  audio: 'none' | 'connecting' | 'playing' | 'blocked' | 'ended';
+  /**
+   * The page's audio: `none` before a call, `connecting`, `playing`, `blocked` (autoplay policy), `reconnecting`
+   * (the media path stopped and ICE is being restarted in the same call), `ended`.
+   */
+  audio: 'none' | 'connecting' | 'playing' | 'blocked' | 'reconnecting' | 'ended';
   /** Outgoing audio muted (mute affects outgoing audio only); kept across calls until changed. */
   muted: boolean;
   error: StatusError | null;
@@ -204,11 +207,22 @@ export interface CallQuality {
 }
 
 /**
- * A milestone of connect or of a call, with the time since the operation started (`onTiming`); and,
- * while a call's media flows, a `call_quality` sample every 2 s carrying `quality`.
+ * A milestone of connect or of a call, with the time since the operation started (`onTiming`); while a call's
+ * media flows, a `call_quality` sample every 2 s carrying `quality`; and `media_reconnecting` /
+ * `media_reconnected` around an ICE restart.
  */
 export interface TimingEvent {
-  name: 'session_created' | 'registered' | 'call_admitted' | 'invite_received' | 'media_connected' | 'connected' | 'call_quality' | 'ended';
+  name:
+    | 'session_created'
+    | 'registered'
+    | 'call_admitted'
+    | 'invite_received'
+    | 'media_connected'
+    | 'connected'
+    | 'call_quality'
+    | 'media_reconnecting'
+    | 'media_reconnected'
+    | 'ended';
   /** Call id, for call milestones. */
   callId?: string;
   at: number;

@@ -3,26 +3,22 @@ import type { Plugin } from 'esbuild';
 
 /**
  * An esbuild plugin that leaves out the parts of SIP.js the helper can never reach. The helper registers,
- * answers one INVITE, sends INFO and BYE, and nothing else: it never starts an INVITE or re-INVITE, nor sends
- * MESSAGE, PUBLISH, REFER, NOTIFY, PRACK or SUBSCRIBE. Those client classes are replaced by stubs that throw
- * if anything ever did reach them. SIP.js's own modules import them (the user agent core and the session
- * dialog hold a method for each), so tree shaking alone cannot drop them. The one class checked with
- * `instanceof` (`InviteClientTransaction`, in the dialog's ACK path for INVITEs we send) stays a class, so
- * the check still answers false as it would for an answered call. The unit and e2e suites run the built
- * bundle, which proves nothing needed went missing.
+ * answers one INVITE, sends INFO, BYE and the re-INVITE that restarts ICE (media-path.ts), and nothing else:
+ * it never starts a call's first INVITE, nor sends MESSAGE, PUBLISH, REFER, NOTIFY, PRACK or SUBSCRIBE. Those
+ * client classes are replaced by stubs that throw if anything ever did reach them. SIP.js's own modules import
+ * them (the user agent core and the session dialog hold a method for each), so tree shaking alone cannot drop
+ * them. The unit and e2e suites run the built bundle, which proves nothing needed went missing.
  *
- * It also drops SIP.js's `log` and `debug` statements whose only argument is a literal message: the helper
- * runs SIP.js at `logLevel: 'error'` without a log connector, so they can never print, yet their text is
- * a share of the gzipped bundle (README, Measured). Only whole lines of exactly that shape go, each left as
- * an empty statement (so a brace-less `if` above one keeps its meaning); warnings and errors stay.
+ * It also drops SIP.js's `log`, `debug` and `warn` statements whose only argument is a literal message: the
+ * helper runs SIP.js at `logLevel: 'error'` without a log connector, so below an error nothing can print, yet
+ * their text is a share of the gzipped bundle (README, Measured). Only whole lines of exactly that shape go,
+ * each left as an empty statement (so a brace-less `if` above one keeps its meaning); errors stay.
  */
 
 const STUBS: Record<string, string> = {
   'api/inviter.js': 'Inviter',
   'core/dialogs/subscription-dialog.js': 'SubscriptionDialog',
-  'core/transactions/invite-client-transaction.js': 'InviteClientTransaction',
   'core/user-agents/invite-user-agent-client.js': 'InviteUserAgentClient',
-  'core/user-agents/re-invite-user-agent-client.js': 'ReInviteUserAgentClient',
   'core/user-agents/message-user-agent-client.js': 'MessageUserAgentClient',
   'core/user-agents/publish-user-agent-client.js': 'PublishUserAgentClient',
   'core/user-agents/refer-user-agent-client.js': 'ReferUserAgentClient',
@@ -31,8 +27,8 @@ const STUBS: Record<string, string> = {
   'core/user-agents/subscribe-user-agent-client.js': 'SubscribeUserAgentClient',
 };
 
-/** A statement line `this.logger.log("...");` or `this.logger.debug(`...`);`, with no other argument. */
-const DEAD_LOG = /^[ \t]*this\.logger\.(?:log|debug)\((?:"[^"\n]*"|`[^`\n]*`)\);$/gm;
+/** A statement line `this.logger.log("...");`, `debug` or `warn`, with one literal argument and nothing else. */
+const DEAD_LOG = /^[ \t]*this\.logger\.(?:log|debug|warn)\((?:"[^"\n]*"|`[^`\n]*`)\);$/gm;
 
 /** SIP.js module source without its dead `log` and `debug` lines, each left as an empty statement. */
 export function dropDeadLogs(source: string): string {

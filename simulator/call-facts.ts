@@ -31,6 +31,9 @@ export interface CallFacts {
   transportLostAt: string | null;
   media: MediaCounts | null;
   dtmf: DtmfReceived[];
+  /** Re-INVITEs the page sent in the call's dialog, and how many of them restarted ICE (new ICE credentials). */
+  reinvites: number;
+  iceRestarts: number;
 }
 
 /** The facts of a call just placed: its first state, nothing observed yet. */
@@ -44,5 +47,7 @@ export function initialFacts(call: BrowserCall): CallFacts {
     transportLostAt: null,
     media: null,
     dtmf: [],
+    reinvites: 0,
+    iceRestarts: 0,
   };
 }

@@ -80,6 +80,7 @@ export class CallRunner {
         },
         onBye: () => void this.finish('ended', 'agent_hangup'),
         onInfo: (contentType, body) => this.onInfo(contentType, body),
+        onReoffer: (sdp) => this.onReoffer(sdp),
         onTransportLost: () => this.onTransportLost(),
       },
     });
@@ -196,6 +197,15 @@ export class CallRunner {
         // Refused at admission (POST /browser-calls answers 403); never reaches a running call.
         return void this.finish('failed', 'compliance_blocked', { code: outcome.code, message: outcome.message });
     }
+  }
+
+  /** The page's re-INVITE: its new offer answered by the call's media, an ICE restart counted. */
+  private async onReoffer(sdp: string): Promise<string> {
+    if (!this.media || this.finishing) throw new Error('the call has no media to offer to');
+    this.facts.reinvites++;
+    const answer = await this.media.answerReoffer(sdp);
+    if (answer.iceRestart) this.facts.iceRestarts++;
+    return answer.sdp;
   }
 
   /** SIP INFO DTMF (sip-info-dtmf.ts): recorded beside the RFC 4733 digits media reports. */

@@ -80,6 +80,9 @@ export interface SimulatedCall {
     media: SimulatedMedia | null;
     /** Each DTMF digit the far end heard, and how the page sent it. */
     dtmf: Array<{ digit: string; method: 'rfc4733' | 'sip-info'; at: string }>;
+    /** Re-INVITEs the page sent in the call's dialog, and how many restarted ICE. */
+    reinvites: number;
+    iceRestarts: number;
   };
   /** The browser leg's packet counts, once it has media (the same as `facts.media`). */
   media: SimulatedMedia | null;

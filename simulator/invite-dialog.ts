@@ -20,6 +20,11 @@ export interface BrowserLegHandlers {
   onRejected(statusCode: number, reasonPhrase: string): void;
   onBye(): void;
   onInfo(contentType: string, body: string): void;
+  /**
+   * The page offered anew in the dialog (a re-INVITE: an ICE restart after its media path failed); resolves the
+   * answer, or rejects when the offer cannot be taken (the re-INVITE is refused 488 and the call goes on).
+   */
+  onReoffer(offerSdp: string): Promise<string>;
   /** The WebSocket that carried the leg closed while the leg was up: no SIP can reach the page on it any more. */
   onTransportLost(): void;
 }
@@ -132,6 +137,14 @@ export class InviteDialog implements BrowserLeg {
       onInfo: (info) => {
         info.accept();
         this.handlers.onInfo(info.message.getHeader('content-type') ?? '', info.message.body);
+      },
+      onInvite: (reinvite) => {
+        // RFC 3261 section 14.2: answered like the first INVITE, in the same dialog; SIP.js core keeps the
+        // dialog's offer/answer state and the ACK.
+        this.handlers.onReoffer(reinvite.message.body).then(
+          (sdp) => void reinvite.accept({ statusCode: 200, body: { contentDisposition: 'session', contentType: 'application/sdp', content: sdp } }),
+          () => void reinvite.reject({ statusCode: 488, reasonPhrase: 'Not Acceptable Here' }),
+        );
       },
     };
     this.handlers.onAnswered(response.message.body);

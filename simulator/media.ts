@@ -29,6 +29,11 @@ export interface MediaPeerOptions {
 /** What the media peer is doing: waiting for DTLS, playing the tone, echoing, or done. */
 export type MediaPhase = 'idle' | 'tone' | 'echo' | 'closed';
 
+/** The session's ICE username fragment (RFC 8839 section 5.4), from its first media section that has one. */
+function iceUfrag(sdp: string): string | undefined {
+  return /^a=ice-ufrag:(\S+)/m.exec(sdp)?.[1];
+}
+
 /** One simulated recipient audio endpoint backed by a werift RTCPeerConnection. */
 export interface MediaPeer {
   /** Full non-trickle SDP offer: PCMU/8000 pt 0 + telephone-event/8000 pt 101 (0-16), sendrecv, candidates included. */
@@ -46,6 +51,12 @@ export interface MediaPeer {
    * first end packet arrives; the repeated end packets and retransmissions are not reported again.
    */
   onDtmf(listener: (digit: string) => void): void;
+  /**
+   * Answers the page's new offer in the dialog (a re-INVITE, RFC 3261 section 14). An offer with new ICE
+   * credentials is an ICE restart (RFC 8839 section 4.4.1.1.1): new checks run on the same sockets, and DTLS and
+   * SRTP carry on over the pair they find.
+   */
+  answerReoffer(sdp: string): Promise<{ sdp: string; iceRestart: boolean }>;
   /** Drops every datagram of the call's media path (RTP, DTLS, ICE checks), both ways, for `ms`. */
   blackhole(ms: number): void;
   /** Idempotent: stops the tone timer and closes the peer connection (sockets, timers). */
@@ -64,6 +75,8 @@ class LoopbackMediaPeer implements MediaPeer {
   private readonly now: () => number;
   private closing: Promise<void> | undefined;
   private settled = false;
+  /** The page's ICE username fragment in its last description: a new one in a re-offer is an ICE restart. */
+  private remoteUfrag: string | undefined;
   private resolveConnected: () => void = () => undefined;
   private rejectConnected: (error: Error) => void = () => undefined;
 
@@ -101,18 +114,35 @@ class LoopbackMediaPeer implements MediaPeer {
   async createOffer(): Promise<string> {
     const offer = await this.pc.createOffer();
     disableStun(this.pc);
-    // Non-trickle: werift's setLocalDescription awaits candidate gathering.
-    await this.pc.setLocalDescription(offer);
+    return this.describeLocally(offer);
+  }
+
+  async acceptAnswer(sdp: string): Promise<void> {
+    this.remoteUfrag = iceUfrag(sdp);
+    await this.pc.setRemoteDescription({ type: 'answer', sdp: loopbackOnlySdp(sdp) });
+  }
+
+  async answerReoffer(sdp: string): Promise<{ sdp: string; iceRestart: boolean }> {
+    const ufrag = iceUfrag(sdp);
+    const iceRestart = ufrag !== this.remoteUfrag;
+    this.remoteUfrag = ufrag;
+    await this.pc.setRemoteDescription({ type: 'offer', sdp: loopbackOnlySdp(sdp) });
+    const answer = await this.describeLocally(await this.pc.createAnswer());
+    // werift restarts its ICE agent on the new credentials but, its DTLS being up, never runs the new checks
+    // itself (peerConnection.js connect()): start them, so the pair is found from this side too.
+    if (iceRestart) for (const transport of this.pc.iceTransports) void transport.start().catch(() => undefined);
+    return { sdp: answer, iceRestart };
+  }
+
+  /** Sets a local description and waits for its candidates (non-trickle: the SDP carries them all). */
+  private async describeLocally(description: Parameters<RTCPeerConnection['setLocalDescription']>[0]): Promise<string> {
+    await this.pc.setLocalDescription(description);
     if (this.pc.iceGatheringState !== 'complete') {
       await this.pc.iceGatheringStateChange.watch((state) => state === 'complete');
     }
     const sdp = this.pc.localDescription?.sdp;
     if (!sdp) throw new Error('werift produced no local description');
     return sdp;
-  }
-
-  async acceptAnswer(sdp: string): Promise<void> {
-    await this.pc.setRemoteDescription({ type: 'answer', sdp: loopbackOnlySdp(sdp) });
   }
 
   counts(): MediaCounts {

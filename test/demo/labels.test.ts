@@ -165,6 +165,7 @@ describe('demo labels', () => {
     const call = (state: string) => ({ ...idle, busy: true, call: { id: 'bc_1', state, to: '+12025550100' } });
     expect(announcementLabel(call('dialing_recipient'))).toBe('Calling +12025550100: ringing');
     expect(announcementLabel(call('connected'))).toBe('Connected to +12025550100');
+    expect(announcementLabel({ ...call('connected'), audio: 'reconnecting' })).toBe('Connected to +12025550100; the audio is reconnecting');
     expect(announcementLabel({ ...call('ended'), busy: false, call: { id: 'bc_1', state: 'ended', endReason: 'recipient_hangup' } })).toBe('Ended: the other side hung up');
   });
 

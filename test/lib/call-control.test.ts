@@ -210,10 +210,48 @@ describe('the call\'s media path', () => {
     expect(backend.requestsOf('getCall').length).toBe(reads + 1);
   });
 
+  it('shows reconnecting while ICE restarts, then the playback it had, with a timing at each end', async () => {
+    const { voice, sip, clock, timings } = await talking();
+    sip.events.onAudio('playing');
+    sip.events.onMediaConnected('call-1');
+    await clock.advance(3000);
+    sip.events.onMediaReconnecting('call-1');
+    expect(voice.status()).toMatchObject({ audio: 'reconnecting', busy: true, error: null });
+    await clock.advance(2500);
+    sip.events.onMediaConnected('call-1');
+    expect(voice.status().audio).toBe('playing');
+    const around = timings.filter((event) => event.name === 'media_reconnecting' || event.name === 'media_reconnected');
+    expect(around.map((event) => [event.name, event.callId, event.at - (around[0]?.at ?? 0)])).toEqual([
+      ['media_reconnecting', 'call-1', 0],
+      ['media_reconnected', 'call-1', 2500],
+    ]);
+    // The first media_connected milestone is not told again by the restart.
+    expect(timings.filter((event) => event.name === 'media_connected')).toHaveLength(1);
+  });
+
+  it('keeps showing reconnecting when the playback changes during the restart, and shows that change after it', async () => {
+    const { voice, sip } = await talking();
+    sip.events.onAudio('playing');
+    sip.events.onMediaReconnecting('call-1');
+    sip.events.onAudio('blocked');
+    expect(voice.status()).toMatchObject({ audio: 'reconnecting', error: { code: 'audio_playback_blocked' } });
+    sip.events.onMediaConnected('call-1');
+    expect(voice.status().audio).toBe('blocked');
+  });
+
+  it('ends reconnecting in connection_failed when every restart failed', async () => {
+    const { voice, sip } = await talking();
+    sip.events.onAudio('playing');
+    sip.events.onMediaReconnecting('call-1');
+    sip.events.onMediaFailed('call-1');
+    expect(voice.status()).toMatchObject({ audio: 'ended', busy: true, error: { code: 'connection_failed' } });
+  });
+
   it('ignores a media failure of another call', async () => {
     const { voice, sip } = await talking();
     const before = voice.status();
     sip.events.onMediaFailed('call-9');
+    sip.events.onMediaReconnecting('call-9');
     expect(voice.status()).toBe(before);
   });
 });

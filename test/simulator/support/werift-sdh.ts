@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import type { BodyAndContentType, SessionDescriptionHandler, SessionDescriptionHandlerFactory } from 'sip.js';
+import type { BodyAndContentType, SessionDescriptionHandler, SessionDescriptionHandlerFactory, SessionDescriptionHandlerOptions } from 'sip.js';
 import { RTCPeerConnection, RtpHeader, RtpPacket, type RTCRtpTransceiver } from 'werift';
 import { encodeMulaw } from '../../../simulator/g711.js';
 import { disableStun, loopbackPeerConfig, PCMU_PAYLOAD_TYPE, TELEPHONE_EVENT_PAYLOAD_TYPE } from '../../../simulator/loopback-webrtc.js';
@@ -56,11 +56,14 @@ export class WeriftSessionDescriptionHandler implements SessionDescriptionHandle
     this.audio = undefined;
   }
 
-  async getDescription(): Promise<BodyAndContentType> {
-    // Non-trickle: werift's setLocalDescription waits for gathering, so the answer carries its candidates.
-    await this.pc.setLocalDescription(await this.pc.createAnswer());
+  /** The answer to the INVITE's offer; in an established call, a new offer (a re-INVITE, with an ICE restart if asked). */
+  async getDescription(options?: SessionDescriptionHandlerOptions & { offerOptions?: { iceRestart?: boolean } }): Promise<BodyAndContentType> {
+    const description =
+      this.pc.signalingState === 'have-remote-offer' ? await this.pc.createAnswer() : await this.pc.createOffer({ iceRestart: options?.offerOptions?.iceRestart });
+    // Non-trickle: werift's setLocalDescription waits for gathering, so the description carries its candidates.
+    await this.pc.setLocalDescription(description);
     const sdp = this.pc.localDescription?.sdp;
-    if (!sdp) throw new Error('werift produced no answer');
+    if (!sdp) throw new Error('werift produced no description');
     return { body: sdp, contentType: 'application/sdp' };
   }
 
@@ -69,6 +72,12 @@ export class WeriftSessionDescriptionHandler implements SessionDescriptionHandle
   }
 
   async setDescription(sdp: string): Promise<void> {
+    if (this.pc.signalingState === 'have-local-offer') {
+      await this.pc.setRemoteDescription({ type: 'answer', sdp });
+      // werift runs no new checks after an ICE restart while its DTLS is up (simulator/media.ts says more).
+      for (const transport of this.pc.iceTransports) if (transport.state === 'new') void transport.start().catch(() => undefined);
+      return;
+    }
     await this.pc.setRemoteDescription({ type: 'offer', sdp });
     disableStun(this.pc); // the transports exist now; gathering starts with setLocalDescription
     this.transceiver = this.pc.getTransceivers()[0];
