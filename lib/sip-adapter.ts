@@ -22,6 +22,8 @@ import { handlerOf, incomingInvite, sendInfo, watchSession } from './sip-session
 
 /** Reconnection after a dropped WebSocket: attempts and the wait before each (ms). */
 const RECONNECT_DELAYS_MS = [250, 1000, 3000];
+/** How long a dead socket's closing handshake is waited for before the socket is taken as closed. */
+const CLOSE_WAIT_MS = 1000;
 
 /** Registers (or refreshes) once; rejects with the registrar's refusal. */
 function register(registerer: Registerer): Promise<void> {
@@ -49,6 +51,22 @@ function hearEveryFrame(ua: UserAgent, heard: () => void): void {
     heard();
     receive(event, socket);
   };
+}
+
+/**
+ * Closes a socket the keep-alive found dead, without waiting on it: SIP.js's disconnect() waits for the close
+ * event, which a dead path never brings (nobody answers the closing handshake; browsers give it up to a
+ * minute). After {@link CLOSE_WAIT_MS} the transport is told the socket closed abnormally (1006), so the
+ * link reconnects as it does after a drop; the old socket's own close, if it ever comes, is ignored by SIP.js.
+ */
+function dropDeadSocket(ua: UserAgent, clock: SipLinkOptions['clock']): void {
+  const transport = ua.transport as unknown as { _ws?: WebSocket; onWebSocketClose(event: CloseEvent, socket: WebSocket): void };
+  const socket = transport._ws;
+  void ua.transport.disconnect().catch(() => undefined);
+  if (!socket) return;
+  clock.setTimeout(() => {
+    if (transport._ws === socket) transport.onWebSocketClose(new CloseEvent('close', { code: 1006 }), socket);
+  }, CLOSE_WAIT_MS);
 }
 
 /**
@@ -107,17 +125,32 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   const keepAlive = createKeepAlive({
     clock,
     ping: () => void ua.transport.send('\r\n\r\n').catch(() => undefined),
-    onDead: () => void ua.transport.disconnect().catch(() => undefined),
+    onDead: () => dropDeadSocket(ua, clock),
   });
   hearEveryFrame(ua, keepAlive.heard);
 
   const registerer = new Registerer(ua, { expires: transport.registrationExpiresSeconds ?? 600 });
+  /** Ends the wait before the next reconnection attempt early: the browser is back online. */
+  let wake: (() => void) | undefined;
+  /**
+   * The browser is back `online` (the network changed): a reconnection waiting for its next attempt makes it
+   * now, and a socket that looks up is asked at once whether it survived the change.
+   */
+  const online = () => (wake ? wake() : keepAlive.probe());
+
   /** A dropped WebSocket: reconnect and register again a few times; the call's media does not need it. */
   async function reconnect(cause: Error | undefined): Promise<void> {
     reconnecting = true;
     events.onReconnecting();
     for (const delay of RECONNECT_DELAYS_MS) {
-      await new Promise<void>((resolve) => clock.setTimeout(resolve, delay));
+      await new Promise<void>((resolve) => {
+        const timer = clock.setTimeout(resolve, delay);
+        wake = () => {
+          clock.clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
       if (closing) return;
       try {
         await ua.reconnect();
@@ -152,6 +185,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     throw error;
   });
   keepAlive.start();
+  globalThis.addEventListener?.('online', online);
 
   return {
     endSession: () => {
@@ -163,6 +197,8 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     close: async () => {
       closing = true;
       keepAlive.stop();
+      globalThis.removeEventListener?.('online', online);
+      wake?.();
       if (current?.state === SessionState.Established) await current.bye().catch(() => undefined);
       if (registerer.state === RegistererState.Registered) await registerer.unregister().catch(() => undefined);
       await registerer.dispose().catch(() => undefined);

@@ -91,10 +91,13 @@ export class SipConnection {
 
   /**
    * Stalls the socket, as a network path that dies without a FIN or RST: it stays open, every frame that
-   * comes is ignored (keep-alive pings included) and nothing is sent, until the page closes it.
+   * comes is ignored (keep-alive pings included) and nothing is sent. Its reading stops too, so not even the
+   * page's close frame is answered: a page that waits for the closing handshake waits as it would on a dead
+   * path, until its own timeout or the simulator's stop.
    */
   stall(): void {
     this.stalled = true;
+    this.socket.pause();
   }
 
   private receive(text: string): void {

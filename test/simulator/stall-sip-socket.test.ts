@@ -35,9 +35,15 @@ describe('stall-sip-socket', () => {
     expect(await pingAnswered(w.client)).toBe(false);
     expect(w.client.ua.transport.isConnected()).toBe(true);
 
-    // The page's way out: it gives up on the stalled socket (nothing on it would ever be answered) and opens
-    // a new one, registered again, to which the service now sends its INVITEs.
-    await w.client.ua.transport.disconnect();
+    // Not even the closing handshake is answered, as on a path that died: the close stays pending.
+    const closing = w.client.ua.transport.disconnect();
+    await sleep(500);
+    expect(w.client.ua.transport.state).toBe('Disconnecting');
+    // The page's way out: it gives up on the stalled socket without waiting for its close (the library takes
+    // it as closed after a second; here its socket is dropped) and opens a new one, registered again, to
+    // which the service now sends its INVITEs.
+    (w.client.ua.transport as unknown as { _ws?: { terminate(): void } })._ws?.terminate();
+    await closing;
     const fresh = await sipClient(w.transport);
     expect((await fresh.register(fresh.registerer(w.transport.registrationExpiresSeconds))).statusCode).toBe(200);
     expect(await pingAnswered(fresh)).toBe(true);
