@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { build, type BuildOptions } from 'esbuild';
-import { sipTrim } from './sip-trim.js';
+import { LIB_BUILD_OPTIONS } from './sip-trim.js';
 
 /**
  * Builds the library (DESIGN.md): the ES module with its SIP.js part split into a chunk that `connect()`
@@ -12,7 +12,7 @@ import { sipTrim } from './sip-trim.js';
 const outdir = 'lib/dist';
 rmSync(outdir, { recursive: true, force: true });
 
-const common: BuildOptions = { bundle: true, minify: true, target: 'es2020', legalComments: 'none', logLevel: 'warning', plugins: [sipTrim] };
+const common: BuildOptions = { ...LIB_BUILD_OPTIONS, logLevel: 'warning' };
 
 await build({
   ...common,
