@@ -2,7 +2,8 @@ import { callConnected, expect, hangUp, logInAndConnect, pageAudioStats, test, t
 
 /**
  * A dropped SIP WebSocket (the simulator's close-sip-socket fault): the page shows `reconnecting`, reconnects
- * and registers again by itself, and takes calls as before. A call's audio does not need the socket.
+ * and registers again by itself, and takes calls as before. A call's audio does not need the socket, and its
+ * BYE reaches the page on the new socket: the page registers for outbound (RFC 5626).
  */
 
 /** The simulator's key, as the global setup started it (never the shell's SIM_API_KEY). */
@@ -34,6 +35,22 @@ test('the page reconnects and registers again after its SIP socket drops, then c
   expect((await simulator.call(callId)).call.sessionId).toBe(sessionId);
 
   await hangUp(page);
+  await expect.poll(async () => (await pageAudioStats(page)).connectionState).toBe('closed');
+});
+
+test("after a SIP socket drop, the service's BYE reaches the page on its new socket (RFC 5626 outbound)", async ({ page, simulator }) => {
+  await logInAndConnect(page, 'e2e-reconnect-bye');
+  const callId = await callConnected(page);
+  const { call } = await simulator.call(callId);
+  await dropSipSocket(simulator, call.sessionId);
+  await expect(page.getByTestId('connection')).toHaveText('ready');
+
+  // The far end hangs up: the service ends the browser leg with a BYE, which only the page's new socket can carry.
+  await simulator.remoteHangup(callId);
+  await expect(page.getByTestId('busy')).toHaveText('false');
+  const { facts } = await simulator.call(callId);
+  expect(facts.browserLegEnd).toBe('answered');
+  expect(facts.transportLostAt).not.toBeNull();
   await expect.poll(async () => (await pageAudioStats(page)).connectionState).toBe('closed');
 });
 

@@ -129,7 +129,9 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   });
   hearEveryFrame(ua, keepAlive.heard);
 
-  const registerer = new Registerer(ua, { expires: transport.registrationExpiresSeconds ?? 600 });
+  // RFC 5626 outbound: `reg-id` and the user agent's `+sip.instance` on the Contact make this page one agent
+  // across its sockets, so a proxy sends a call's BYE down the new socket after a reconnect.
+  const registerer = new Registerer(ua, { expires: transport.registrationExpiresSeconds ?? 600, regId: 1 });
   /** Ends the wait before the next reconnection attempt early: the browser is back online. */
   let wake: (() => void) | undefined;
   /**

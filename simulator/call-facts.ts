@@ -1,3 +1,4 @@
+import type { LegEnd } from './invite-dialog.js';
 import type { MediaCounts } from './media.js';
 import type { BrowserCall, BrowserCallState } from './model.js';
 
@@ -29,6 +30,12 @@ export interface CallFacts {
   mediaConnectedAt: string | null;
   /** When the SIP WebSocket carrying the browser leg closed while the leg was up. */
   transportLostAt: string | null;
+  /**
+   * How the service's BYE or CANCEL of the browser leg went, when the service ended it: `answered` by the page,
+   * `unreachable` (its socket gone and, without RFC 5626 outbound, no other way to it), `timeout`, or `already`
+   * ended by the page; null while the leg is up or when the page ended it.
+   */
+  browserLegEnd: LegEnd | null;
   media: MediaCounts | null;
   dtmf: DtmfReceived[];
   /** Re-INVITEs the page sent in the call's dialog, and how many of them restarted ICE (new ICE credentials). */
@@ -45,6 +52,7 @@ export function initialFacts(call: BrowserCall): CallFacts {
     browserFinalStatus: null,
     mediaConnectedAt: null,
     transportLostAt: null,
+    browserLegEnd: null,
     media: null,
     dtmf: [],
     reinvites: 0,

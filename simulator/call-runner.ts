@@ -227,7 +227,7 @@ export class CallRunner {
     this.finishing = true;
     this.timers.clear();
     this.set('ending');
-    await this.leg?.end();
+    if (this.leg) this.facts.browserLegEnd = await this.leg.end();
     await this.closeMedia();
     this.set(state, { endReason, error: error ?? null, endedAt: this.stamp() });
   }

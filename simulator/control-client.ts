@@ -76,6 +76,11 @@ export interface SimulatedCall {
     mediaConnectedAt: string | null;
     /** When the SIP WebSocket carrying the browser leg closed while the leg was up. */
     transportLostAt: string | null;
+    /**
+     * How the service's BYE or CANCEL went when it ended the browser leg: `answered` by the page, `unreachable`
+     * (its socket gone, and no newer flow of an agent registered for outbound), `timeout`, or `already` ended.
+     */
+    browserLegEnd: 'answered' | 'unreachable' | 'timeout' | 'already' | null;
     /** The browser leg's packet counts, once it has media. */
     media: SimulatedMedia | null;
     /** Each DTMF digit the far end heard, and how the page sent it. */

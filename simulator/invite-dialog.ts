@@ -29,13 +29,20 @@ export interface BrowserLegHandlers {
   onTransportLost(): void;
 }
 
+/**
+ * How the service's end of a leg went: the page answered its BYE or CANCEL (`answered`, with a 487 race or an
+ * error status too), it could not be sent (`unreachable`: the socket died, and no newer flow of the agent), the
+ * page never answered (`timeout`), or the leg had already ended (`already`: the page hung up, or refused).
+ */
+export type LegEnd = 'answered' | 'unreachable' | 'timeout' | 'already';
+
 /** The service's handle on an INVITE it sent to the page. */
 export interface BrowserLeg {
   /**
    * CANCEL before the answer, BYE after it; resolves when the page answered that request, or at once for a
    * leg already ended. A socket that died resolves it too: there is nobody left to tell.
    */
-  end(): Promise<void>;
+  end(): Promise<LegEnd>;
 }
 
 /** What the INVITE that rings the agent carries. */
@@ -65,12 +72,16 @@ export class InviteDialog implements BrowserLeg {
   private settleEnd: (() => void) | undefined;
   private readonly outgoing: OutgoingInviteRequest;
 
-  /** Sends the INVITE `request` through `core`; `isOpen` tells whether the socket can still carry a request. */
+  /**
+   * Sends the INVITE `request` through `core`; `isOpen` tells whether SIP can still reach the page (its socket, or
+   * its newest flow under RFC 5626 outbound); `onSettled` hears when the dialog is over for good.
+   */
   constructor(
     core: UserAgentCore,
     request: OutgoingRequestMessage,
     private readonly handlers: BrowserLegHandlers,
     private readonly isOpen: () => boolean,
+    private readonly onSettled: () => void = () => undefined,
   ) {
     this.outgoing = core.invite(request, {
       onAccept: (response) => this.onAccept(response),
@@ -83,28 +94,36 @@ export class InviteDialog implements BrowserLeg {
     return !this.live && this.settleEnd === undefined;
   }
 
-  end(): Promise<void> {
-    if (this.ended) return Promise.resolve();
+  /** Answered and neither side has ended it: a page that comes back on a new flow can still be sent its BYE. */
+  get up(): boolean {
+    return this.session !== undefined && !this.ended;
+  }
+
+  end(): Promise<LegEnd> {
+    if (this.ended) return Promise.resolve('already');
     this.ended = true;
     this.live = false;
-    return new Promise<void>((resolve) => {
-      const done = () => {
+    return new Promise<LegEnd>((resolve) => {
+      const done = (how: LegEnd) => {
         clearTimeout(timer);
-        if (this.settleEnd === done) this.settleEnd = undefined;
-        resolve();
+        if (this.settleEnd === settle) this.settleEnd = undefined;
+        resolve(how);
+        this.onSettled();
       };
-      const timer = setTimeout(done, END_TIMEOUT_MS);
-      this.settleEnd = done;
-      if (!this.isOpen()) return done();
-      if (this.session) this.session.bye({ onAccept: done, onReject: done });
+      // The socket closed meanwhile: nobody is left to answer.
+      const settle = () => done('unreachable');
+      const timer = setTimeout(() => done('timeout'), END_TIMEOUT_MS);
+      this.settleEnd = settle;
+      if (!this.isOpen()) return settle();
+      if (this.session) this.session.bye({ onAccept: () => done('answered'), onReject: () => done('answered') });
       else {
-        this.settleCancel = done;
+        this.settleCancel = () => done('answered');
         this.outgoing.cancel();
       }
     });
   }
 
-  /** The socket closed: an end() still waiting for the page settles at once, as nobody is left to answer. */
+  /** The socket closed: an end() still waiting for the page settles at once (`unreachable`), as nobody is left to answer. */
   settleEnding(): void {
     this.settleEnd?.();
   }
@@ -133,6 +152,7 @@ export class InviteDialog implements BrowserLeg {
         this.ended = true;
         this.live = false;
         this.handlers.onBye();
+        this.onSettled();
       },
       onInfo: (info) => {
         info.accept();

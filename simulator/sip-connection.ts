@@ -30,13 +30,20 @@ export interface Registrar {
   addRegistration(registration: Registration): void;
   /** Drops a binding; with a connection given, only when the binding is still that connection's. */
   removeRegistration(sessionId: string, connection?: SipConnection): void;
+  /**
+   * The connection of the same agent (RFC 5626: the same `+sip.instance` of the same session) that `holds`
+   * what a message needs, when `connection` itself does not; or, without `holds`, that agent's newest open flow.
+   */
+  sameAgent(connection: SipConnection, holds?: (other: SipConnection) => boolean): SipConnection | undefined;
+  /** A closed connection kept for its calls has none left up: it may be forgotten. */
+  forget(connection: SipConnection): void;
 }
 
 /**
- * The SIP core's configuration for one socket: it sends as the simulator's host, over that socket alone, and
- * sends nothing while the socket is `stalled`.
+ * The SIP core's configuration for one connection: it sends as the simulator's host, down the socket `route`
+ * names (the connection's own, or after it closed the agent's newest flow), and nothing when there is none.
  */
-function coreConfiguration(socket: WebSocket, host: string, stalled: () => boolean): ConstructorParameters<typeof UserAgentCore>[0] {
+function coreConfiguration(route: () => WebSocket | undefined, host: string): ConstructorParameters<typeof UserAgentCore>[0] {
   const contactUri = Grammar.URIParse(`sip:${host};transport=ws`);
   if (!contactUri) throw new Error(`bad SIP host ${host}`);
   const loggerFactory = new LoggerFactory();
@@ -59,9 +66,9 @@ function coreConfiguration(socket: WebSocket, host: string, stalled: () => boole
     transportAccessor: () => ({
       protocol: 'WS',
       send: async (message: string) => {
-        if (stalled()) return;
-        if (socket.readyState === socket.OPEN) socket.send(message);
-        else throw new Error('SIP socket closed');
+        const socket = route();
+        if (!socket) throw new Error('SIP socket closed');
+        socket.send(message);
       },
     }),
   };
@@ -75,18 +82,41 @@ export class SipConnection {
   private readonly dialogs = new Set<InviteDialog>();
   /** The `stall-sip-socket` fault: the socket stays open, and nothing goes in or out of it any more. */
   private stalled = false;
+  /** The agent this socket's REGISTER bound: its session and, registered for outbound, its instance. */
+  private agent: { sessionId: string; instance?: string } | undefined;
 
   constructor(
     readonly socket: WebSocket,
-    server: Registrar,
+    private readonly server: Registrar,
     private readonly options: SipServerOptions,
   ) {
     this.registration = new RegistrationHandler(options, {
-      bind: (binding) => server.addRegistration({ ...binding, connection: this }),
+      bind: (binding) => {
+        this.agent = { sessionId: binding.sessionId, ...(binding.instance ? { instance: binding.instance } : {}) };
+        server.addRegistration({ ...binding, connection: this });
+      },
       unbind: (sessionId) => server.removeRegistration(sessionId, this),
     });
-    this.core = new UserAgentCore(coreConfiguration(socket, options.host, () => this.stalled), { onRegister: (request) => this.registration.handle(request) });
+    this.core = new UserAgentCore(coreConfiguration(() => this.route(), options.host), { onRegister: (request) => this.registration.handle(request) });
     socket.on('message', (data, isBinary) => this.receive(isBinary ? data.toString() : String(data)));
+  }
+
+  get open(): boolean {
+    return this.socket.readyState === this.socket.OPEN;
+  }
+
+  /** Whether `other` is a flow of the same agent registered for outbound (RFC 5626 section 4.2). */
+  sameAgentAs(other: SipConnection): boolean {
+    return !!this.agent?.instance && this.agent.instance === other.agent?.instance && this.agent.sessionId === other.agent.sessionId;
+  }
+
+  /**
+   * Where this connection's SIP goes: its own socket while open and not stalled; else the newest flow of the same agent when it registered for outbound, so a dialog begun on the old socket goes on
+   * over the new one (RFC 5626 section 5.3); else nowhere, as a binding without outbound lives with its socket.
+   */
+  private route(): WebSocket | undefined {
+    if (this.open && !this.stalled) return this.socket;
+    return this.server.sameAgent(this)?.socket;
   }
 
   /**
@@ -109,8 +139,16 @@ export class SipConnection {
     }
     const logger = this.core.loggerFactory.getLogger('sim.parser');
     const message = Parser.parseMessage(text, logger);
-    if (message instanceof IncomingRequestMessage) this.core.receiveIncomingRequestFromTransport(message);
-    else if (message instanceof IncomingResponseMessage) this.core.receiveIncomingResponseFromTransport(message);
+    // A request in a dialog, or a response to a request, that an earlier flow of the same agent holds goes to it.
+    if (message instanceof IncomingRequestMessage) {
+      const dialog = message.toTag ? message.callId + message.toTag + message.fromTag : undefined;
+      const holder = dialog ? this.server.sameAgent(this, (other) => other.core.dialogs.has(dialog)) : undefined;
+      (holder ?? this).core.receiveIncomingRequestFromTransport(message);
+    } else if (message instanceof IncomingResponseMessage) {
+      const client = message.viaBranch + message.method;
+      const holder = this.server.sameAgent(this, (other) => other.core.userAgentClients.has(client));
+      (holder ?? this).core.receiveIncomingResponseFromTransport(message);
+    }
   }
 
   /** Sends the INVITE that rings the agent, carrying `X-Browser-Call-Id` (DESIGN.md). */
@@ -125,22 +163,37 @@ export class SipConnection {
       { contentDisposition: 'session', contentType: 'application/sdp', content: options.offerSdp },
     );
     for (const dialog of this.dialogs) if (dialog.over) this.dialogs.delete(dialog);
-    const dialog = new InviteDialog(this.core, request, options.handlers, () => this.socket.readyState === this.socket.OPEN);
+    const dialog = new InviteDialog(this.core, request, options.handlers, () => this.route() !== undefined, () => this.forgetIfIdle());
     this.dialogs.add(dialog);
     return dialog;
   }
 
   /**
-   * Drops every transaction and dialog of this socket once it closed: their timers (RFC 6026 timer M keeps an
-   * answered INVITE's transaction 32 s) would otherwise outlive the connection and the simulator. Legs still
-   * ending settle at once instead of waiting out their own timer; legs still up learn that their transport is gone.
+   * The socket closed. Legs still ending settle at once instead of waiting out their own timer; legs still up
+   * learn that their transport is gone. Every transaction and dialog is dropped with the core (their timers,
+   * RFC 6026 timer M keeps an answered INVITE's transaction 32 s, would otherwise outlive the connection),
+   * except that an agent registered for outbound keeps the calls that are up: it may come back on a new flow,
+   * and their BYE and in-dialog requests go that way. Returns whether the connection is kept for them.
    */
+  closed(): boolean {
+    for (const dialog of this.dialogs) dialog.settleEnding();
+    for (const dialog of this.dialogs) dialog.transportLost();
+    if (this.agent?.instance && [...this.dialogs].some((dialog) => dialog.up)) return true;
+    this.dispose();
+    return false;
+  }
+
+  /** Drops every transaction and dialog (the simulator stops, or a kept connection's last call ended). */
   dispose(): void {
-    const dialogs = [...this.dialogs];
     this.dialogs.clear();
-    for (const dialog of dialogs) dialog.settleEnding();
-    for (const dialog of dialogs) dialog.transportLost();
     this.core.dispose();
+  }
+
+  /** A closed connection kept for its calls, once none is up, is disposed and forgotten. */
+  private forgetIfIdle(): void {
+    if (this.open || [...this.dialogs].some((dialog) => dialog.up)) return;
+    this.dispose();
+    this.server.forget(this);
   }
 
   /** Nonces are per connection and forgotten after 5 minutes, so a chatty page cannot grow them. */

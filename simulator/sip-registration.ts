@@ -21,6 +21,11 @@ export interface Binding {
   username: string;
   contact: string;
   expiresAt: number;
+  /**
+   * The agent's instance (`+sip.instance`), when it registered for outbound with a `reg-id` (RFC 5626 section
+   * 4.2): its flows are one agent's, so requests of a dialog may go down its newest one.
+   */
+  instance?: string;
 }
 
 /** Where a connection's REGISTERs add and drop their bindings. */
@@ -102,7 +107,8 @@ export class RegistrationHandler {
     }
     // RFC 3261 section 10.3 step 7: the registrar may shorten the lifetime; it echoes what it granted.
     const expires = Math.max(1, Math.min(Number.isFinite(requested) ? requested : 3600, account.maxExpiresSeconds));
-    this.sink.bind({ sessionId: account.sessionId, username, contact: contact.uri.toString(), expiresAt: now + expires * 1000 });
+    const instance = contact.getParam('reg-id') !== undefined ? contact.getParam('+sip.instance')?.replace(/^"|"$/g, '') : undefined;
+    this.sink.bind({ sessionId: account.sessionId, username, contact: contact.uri.toString(), expiresAt: now + expires * 1000, ...(instance ? { instance } : {}) });
     const echoed = contactHeader.replace(/;\s*expires=\d+/i, '') + `;expires=${expires}`;
     request.accept({ statusCode: 200, extraHeaders: [`Contact: ${echoed}`, `Expires: ${expires}`] });
   }

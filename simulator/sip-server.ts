@@ -11,10 +11,12 @@ import { SipConnection, type Registration, type SipServerOptions } from './sip-c
  * @remarks
  * Each WebSocket gets its own SIP.js `UserAgentCore`, so transactions, dialogs, ACK and BYE handling come
  * from the same well-tested grammar and state machines the page runs, and every message of a connection
- * goes back down that connection (RFC 5626 flow semantics: a binding lives as long as its socket).
+ * goes back down that connection (RFC 5626 flow semantics: a binding lives as long as its socket). An agent
+ * registered for outbound (`+sip.instance` with `reg-id`) is one agent across its sockets: when its socket
+ * closes, its calls that are up stay, and their requests and responses go down its newest flow.
  */
 
-export type { BrowserLeg, BrowserLegHandlers, InviteOptions } from './invite-dialog.js';
+export type { BrowserLeg, BrowserLegHandlers, InviteOptions, LegEnd } from './invite-dialog.js';
 export type { Registration, SipServerOptions } from './sip-connection.js';
 export type { SipAccount } from './sip-registration.js';
 
@@ -27,6 +29,8 @@ export class SipServer {
   });
   private readonly registrations = new Map<string, Registration>();
   private readonly connections = new Set<SipConnection>();
+  /** Closed connections of agents registered for outbound, kept while a call of theirs is up. */
+  private readonly kept = new Set<SipConnection>();
 
   constructor(private readonly options: SipServerOptions) {}
 
@@ -37,7 +41,7 @@ export class SipServer {
       this.connections.add(connection);
       ws.on('close', () => {
         this.connections.delete(connection);
-        connection.dispose();
+        if (connection.closed()) this.kept.add(connection);
         for (const registration of [...this.registrations.values()]) {
           if (registration.connection === connection) this.removeRegistration(registration.sessionId, connection);
         }
@@ -70,6 +74,17 @@ export class SipServer {
     this.options.onRegistrationChange?.(sessionId);
   }
 
+  sameAgent(connection: SipConnection, holds?: (other: SipConnection) => boolean): SipConnection | undefined {
+    // Newest first: a later socket of the agent is its current flow.
+    const candidates = [...this.connections, ...this.kept].reverse().filter((other) => other !== connection && other.sameAgentAs(connection));
+    if (holds) return holds(connection) ? undefined : candidates.find(holds);
+    return candidates.find((other) => other.open);
+  }
+
+  forget(connection: SipConnection): void {
+    this.kept.delete(connection);
+  }
+
   /** Rings the session's registered agent; undefined when it is not registered. */
   invite(sessionId: string, options: InviteOptions): BrowserLeg | undefined {
     const registration = this.registration(sessionId);
@@ -82,6 +97,8 @@ export class SipServer {
       connection.socket.terminate();
       connection.dispose();
     }
+    for (const connection of this.kept) connection.dispose();
+    this.kept.clear();
     this.registrations.clear();
     this.wss.close();
   }

@@ -88,7 +88,7 @@ export class StubAgentConnection extends SipConnection {
 
   override invite(_registration: Registration, options: InviteOptions): BrowserLeg {
     this.invites.push(options);
-    return { end: async () => undefined };
+    return { end: async () => 'answered' as const };
   }
 }
 
