@@ -1,4 +1,4 @@
-import { RENEWABLE_CONNECTIONS, type BrowserCall, type CallQuality, type TimingEvent, type VoiceBrowserStatus } from '../lib/index.js';
+import { RENEWABLE_CONNECTIONS, type BrowserCall, type CallQuality, type CallWarning, type TimingEvent, type VoiceBrowserStatus } from '../lib/index.js';
 
 /**
  * Words for what the page shows and which controls it offers, as pure functions (tested directly in
@@ -212,6 +212,18 @@ export function announcementLabel(status: VoiceBrowserStatus): string {
   if (status.attempt?.phase === 'creating') return 'Placing the call';
   if (status.attempt?.phase === 'outcome_unknown') return 'The call may have been placed: retry it, or disconnect';
   return connectionLabel(status.connection);
+}
+
+/** Each warning during a call, in words that say what the user hears and what to try. */
+const WARNINGS: Readonly<Record<CallWarning, string>> = {
+  no_inbound_audio: 'No sound from the other side for 3 seconds: the network may be dropping it',
+  silent_microphone: 'Your microphone sends silence: check that it is plugged in and not muted on the device',
+  high_packet_loss: 'The network is losing some of the audio: it may sound choppy',
+  high_rtt: 'The network is slow: expect a delay when you talk',
+};
+
+export function warningLabel(warning: CallWarning): string {
+  return WARNINGS[warning];
 }
 
 /** Who the call is with: "To +12025550100 from +12025550199", from the call, else the attempt; null with neither. */

@@ -17,8 +17,8 @@ import type { BrowserCall, VoiceBackend, VoiceBrowserStatus } from './types.js';
 export interface CallEffectsHost {
   backend: VoiceBackend;
   clock: Clock;
-  /** Shows what no machine owns: the call's audio, and an error of a SIP action. */
-  show(patch: Partial<Pick<VoiceBrowserStatus, 'audio' | 'error'>>): void;
+  /** Shows what no machine owns: the call's audio and warnings, and an error of a SIP action. */
+  show(patch: Partial<Pick<VoiceBrowserStatus, 'audio' | 'warnings' | 'error'>>): void;
   audio(): VoiceBrowserStatus['audio'];
   reads: CallReads;
   call(): CallSlice;
@@ -77,7 +77,7 @@ export function createCallEffects(host: CallEffectsHost) {
     host.timing('ended', call.id);
     // The service says both legs are down; make sure our half of the dialog is too.
     host.link()?.endSession();
-    if (host.audio() !== 'none') show({ audio: 'ended' });
+    if (host.audio() !== 'none') show({ audio: 'ended', warnings: [] });
     reads.ended();
   }
 

@@ -19,6 +19,7 @@ export type {
   CallbackOptions,
   CallInput,
   CallQuality,
+  CallWarning,
   Connection,
   SessionTransport,
   StateTransition,

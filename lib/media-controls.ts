@@ -25,6 +25,8 @@ export interface MediaControls {
   play(stream: MediaStream | undefined): Promise<void>;
   resumeAudio(): Promise<void>;
   setMuted(muted: boolean): void;
+  /** The mute wish now. */
+  isMuted(): boolean;
   /** Applies the mute wish to the current call's outgoing track (called when a call's media starts). */
   applyMute(): void;
   sendDtmf(digit: string): Promise<DtmfMethod>;
@@ -138,6 +140,7 @@ export function createMediaControls(options: MediaControlsOptions): MediaControl
       muted = next;
       applyMute();
     },
+    isMuted: () => muted,
     applyMute,
     sendDtmf(digit) {
       // One digit at a time, in order: insertDTMF replaces a buffer still playing.

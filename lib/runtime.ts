@@ -8,7 +8,7 @@ import type { VoiceBrowserError } from './errors.js';
 import { createExpiryTimer } from './expiry-timer.js';
 import type { SipEvents, SipLink, SipLinkOptions } from './sip-link.js';
 import { createStatusStore } from './status-store.js';
-import type { BrowserCall, SessionTransport, VoiceBackend, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
+import type { BrowserCall, CallWarning, SessionTransport, VoiceBackend, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
 
 /**
  * The helper's runtime: the one owner of the status store and of both machines' states. Every change is an
@@ -114,7 +114,8 @@ export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrow
       onMediaConnected: (callId) => live() && mediaConnected(callId),
       onMediaReconnecting: (callId) => live() && mediaReconnecting(callId),
       onMediaFailed: (callId) => live() && effects.mediaFailed(callId),
-      onQuality: (callId, quality) => live() && store.timing('call_quality', origin?.startedAt, callId, quality),
+      onQuality: (callId, quality) => live() && store.timing('call_quality', origin?.startedAt, callId, { quality }),
+      onWarning: (callId, warning, raised) => live() && warningChanged(callId, warning, raised),
       onAudio: (audio) => live() && audioChanged(audio),
       onReconnecting: () => live() && connection({ type: 'socket_dropped' }),
       onReconnected: () => live() && connection({ type: 'socket_restored' }),
@@ -138,6 +139,13 @@ export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrow
     if (store.get().audio !== 'reconnecting' || !effects.isCurrent(callId)) return;
     store.commit({ audio: audioUnderRestart ?? 'playing' });
     store.timing('media_reconnected', origin?.startedAt, callId);
+  }
+
+  function warningChanged(callId: string | undefined, warning: CallWarning, raised: boolean): void {
+    if (!effects.isCurrent(callId)) return;
+    const others = store.get().warnings.filter((shown) => shown !== warning);
+    store.commit({ warnings: raised ? [...others, warning] : others });
+    store.timing(raised ? 'warning_raised' : 'warning_cleared', origin?.startedAt, callId, { warning });
   }
 
   function audioChanged(audio: 'playing' | 'blocked'): void {

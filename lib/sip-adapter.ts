@@ -4,6 +4,7 @@ import { RegistererState } from 'sip.js/lib/api/registerer-state.js';
 import type { Session } from 'sip.js/lib/api/session.js';
 import { SessionState } from 'sip.js/lib/api/session-state.js';
 import { UserAgent } from 'sip.js/lib/api/user-agent.js';
+import { AudioSessionHandler } from './audio-session-handler.js';
 import { VoiceBrowserError } from './errors.js';
 import { createKeepAlive } from './keep-alive.js';
 import { createMediaControls, type MediaControls } from './media-controls.js';
@@ -13,7 +14,8 @@ import { handlerOf, incomingInvite, sendInfo, watchSession } from './sip-session
 /**
  * The SIP link over SIP.js (sip-link.ts says what it offers): a registered user agent over WebSocket that
  * reconnects after a drop, reports INVITEs and registration, and closes. A call's dialog is in
- * sip-session.ts; with it, the only files that import SIP.js. It decides nothing; the runtime does.
+ * sip-session.ts and its media in audio-session-handler.ts; with them, the only files that import SIP.js.
+ * It decides nothing; the runtime does.
  *
  * @remarks
  * Loaded with a dynamic `import()` from `connect()`, so a page that only recovers or cleans up never
@@ -97,8 +99,8 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     authorizationPassword: transport.authorizationPassword,
     transportOptions: { server: transport.websocketUrl, connectionTimeout: 5 },
     logLevel: 'error',
-    // Always the session's ICE servers: SIP.js would otherwise use a public STUN server.
-    sessionDescriptionHandlerFactoryOptions: { peerConnectionConfiguration: { iceServers: transport.iceServers }, iceGatheringTimeout: 1000 },
+    // Always the session's ICE servers: SIP.js's own handler would otherwise use a public STUN server.
+    sessionDescriptionHandlerFactory: () => new AudioSessionHandler({ iceServers: transport.iceServers, iceGatheringTimeoutMs: 1000 }),
     delegate: {
       onInvite: (invitation: Invitation) =>
         events.onInvite(
@@ -139,6 +141,32 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
    * now, and a socket that looks up is asked at once whether it survived the change.
    */
   const online = () => (wake ? wake() : keepAlive.probe());
+  /** Put in the back/forward cache while idle: the socket was closed on the way in, and is opened on the way out. */
+  let suspended = false;
+  /**
+   * The page goes into the back/forward cache: its socket does not come back alive (Chromium closes it; one
+   * kept open would be long dead), so an idle link closes it itself, the same way in every browser, and shows
+   * `reconnecting` from now (a call's peer connection keeps the page out of the cache, so a link in a call is
+   * left as it is).
+   */
+  const pagehide = (event: PageTransitionEvent) => {
+    if (!event.persisted || current || closing || reconnecting) return;
+    suspended = reconnecting = true;
+    keepAlive.stop();
+    events.onReconnecting();
+    void ua.transport.disconnect().catch(() => undefined);
+  };
+  /** The page is back from the cache: the link reconnects and registers again, as after a drop. */
+  const pageshow = (event: PageTransitionEvent) => {
+    if (!event.persisted || !suspended) return;
+    suspended = false;
+    void reconnect(undefined);
+  };
+  const pageEvents: Array<[string, EventListener]> = [
+    ['online', online],
+    ['pagehide', pagehide as EventListener],
+    ['pageshow', pageshow as EventListener],
+  ];
 
   /** A dropped WebSocket: reconnect and register again a few times; the call's media does not need it. */
   async function reconnect(cause: Error | undefined): Promise<void> {
@@ -187,7 +215,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     throw error;
   });
   keepAlive.start();
-  globalThis.addEventListener?.('online', online);
+  for (const [name, listener] of pageEvents) globalThis.addEventListener?.(name, listener);
 
   return {
     endSession: () => {
@@ -199,7 +227,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     close: async () => {
       closing = true;
       keepAlive.stop();
-      globalThis.removeEventListener?.('online', online);
+      for (const [name, listener] of pageEvents) globalThis.removeEventListener?.(name, listener);
       wake?.();
       if (current?.state === SessionState.Established) await current.bye().catch(() => undefined);
       if (registerer.state === RegistererState.Registered) await registerer.unregister().catch(() => undefined);

@@ -1,7 +1,7 @@
 import type { Clock } from './clock.js';
 import type { VoiceBrowserError } from './errors.js';
 import type { DtmfMethod } from './media-controls.js';
-import type { CallQuality, SessionTransport } from './types.js';
+import type { CallQuality, CallWarning, SessionTransport } from './types.js';
 
 /**
  * What the helper and its SIP layer say to each other: the link it opens, the INVITEs and events it gets.
@@ -38,6 +38,8 @@ export interface SipEvents {
   onMediaFailed(callId: string | undefined): void;
   /** A sample of the call's WebRTC statistics, every 2 s while its media is connected. */
   onQuality(callId: string | undefined, quality: CallQuality): void;
+  /** A warning about the call's audio was raised or cleared (call-warnings.ts). */
+  onWarning(callId: string | undefined, warning: CallWarning, raised: boolean): void;
   onAudio(state: 'playing' | 'blocked'): void;
   /** The WebSocket dropped; the link is trying to reconnect and register again. */
   onReconnecting(): void;

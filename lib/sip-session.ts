@@ -1,8 +1,9 @@
 import type { Invitation } from 'sip.js/lib/api/invitation.js';
 import type { Session } from 'sip.js/lib/api/session.js';
 import { SessionState } from 'sip.js/lib/api/session-state.js';
-import type { SessionDescriptionHandler } from 'sip.js/lib/platform/web/session-description-handler/session-description-handler.js';
+import type { AudioSessionHandler } from './audio-session-handler.js';
 import { watchQuality } from './call-quality.js';
+import { createCallWarnings, type AudioLook } from './call-warnings.js';
 import type { Clock } from './clock.js';
 import { VoiceBrowserError } from './errors.js';
 import { microphoneError, type MediaControls } from './media-controls.js';
@@ -11,12 +12,12 @@ import type { IncomingInvite, SipEvents } from './sip-link.js';
 
 /**
  * A call's dialog in SIP.js: the INVITE as the helper sees it, the answered session followed to its end,
- * and INFO sent in it. With sip-adapter.ts (the registered user agent) the only files that import SIP.js;
- * loaded with it, on `connect()`.
+ * and INFO sent in it. With sip-adapter.ts (the registered user agent) and audio-session-handler.ts (the
+ * call's media) the only files that import SIP.js; loaded with them, on `connect()`.
  */
 
-export function handlerOf(session: Session | undefined): SessionDescriptionHandler | undefined {
-  return session?.sessionDescriptionHandler as SessionDescriptionHandler | undefined;
+export function handlerOf(session: Session | undefined): AudioSessionHandler | undefined {
+  return session?.sessionDescriptionHandler as AudioSessionHandler | undefined;
 }
 
 /** What a session's watch reports to, and what it starts once the session is up. */
@@ -51,8 +52,13 @@ export function watchSession(session: Session, callId: string | undefined, { eve
     if (state === SessionState.Established) {
       const pc = handlerOf(session)?.peerConnection;
       if (pc) {
+        const warnings = createCallWarnings(clock, (warning, raised) => events.onWarning(callId, warning, raised));
         stopPath = watchMediaPath({
-          sample: () => samplePath(pc),
+          sample: async () => {
+            const look = await samplePath(pc);
+            warnings.look({ ...look, muted: media.isMuted() });
+            return look;
+          },
           onStateChange: (listener) => {
             pc.addEventListener('connectionstatechange', listener);
             return () => pc.removeEventListener('connectionstatechange', listener);
@@ -61,7 +67,10 @@ export function watchSession(session: Session, callId: string | undefined, { eve
           restartIce: () => restartIce(session),
           onConnected: () => {
             events.onMediaConnected(callId);
-            stopQuality ??= watchQuality(pc, clock, (quality) => events.onQuality(callId, quality));
+            stopQuality ??= watchQuality(pc, clock, (quality) => {
+              warnings.quality(quality);
+              events.onQuality(callId, quality);
+            });
           },
           onReconnecting: () => events.onMediaReconnecting(callId),
           onFailed: () => events.onMediaFailed(callId),
@@ -80,14 +89,17 @@ export function watchSession(session: Session, callId: string | undefined, { eve
 }
 
 /** The call's path as media-path.ts judges it: the connection's state, the audio received, the far end's direction. */
-async function samplePath(pc: RTCPeerConnection): Promise<PathSample> {
+async function samplePath(pc: RTCPeerConnection): Promise<PathSample & Omit<AudioLook, 'muted'>> {
   let received = 0;
-  (await pc.getStats()).forEach((stat: { type: string; kind?: string; packetsReceived?: number }) => {
+  let micEnergy: number | undefined;
+  let micSeconds: number | undefined;
+  (await pc.getStats()).forEach((stat: { type: string; kind?: string; packetsReceived?: number; totalAudioEnergy?: number; totalSamplesDuration?: number }) => {
     if (stat.type === 'inbound-rtp' && stat.kind === 'audio') received += stat.packetsReceived ?? 0;
+    if (stat.type === 'media-source' && stat.kind === 'audio') [micEnergy, micSeconds] = [stat.totalAudioEnergy, stat.totalSamplesDuration];
   });
   // RFC 3264 section 6.1: a far end that answered recvonly or inactive sends nothing, so its silence says nothing.
   const farEndSends = !/^a=(?:recvonly|inactive)\s*$/m.test(pc.currentRemoteDescription?.sdp ?? '');
-  return { state: pc.connectionState, received, farEndSends };
+  return { state: pc.connectionState, received, farEndSends, micEnergy, micSeconds };
 }
 
 /** Restarts the call's ICE by a re-INVITE whose offer carries new ICE credentials; resolves on its 2xx. */

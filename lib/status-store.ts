@@ -1,4 +1,4 @@
-import type { CallQuality, TimingEvent, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
+import type { TimingEvent, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
 import type { Clock } from './clock.js';
 
 /**
@@ -10,10 +10,10 @@ export interface StatusStore {
   get(): VoiceBrowserStatus;
   commit(patch: Partial<VoiceBrowserStatus>): void;
   /**
-   * Reports a milestone (or a quality sample) to `onTiming`, timed from `startedAt`; without one (a call
-   * that recover() found: it did not start in this page) the event has no `sinceStartMs`.
+   * Reports a milestone (or a quality sample, or a warning) to `onTiming`, timed from `startedAt`; without one
+   * (a call that recover() found: it did not start in this page) the event has no `sinceStartMs`.
    */
-  timing(name: TimingEvent['name'], startedAt: number | undefined, callId?: string, quality?: CallQuality): void;
+  timing(name: TimingEvent['name'], startedAt: number | undefined, callId?: string, extra?: Pick<TimingEvent, 'quality' | 'warning'>): void;
 }
 
 export const initialStatus: VoiceBrowserStatus = Object.freeze({
@@ -24,6 +24,7 @@ export const initialStatus: VoiceBrowserStatus = Object.freeze({
   busy: false,
   audio: 'none',
   muted: false,
+  warnings: [],
   error: null,
 });
 
@@ -42,14 +43,14 @@ export function createStatusStore(options: Pick<VoiceBrowserOptions, 'onStatus' 
       status = deepFreeze({ ...status, ...patch });
       options.onStatus?.(status);
     },
-    timing(name, startedAt, callId, quality) {
+    timing(name, startedAt, callId, extra) {
       const at = clock.now();
       options.onTiming?.({
         name,
         at,
         ...(startedAt === undefined ? {} : { sinceStartMs: at - startedAt }),
         ...(callId ? { callId } : {}),
-        ...(quality ? { quality } : {}),
+        ...extra,
       });
     },
   };

@@ -182,8 +182,17 @@ export interface VoiceBrowserStatus {
   audio: 'none' | 'connecting' | 'playing' | 'blocked' | 'reconnecting' | 'ended';
   /** Outgoing audio muted (mute affects outgoing audio only); kept across calls until changed. */
   muted: boolean;
+  /** What is wrong with the call's audio now (raised and cleared by themselves, from its statistics); empty outside a call. */
+  warnings: readonly CallWarning[];
   error: StatusError | null;
 }
+
+/**
+ * A warning during a call: no audio from the far end for 3 s (`no_inbound_audio`), the microphone sending
+ * silence for 3 s while not muted (`silent_microphone`), inbound loss over 5 % (`high_packet_loss`), a round
+ * trip over 400 ms (`high_rtt`).
+ */
+export type CallWarning = 'no_inbound_audio' | 'silent_microphone' | 'high_packet_loss' | 'high_rtt';
 
 /**
  * How a connected call sounds, from the browser's WebRTC statistics: a sample every 2 s while its media flows.
@@ -208,8 +217,8 @@ export interface CallQuality {
 
 /**
  * A milestone of connect or of a call, with the time since the operation started (`onTiming`); while a call's
- * media flows, a `call_quality` sample every 2 s carrying `quality`; and `media_reconnecting` /
- * `media_reconnected` around an ICE restart.
+ * media flows, a `call_quality` sample every 2 s carrying `quality`; `media_reconnecting` /
+ * `media_reconnected` around an ICE restart; and `warning_raised` / `warning_cleared` carrying `warning`.
  */
 export interface TimingEvent {
   name:
@@ -222,6 +231,8 @@ export interface TimingEvent {
     | 'call_quality'
     | 'media_reconnecting'
     | 'media_reconnected'
+    | 'warning_raised'
+    | 'warning_cleared'
     | 'ended';
   /** Call id, for call milestones. */
   callId?: string;
@@ -233,6 +244,8 @@ export interface TimingEvent {
   sinceStartMs?: number;
   /** Present on `call_quality` events only. */
   quality?: CallQuality;
+  /** Present on `warning_raised` and `warning_cleared` events only. */
+  warning?: CallWarning;
 }
 
 /** `createVoiceBrowser()`'s options. */

@@ -27,6 +27,14 @@ const STUBS: Record<string, string> = {
   'core/user-agents/subscribe-user-agent-client.js': 'SubscribeUserAgentClient',
 };
 
+/**
+ * SIP.js's web session description handler: the helper gives every user agent its own (audio-session-handler.ts),
+ * so the default one is never made. The user agent still calls the default factory's maker for its option
+ * defaults, so the maker stays and hands back a factory that throws if it were ever used.
+ */
+const DEFAULT_HANDLER = 'platform/web/session-description-handler/session-description-handler-factory-default.js';
+const DEFAULT_HANDLER_STUB = `export function defaultSessionDescriptionHandlerFactory() { return () => { throw new Error('voice-browser: the default session description handler is not part of this build'); }; }`;
+
 /** A statement line `this.logger.log("...");`, `debug` or `warn`, with one literal argument and nothing else. */
 const DEAD_LOG = /^[ \t]*this\.logger\.(?:log|debug|warn)\((?:"[^"\n]*"|`[^`\n]*`)\);$/gm;
 
@@ -40,6 +48,7 @@ export const sipTrim: Plugin = {
   setup(build) {
     build.onLoad({ filter: /sip\.js[\\/]lib[\\/].*\.js$/ }, async (args) => {
       const path = args.path.replace(/\\/g, '/');
+      if (path.endsWith(`sip.js/lib/${DEFAULT_HANDLER}`)) return { contents: DEFAULT_HANDLER_STUB, loader: 'js' };
       const stub = Object.keys(STUBS).find((module) => path.endsWith(`sip.js/lib/${module}`));
       const name = stub ? STUBS[stub] : undefined;
       if (name) return { contents: `export class ${name} { constructor() { throw new Error('voice-browser: ${name} is not part of this build'); } }`, loader: 'js' };

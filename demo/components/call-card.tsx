@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { VoiceBrowserStatus } from '../../lib/index.js';
-import { announcementLabel, callCardMode, durationLabel, partiesLabel, recoveryLabel, unknownOutcomeLabel, type RecoveredFrom } from '../labels.js';
+import { announcementLabel, callCardMode, durationLabel, partiesLabel, recoveryLabel, unknownOutcomeLabel, warningLabel, type RecoveredFrom } from '../labels.js';
 import { FROM_NUMBERS } from '../test-numbers.js';
 import { CallControls, HangUpButton } from './call-controls.js';
 import { Dialer } from './dialer.js';
@@ -54,6 +54,13 @@ export function CallCard({ status, callSeconds, recoveredFrom, digitsSent, error
         </p>
       )}
       {unknown && <p data-testid="call-unknown">{unknown}</p>}
+      {status.warnings.length > 0 && (
+        <ul class="call-warnings" aria-label="Call warnings" data-testid="call-warnings">
+          {status.warnings.map((warning) => (
+            <li key={warning}>{warningLabel(warning)}</li>
+          ))}
+        </ul>
+      )}
       {error}
       {mode === 'recovery' && (
         <>

@@ -26,6 +26,8 @@ export function StatusPanel({ status }: StatusPanelProps) {
         <dd data-testid="audio">{status.audio}</dd>
         <dt>muted</dt>
         <dd>{String(status.muted)}</dd>
+        <dt>warnings</dt>
+        <dd data-testid="warnings">{status.warnings.join(' ') || '—'}</dd>
         <dt>error</dt>
         <dd>{status.error?.code ?? '—'}</dd>
       </dl>

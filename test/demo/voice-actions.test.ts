@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createAct, noErrors, shownError, voiceActions, type ActionContext, type ErrorView } from '../../demo/models/voice-actions.js';
 import type { VoiceBrowser, VoiceBrowserStatus } from '../../lib/index.js';
 
-const disconnected: VoiceBrowserStatus = { connection: 'disconnected', session: null, call: null, attempt: null, busy: false, audio: 'none', muted: false, error: null };
+const disconnected: VoiceBrowserStatus = { connection: 'disconnected', session: null, call: null, attempt: null, busy: false, audio: 'none', muted: false, warnings: [], error: null };
 const lost = { idempotencyKey: 'k_lost', input: { from: '+12025550199', to: '+12025550100' }, phase: 'outcome_unknown' as const };
 
 /** A helper that records what the page asked of it, named so the test can tell two helpers apart. */

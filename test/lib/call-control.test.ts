@@ -247,6 +247,27 @@ describe('the call\'s media path', () => {
     expect(voice.status()).toMatchObject({ audio: 'ended', busy: true, error: { code: 'connection_failed' } });
   });
 
+  it('shows each warning while it is raised, tells it in onTiming, and clears them all when the call ends', async () => {
+    const { voice, sip, backend, clock, timings } = await talking();
+    sip.events.onAudio('playing');
+    sip.events.onWarning('call-1', 'no_inbound_audio', true);
+    sip.events.onWarning('call-1', 'high_rtt', true);
+    expect(voice.status().warnings).toEqual(['no_inbound_audio', 'high_rtt']);
+    sip.events.onWarning('call-1', 'no_inbound_audio', false);
+    expect(voice.status().warnings).toEqual(['high_rtt']);
+    sip.events.onWarning('call-9', 'silent_microphone', true);
+    expect(voice.status().warnings).toEqual(['high_rtt']);
+    const told = timings.filter((event) => event.name.startsWith('warning_')).map((event) => [event.name, event.warning, event.callId]);
+    expect(told).toEqual([
+      ['warning_raised', 'no_inbound_audio', 'call-1'],
+      ['warning_raised', 'high_rtt', 'call-1'],
+      ['warning_cleared', 'no_inbound_audio', 'call-1'],
+    ]);
+    backend.setCall('call-1', { state: 'ended', busy: false });
+    await clock.advance(1500);
+    expect(voice.status()).toMatchObject({ busy: false, warnings: [] });
+  });
+
   it('ignores a media failure of another call', async () => {
     const { voice, sip } = await talking();
     const before = voice.status();

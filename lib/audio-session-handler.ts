@@ -1,0 +1,97 @@
+import type { BodyAndContentType, SessionDescriptionHandler, SessionDescriptionHandlerOptions } from 'sip.js/lib/api/session-description-handler.js';
+
+/**
+ * The session description handler the helper gives SIP.js for each call: one peer connection with the
+ * session's ICE servers, the microphone as its one track, full descriptions (every candidate in the SDP, no
+ * trickle, RFC 8839), and an ICE restart when asked (media-path.ts). SIP.js's own web handler carries video, data
+ * channels, hold and a delegate the helper never uses; this one is what the helper needs and nothing else.
+ * Part of the SIP chunk: only sip-adapter.ts creates it.
+ */
+
+/** What each call's handler is made with. */
+export interface AudioHandlerOptions {
+  iceServers: RTCIceServer[];
+  /** The most a description waits for ICE gathering; it then goes with the candidates found so far. */
+  iceGatheringTimeoutMs: number;
+}
+
+/** The options SIP.js passes on: the microphone constraints at the answer, an ICE restart in a re-INVITE. */
+type DescriptionOptions = SessionDescriptionHandlerOptions & { constraints?: MediaStreamConstraints; offerOptions?: RTCOfferOptions };
+
+export class AudioSessionHandler implements SessionDescriptionHandler {
+  readonly peerConnection: RTCPeerConnection;
+  /** The far end's audio, for the page's audio element. */
+  readonly remoteMediaStream = new MediaStream();
+  private microphone: MediaStream | undefined;
+
+  constructor(private readonly options: AudioHandlerOptions) {
+    this.peerConnection = new RTCPeerConnection({ iceServers: options.iceServers });
+    this.peerConnection.addEventListener('track', ({ track }) => {
+      for (const old of this.remoteMediaStream.getTracks()) this.remoteMediaStream.removeTrack(old);
+      this.remoteMediaStream.addTrack(track);
+    });
+  }
+
+  /** The answer to the service's offer, or in a call a new offer (an ICE restart when asked), with its candidates. */
+  async getDescription(options?: DescriptionOptions): Promise<BodyAndContentType> {
+    const pc = this.peerConnection;
+    if (!this.microphone) {
+      // A refusal or a missing device rejects here; SIP.js then declines the INVITE (480).
+      this.microphone = await navigator.mediaDevices.getUserMedia({ audio: options?.constraints?.audio ?? true, video: false });
+      for (const track of this.microphone.getTracks()) pc.addTrack(track, this.microphone);
+    }
+    const restart = !!options?.offerOptions?.iceRestart;
+    await pc.setLocalDescription(pc.signalingState === 'have-remote-offer' ? await pc.createAnswer() : await pc.createOffer(options?.offerOptions));
+    await this.gathered(restart);
+    return { body: pc.localDescription?.sdp ?? '', contentType: 'application/sdp' };
+  }
+
+  hasDescription(contentType: string): boolean {
+    return contentType === 'application/sdp';
+  }
+
+  /** The far end's offer, or its answer to ours (a re-INVITE). */
+  async setDescription(sdp: string): Promise<void> {
+    const pc = this.peerConnection;
+    await pc.setRemoteDescription({ type: pc.signalingState === 'have-local-offer' ? 'answer' : 'offer', sdp });
+  }
+
+  /** A re-INVITE refused: back to the description both sides agreed on. */
+  async rollbackDescription(): Promise<void> {
+    if (this.peerConnection.signalingState === 'have-local-offer') await this.peerConnection.setLocalDescription({ type: 'rollback' });
+  }
+
+  /** The helper sends digits itself (media-controls.ts), on the audio sender or by SIP INFO. */
+  sendDtmf(): boolean {
+    return false;
+  }
+
+  /** Releases the microphone and the far end's audio, and closes the connection. */
+  close(): void {
+    for (const transceiver of this.peerConnection.getTransceivers()) {
+      transceiver.sender.track?.stop();
+      transceiver.receiver.track.stop();
+    }
+    this.peerConnection.close();
+  }
+
+  /**
+   * Resolves once ICE gathering is complete, or after the timeout with the candidates found so far. After an
+   * ICE restart the gathering of the new credentials is waited for, even if the old one looks complete.
+   */
+  private gathered(restart: boolean): Promise<void> {
+    const pc = this.peerConnection;
+    if (!restart && pc.iceGatheringState === 'complete') return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        pc.removeEventListener('icecandidate', candidate);
+        resolve();
+      };
+      // The end of candidates (a null candidate) is the gathering's end, restart or not.
+      const candidate = (event: RTCPeerConnectionIceEvent) => event.candidate === null && done();
+      const timer = setTimeout(done, this.options.iceGatheringTimeoutMs);
+      pc.addEventListener('icecandidate', candidate);
+    });
+  }
+}
