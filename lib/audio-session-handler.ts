@@ -22,6 +22,11 @@ export class AudioSessionHandler implements SessionDescriptionHandler {
   readonly peerConnection: RTCPeerConnection;
   /** The far end's audio, for the page's audio element. */
   readonly remoteMediaStream = new MediaStream();
+  /**
+   * Hears of the microphone lost mid-call (unplugged, taken by the system): `replaced` by the system's default,
+   * or `unavailable` when none is left (the call goes on, sending nothing).
+   */
+  onMicrophone: ((outcome: 'replaced' | 'unavailable') => void) | undefined;
   private microphone: MediaStream | undefined;
 
   constructor(private readonly options: AudioHandlerOptions) {
@@ -38,7 +43,10 @@ export class AudioSessionHandler implements SessionDescriptionHandler {
     if (!this.microphone) {
       // A refusal or a missing device rejects here; SIP.js then declines the INVITE (480).
       this.microphone = await navigator.mediaDevices.getUserMedia({ audio: options?.constraints?.audio ?? true, video: false });
-      for (const track of this.microphone.getTracks()) pc.addTrack(track, this.microphone);
+      for (const track of this.microphone.getTracks()) {
+        pc.addTrack(track, this.microphone);
+        this.watch(track);
+      }
     }
     const restart = !!options?.offerOptions?.iceRestart;
     await pc.setLocalDescription(pc.signalingState === 'have-remote-offer' ? await pc.createAnswer() : await pc.createOffer(options?.offerOptions));
@@ -64,6 +72,28 @@ export class AudioSessionHandler implements SessionDescriptionHandler {
   /** The helper sends digits itself (media-controls.ts), on the audio sender or by SIP INFO. */
   sendDtmf(): boolean {
     return false;
+  }
+
+  /** A track that ends by itself (not by close()) is a microphone gone: the call gets the system's default. */
+  private watch(track: MediaStreamTrack): void {
+    track.addEventListener('ended', () => void this.replace(track), { once: true });
+  }
+
+  private async replace(lost: MediaStreamTrack): Promise<void> {
+    const sender = this.peerConnection.getSenders().find((candidate) => candidate.track === lost);
+    if (!sender || this.peerConnection.connectionState === 'closed') return;
+    try {
+      this.microphone = await navigator.mediaDevices.getUserMedia({ audio: true, video: false });
+      const [track] = this.microphone.getAudioTracks();
+      if (!track) throw new Error('no audio track');
+      // The mute wish stays with the call: a muted microphone's replacement is muted too.
+      track.enabled = lost.enabled;
+      await sender.replaceTrack(track);
+      this.watch(track);
+      this.onMicrophone?.('replaced');
+    } catch {
+      this.onMicrophone?.('unavailable');
+    }
   }
 
   /** Releases the microphone and the far end's audio, and closes the connection. */

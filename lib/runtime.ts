@@ -116,6 +116,7 @@ export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrow
       onMediaFailed: (callId) => live() && effects.mediaFailed(callId),
       onQuality: (callId, quality) => live() && store.timing('call_quality', origin?.startedAt, callId, { quality }),
       onWarning: (callId, warning, raised) => live() && warningChanged(callId, warning, raised),
+      onMicrophone: (callId, outcome) => live() && microphoneChanged(callId, outcome),
       onAudio: (audio) => live() && audioChanged(audio),
       onReconnecting: () => live() && connection({ type: 'socket_dropped' }),
       onReconnected: () => live() && connection({ type: 'socket_restored' }),
@@ -146,6 +147,16 @@ export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrow
     const others = store.get().warnings.filter((shown) => shown !== warning);
     store.commit({ warnings: raised ? [...others, warning] : others });
     store.timing(raised ? 'warning_raised' : 'warning_cleared', origin?.startedAt, callId, { warning });
+  }
+
+  /** The microphone went away mid-call: told either way, and shown as an error while none is left. */
+  function microphoneChanged(callId: string | undefined, outcome: 'replaced' | 'unavailable'): void {
+    if (!effects.isCurrent(callId)) return;
+    const shown = store.get().error?.code === 'microphone_unavailable';
+    if (outcome === 'unavailable') {
+      store.commit({ error: { code: 'microphone_unavailable', message: 'the microphone went away and no other was found; plug one in, the call goes on' } });
+    } else if (shown) store.commit({ error: null });
+    store.timing(outcome === 'replaced' ? 'microphone_replaced' : 'microphone_lost', origin?.startedAt, callId);
   }
 
   function audioChanged(audio: 'playing' | 'blocked'): void {

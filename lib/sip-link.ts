@@ -38,6 +38,8 @@ export interface SipEvents {
   onMediaFailed(callId: string | undefined): void;
   /** A sample of the call's WebRTC statistics, every 2 s while its media is connected. */
   onQuality(callId: string | undefined, quality: CallQuality): void;
+  /** The microphone went away mid-call: replaced by the system's default, or none left (the call goes on). */
+  onMicrophone(callId: string | undefined, outcome: 'replaced' | 'unavailable'): void;
   /** A warning about the call's audio was raised or cleared (call-warnings.ts). */
   onWarning(callId: string | undefined, warning: CallWarning, raised: boolean): void;
   onAudio(state: 'playing' | 'blocked'): void;

@@ -50,7 +50,9 @@ export function watchSession(session: Session, callId: string | undefined, { eve
   let stopPath: (() => void) | undefined;
   session.stateChange.addListener((state) => {
     if (state === SessionState.Established) {
-      const pc = handlerOf(session)?.peerConnection;
+      const handler = handlerOf(session);
+      const pc = handler?.peerConnection;
+      if (handler) handler.onMicrophone = (outcome) => events.onMicrophone(callId, outcome);
       if (pc) {
         const warnings = createCallWarnings(clock, (warning, raised) => events.onWarning(callId, warning, raised));
         stopPath = watchMediaPath({

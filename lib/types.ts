@@ -218,7 +218,9 @@ export interface CallQuality {
 /**
  * A milestone of connect or of a call, with the time since the operation started (`onTiming`); while a call's
  * media flows, a `call_quality` sample every 2 s carrying `quality`; `media_reconnecting` /
- * `media_reconnected` around an ICE restart; and `warning_raised` / `warning_cleared` carrying `warning`.
+ * `media_reconnected` around an ICE restart; `warning_raised` / `warning_cleared` carrying `warning`; and
+ * `microphone_replaced` (the microphone went away mid-call and the system's default took over) or
+ * `microphone_lost` (none left: `microphone_unavailable` shows while the call goes on).
  */
 export interface TimingEvent {
   name:
@@ -233,6 +235,8 @@ export interface TimingEvent {
     | 'media_reconnected'
     | 'warning_raised'
     | 'warning_cleared'
+    | 'microphone_replaced'
+    | 'microphone_lost'
     | 'ended';
   /** Call id, for call milestones. */
   callId?: string;

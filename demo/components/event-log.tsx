@@ -21,6 +21,7 @@ export function EventLog({ timings }: EventLogProps) {
               {t.sinceStartMs === undefined ? '' : ` +${t.sinceStartMs} ms`}
               {t.callId ? ` (${t.callId})` : ''}
               {t.quality ? `: ${qualityLabel(t.quality)}` : ''}
+              {t.warning ? `: ${t.warning}` : ''}
             </li>
           ))}
         </ol>

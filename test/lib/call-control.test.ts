@@ -268,6 +268,19 @@ describe('the call\'s media path', () => {
     expect(voice.status()).toMatchObject({ busy: false, warnings: [] });
   });
 
+  it('tells of a microphone lost mid-call: replaced in onTiming; none left as microphone_unavailable, cleared by the next one', async () => {
+    const { voice, sip, timings } = await talking();
+    sip.events.onMicrophone('call-1', 'replaced');
+    expect(voice.status()).toMatchObject({ busy: true, error: null });
+    sip.events.onMicrophone('call-1', 'unavailable');
+    expect(voice.status()).toMatchObject({ busy: true, call: { state: 'connected' }, error: { code: 'microphone_unavailable' } });
+    sip.events.onMicrophone('call-1', 'replaced');
+    expect(voice.status().error).toBeNull();
+    sip.events.onMicrophone('call-9', 'unavailable');
+    expect(voice.status().error).toBeNull();
+    expect(timings.filter((event) => event.name.startsWith('microphone_')).map((event) => event.name)).toEqual(['microphone_replaced', 'microphone_lost', 'microphone_replaced']);
+  });
+
   it('ignores a media failure of another call', async () => {
     const { voice, sip } = await talking();
     const before = voice.status();
