@@ -6,9 +6,10 @@ import { systemClock, type Clock } from './clock.js';
 import { disconnected, transition as connectionTransition, type ConnectionEvent, type ConnectionSlice } from './connection-machine.js';
 import type { VoiceBrowserError } from './errors.js';
 import { createExpiryTimer } from './expiry-timer.js';
+import type { MediaStatus } from './media-status.js';
 import type { SipEvents, SipLink, SipLinkOptions } from './sip-link.js';
 import { createStatusStore } from './status-store.js';
-import type { BrowserCall, CallWarning, SessionTransport, VoiceBackend, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
+import type { BrowserCall, SessionTransport, VoiceBackend, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
 
 /**
  * The helper's runtime: the one owner of the status store and of both machines' states. Every change is an
@@ -56,6 +57,7 @@ export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrow
   /** The link whose events count; events of an older link (before a renewal) are ignored. */
   let linkToken: object | undefined;
   let origin: CallOrigin | undefined;
+  let mediaStatus: MediaStatus | undefined;
   const milestones = createCallMilestones(store.timing, RECENT_CALLS);
   const callTiming = (name: CallMilestone, callId: string | undefined) => milestones.report(name, callId, origin?.startedAt);
   const expiry = createExpiryTimer(clock, () =>
@@ -105,70 +107,27 @@ export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrow
   }
 
   /** SIP says what happened; the machines (or, for audio, the status) take it. An old link's events are ignored. */
-  function sipEventsFor(token: object): SipEvents {
+  function sipEventsFor(token: object, media: MediaStatus): SipEvents {
     const live = () => token === linkToken;
     return {
       onInvite: (invite) => (live() ? effects.receive(invite) : invite.reject()),
       onSessionEnded: () => live() && effects.sessionEnded(),
       onCallChanged: () => live() && effects.callChanged(),
-      onMediaConnected: (callId) => live() && mediaConnected(callId),
-      onMediaReconnecting: (callId) => live() && mediaReconnecting(callId),
+      onMediaConnected: (callId) => {
+        if (!live()) return;
+        callTiming('media_connected', callId);
+        media.connected(callId);
+      },
+      onMediaReconnecting: (callId) => live() && media.reconnecting(callId),
       onMediaFailed: (callId) => live() && effects.mediaFailed(callId),
       onQuality: (callId, quality) => live() && store.timing('call_quality', origin?.startedAt, callId, { quality }),
-      onWarning: (callId, warning, raised) => live() && warningChanged(callId, warning, raised),
-      onMicrophone: (callId, outcome) => live() && microphoneChanged(callId, outcome),
-      onAudio: (audio) => live() && audioChanged(audio),
+      onWarning: (callId, warning, raised) => live() && media.warning(callId, warning, raised),
+      onMicrophone: (callId, outcome) => live() && media.microphone(callId, outcome),
+      onAudio: (audio) => live() && media.audio(audio),
       onReconnecting: () => live() && connection({ type: 'socket_dropped' }),
       onReconnected: () => live() && connection({ type: 'socket_restored' }),
       onDisconnected: (error) => live() && connection({ type: 'link_gone', error: error.toStatus() }),
     };
-  }
-
-  /** The page's audio while an ICE restart runs (`reconnecting` shows meanwhile), to show again after it. */
-  let audioUnderRestart: 'connecting' | 'playing' | 'blocked' | undefined;
-
-  function mediaReconnecting(callId: string | undefined): void {
-    const audio = store.get().audio;
-    if (!effects.isCurrent(callId) || (audio !== 'connecting' && audio !== 'playing' && audio !== 'blocked')) return;
-    audioUnderRestart = audio;
-    store.commit({ audio: 'reconnecting' });
-    store.timing('media_reconnecting', origin?.startedAt, callId);
-  }
-
-  function mediaConnected(callId: string | undefined): void {
-    callTiming('media_connected', callId);
-    if (store.get().audio !== 'reconnecting' || !effects.isCurrent(callId)) return;
-    store.commit({ audio: audioUnderRestart ?? 'playing' });
-    store.timing('media_reconnected', origin?.startedAt, callId);
-  }
-
-  function warningChanged(callId: string | undefined, warning: CallWarning, raised: boolean): void {
-    if (!effects.isCurrent(callId)) return;
-    const others = store.get().warnings.filter((shown) => shown !== warning);
-    store.commit({ warnings: raised ? [...others, warning] : others });
-    store.timing(raised ? 'warning_raised' : 'warning_cleared', origin?.startedAt, callId, { warning });
-  }
-
-  /** The microphone went away mid-call: told either way, and shown as an error while none is left. */
-  function microphoneChanged(callId: string | undefined, outcome: 'replaced' | 'unavailable'): void {
-    if (!effects.isCurrent(callId)) return;
-    const shown = store.get().error?.code === 'microphone_unavailable';
-    if (outcome === 'unavailable') {
-      store.commit({ error: { code: 'microphone_unavailable', message: 'the microphone went away and no other was found; plug one in, the call goes on' } });
-    } else if (shown) store.commit({ error: null });
-    store.timing(outcome === 'replaced' ? 'microphone_replaced' : 'microphone_lost', origin?.startedAt, callId);
-  }
-
-  function audioChanged(audio: 'playing' | 'blocked'): void {
-    // During an ICE restart the page keeps showing `reconnecting`; the new playback state shows after it.
-    const restarting = store.get().audio === 'reconnecting';
-    if (restarting) audioUnderRestart = audio;
-    const shown = restarting ? 'reconnecting' : audio;
-    if (audio === 'blocked') {
-      store.commit({ audio: shown, error: { code: 'audio_playback_blocked', message: 'the browser blocked the call audio; click to resume it' } });
-    } else {
-      store.commit({ audio: shown, ...(store.get().error?.code === 'audio_playback_blocked' ? { error: null } : {}) });
-    }
   }
 
   return {
@@ -204,7 +163,14 @@ export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrow
       const token = {};
       linkToken = token;
       const open = internals.openSipLink ?? (await import('./sip-adapter.js')).openSipLink;
-      return open({ transport, remoteAudio: options.remoteAudio, audioDevices: options.audioDevices, events: sipEventsFor(token), clock });
+      // What SIP says of a call's media is shown by a part loaded with SIP, not in the page's first download.
+      mediaStatus ??= (await import('./media-status.js')).createMediaStatus({
+        status: store.get,
+        commit: store.commit,
+        timing: (name, callId, extra) => store.timing(name, origin?.startedAt, callId, extra),
+        isCurrent: effects.isCurrent,
+      });
+      return open({ transport, remoteAudio: options.remoteAudio, audioDevices: options.audioDevices, events: sipEventsFor(token, mediaStatus), clock });
     },
     /** The registered link of the session now shown. */
     useLink(next: SipLink): void {
