@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { waitFor } from './support/sim-api.js';
-import { answeredCall, useSipWorlds } from './support/sip-world.js';
-import { WeriftSessionDescriptionHandler } from './support/werift-sdh.js';
+import { talkingCall, useSipWorlds } from './support/sip-world.js';
 
 /**
  * The simulator answers a re-INVITE that restarts ICE (DESIGN.md, "Calls that survive the network"): the page
@@ -16,13 +15,7 @@ const { registeredWorld } = useSipWorlds();
 describe('a re-INVITE with an ICE restart', () => {
   it('is answered with new ICE credentials, counted, and the same call carries audio again', async () => {
     const w = await registeredWorld({}, { media: 'werift' });
-    const { callId, invitation } = await answeredCall(w);
-    const sdh = invitation.sessionDescriptionHandler;
-    if (!(sdh instanceof WeriftSessionDescriptionHandler)) throw new Error('expected the werift handler');
-    await waitFor(() => (sdh.pc.connectionState === 'connected' ? true : undefined), 'media to connect on loopback');
-    sdh.startAudio();
-    const fromPage = async () => (await w.api.inspect(callId)).media?.packetsFromBrowser ?? 0;
-    await waitFor(async () => ((await fromPage()) > 25 ? true : undefined), 'the page audio to reach the simulator');
+    const { callId, invitation, sdh, fromPage } = await talkingCall(w);
     const firstAnswer = sdh.pc.remoteDescription?.sdp ?? '';
 
     const reinvite = (iceRestart: boolean) =>

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sleep, waitFor } from './support/sim-api.js';
-import { answeredCall, useSipWorlds } from './support/sip-world.js';
-import { WeriftSessionDescriptionHandler } from './support/werift-sdh.js';
+import { talkingCall, useSipWorlds } from './support/sip-world.js';
 
 /**
  * The `media-blackhole` fault (DESIGN.md, "Calls that survive the network"): a call's media path drops every
@@ -14,14 +13,7 @@ const { registeredWorld } = useSipWorlds();
 describe('media-blackhole', () => {
   it('stops the audio both ways for its length, then lets it flow again on the same call', async () => {
     const w = await registeredWorld({}, { media: 'werift' });
-    const { callId, invitation } = await answeredCall(w);
-    const sdh = invitation.sessionDescriptionHandler;
-    if (!(sdh instanceof WeriftSessionDescriptionHandler)) throw new Error('expected the werift handler');
-    await waitFor(() => (sdh.pc.connectionState === 'connected' ? true : undefined), 'media to connect on loopback');
-    sdh.startAudio();
-    const fromPage = async () => (await w.api.inspect(callId)).media?.packetsFromBrowser ?? 0;
-    await waitFor(async () => ((await fromPage()) > 25 ? true : undefined), 'the page audio to reach the simulator');
-    await waitFor(() => (sdh.packetsReceived > 25 ? true : undefined), 'the simulator audio to reach the page');
+    const { callId, sdh, fromPage } = await talkingCall(w);
 
     const armed = await fetch(`${w.sim.url}/__sim/faults`, {
       method: 'POST',

@@ -5,6 +5,7 @@ import { startSimulator, type RunningSimulator, type SimulatorOptions } from '..
 import { SimulatorApi, SIM_TEST_KEY, waitFor } from './sim-api.js';
 import { lendWebSocket, SipClient, type SipClientOptions } from './sip-client.js';
 import { watchUdp, type UdpWatch } from './udp-watch.js';
+import { WeriftSessionDescriptionHandler } from './werift-sdh.js';
 
 /**
  * The fixture of the suites that speak SIP to a real simulator: each test starts its own simulators on free
@@ -133,6 +134,23 @@ export async function answeredCall(w: RegisteredWorld, to = '+12025550100', extr
   await ringing.invitation.accept();
   await w.api.waitForCall(ringing.callId, (call) => call.state !== 'waiting_agent', 'the call to leave waiting_agent');
   return ringing;
+}
+
+/**
+ * A call answered by an agent with werift media (`registeredWorld(..., { media: 'werift' })`) whose audio flows
+ * both ways: the agent sends a microphone's PCMU and hears the simulator's. `fromPage()` counts what the
+ * simulator received.
+ */
+export async function talkingCall(w: RegisteredWorld): Promise<{ callId: string; invitation: Invitation; sdh: WeriftSessionDescriptionHandler; fromPage(): Promise<number> }> {
+  const { callId, invitation } = await answeredCall(w);
+  const sdh = invitation.sessionDescriptionHandler;
+  if (!(sdh instanceof WeriftSessionDescriptionHandler)) throw new Error('expected the werift handler');
+  await waitFor(() => (sdh.pc.connectionState === 'connected' ? true : undefined), 'media to connect on loopback');
+  sdh.startAudio();
+  const fromPage = async () => (await w.api.inspect(callId)).media?.packetsFromBrowser ?? 0;
+  await waitFor(async () => ((await fromPage()) > 25 ? true : undefined), 'the page audio to reach the simulator');
+  await waitFor(() => (sdh.packetsReceived > 25 ? true : undefined), 'the simulator audio to reach the page');
+  return { callId, invitation, sdh, fromPage };
 }
 
 /** Resolves once the SIP.js session reached Terminated. */
