@@ -6,7 +6,7 @@ import { systemClock, type Clock } from './clock.js';
 import { disconnected, transition as connectionTransition, type ConnectionEvent, type ConnectionSlice } from './connection-machine.js';
 import type { VoiceBrowserError } from './errors.js';
 import { createExpiryTimer } from './expiry-timer.js';
-import type { MediaStatus } from './media-status.js';
+import type { createMediaStatus, MediaStatus } from './media-status.js';
 import type { SipEvents, SipLink, SipLinkOptions } from './sip-link.js';
 import { createStatusStore } from './status-store.js';
 import type { BrowserCall, SessionTransport, VoiceBackend, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
@@ -27,7 +27,9 @@ import type { BrowserCall, SessionTransport, VoiceBackend, VoiceBrowserOptions, 
  */
 export interface VoiceBrowserInternals {
   clock?: Clock;
+  /** A fake link in place of SIP.js; with it, the media's status part it shows through. */
   openSipLink?: (options: SipLinkOptions) => Promise<SipLink>;
+  createMediaStatus?: typeof createMediaStatus;
 }
 
 /** Where the current call came from: its session, and when this page started it (unset: recover() found it). */
@@ -162,9 +164,12 @@ export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrow
     async openLink(transport: SessionTransport): Promise<SipLink> {
       const token = {};
       linkToken = token;
-      const open = internals.openSipLink ?? (await import('./sip-adapter.js')).openSipLink;
-      // What SIP says of a call's media is shown by a part loaded with SIP, not in the page's first download.
-      mediaStatus ??= (await import('./media-status.js')).createMediaStatus({
+      // SIP.js, and what shows what it says of a call's media, come in one download on the first connect().
+      const sip = internals.openSipLink && internals.createMediaStatus ? undefined : await import('./sip-adapter.js');
+      const open = internals.openSipLink ?? sip?.openSipLink;
+      const createMedia = internals.createMediaStatus ?? sip?.createMediaStatus;
+      if (!open || !createMedia) throw new Error('voice-browser: no SIP link to open');
+      mediaStatus ??= createMedia({
         status: store.get,
         commit: store.commit,
         timing: (name, callId, extra) => store.timing(name, origin?.startedAt, callId, extra),

@@ -5,6 +5,8 @@ import type { Session } from 'sip.js/lib/api/session.js';
 import { SessionState } from 'sip.js/lib/api/session-state.js';
 import { UserAgent } from 'sip.js/lib/api/user-agent.js';
 import { AudioSessionHandler } from './audio-session-handler.js';
+// Loaded in the same download as the link: the runtime takes it from here on the first connect().
+export { createMediaStatus } from './media-status.js';
 import { VoiceBrowserError } from './errors.js';
 import { createKeepAlive } from './keep-alive.js';
 import { createMediaControls, type MediaControls } from './media-controls.js';

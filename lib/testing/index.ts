@@ -8,6 +8,7 @@
  * @module voice-browser/testing
  */
 
+import { createMediaStatus } from '../media-status.js';
 import type { VoiceBrowserOptions } from '../types.js';
 import { createVoiceBrowserWith, type VoiceBrowser } from '../voice-browser.js';
 import { FakeBackend } from './fake-backend.js';
@@ -65,6 +66,6 @@ export function createTestVoiceBrowser(options: TestVoiceBrowserOptions = {}): T
   const backend = given ?? new FakeBackend(journal);
   const sip = new FakeSip(journal);
   const clock = new FakeClock(startAt ?? DEFAULT_START);
-  const voice = createVoiceBrowserWith({ ...helperOptions, backend }, { clock, openSipLink: sip.openSipLink });
+  const voice = createVoiceBrowserWith({ ...helperOptions, backend }, { clock, openSipLink: sip.openSipLink, createMediaStatus });
   return { voice, backend, sip, clock, journal };
 }
