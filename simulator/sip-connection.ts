@@ -40,10 +40,10 @@ export interface Registrar {
 }
 
 /**
- * The SIP core's configuration for one connection: it sends as the simulator's host, down the socket `route`
- * names (the connection's own, or after it closed the agent's newest flow), and nothing when there is none.
+ * The SIP core's configuration for one connection: it sends as the simulator's host, through `send` (the
+ * connection's own socket, or the agent's newest flow: {@link SipConnection}).
  */
-function coreConfiguration(route: () => WebSocket | undefined, host: string): ConstructorParameters<typeof UserAgentCore>[0] {
+function coreConfiguration(send: (message: string) => void, host: string): ConstructorParameters<typeof UserAgentCore>[0] {
   const contactUri = Grammar.URIParse(`sip:${host};transport=ws`);
   if (!contactUri) throw new Error(`bad SIP host ${host}`);
   const loggerFactory = new LoggerFactory();
@@ -65,11 +65,7 @@ function coreConfiguration(route: () => WebSocket | undefined, host: string): Co
     authenticationFactory: () => undefined,
     transportAccessor: () => ({
       protocol: 'WS',
-      send: async (message: string) => {
-        const socket = route();
-        if (!socket) throw new Error('SIP socket closed');
-        socket.send(message);
-      },
+      send: async (message: string) => send(message),
     }),
   };
 }
@@ -97,7 +93,7 @@ export class SipConnection {
       },
       unbind: (sessionId) => server.removeRegistration(sessionId, this),
     });
-    this.core = new UserAgentCore(coreConfiguration(() => this.route(), options.host), { onRegister: (request) => this.registration.handle(request) });
+    this.core = new UserAgentCore(coreConfiguration((message) => this.send(message), options.host), { onRegister: (request) => this.registration.handle(request) });
     socket.on('message', (data, isBinary) => this.receive(isBinary ? data.toString() : String(data)));
   }
 
@@ -111,12 +107,21 @@ export class SipConnection {
   }
 
   /**
-   * Where this connection's SIP goes: its own socket while open and not stalled; else the newest flow of the same agent when it registered for outbound, so a dialog begun on the old socket goes on
-   * over the new one (RFC 5626 section 5.3); else nowhere, as a binding without outbound lives with its socket.
+   * Sends on this connection's own socket while it is open and not stalled; else down the newest flow of the
+   * same agent when it registered for outbound, so a dialog begun on the old socket goes on over the new one
+   * (RFC 5626 section 5.3). With neither, a stalled socket swallows what is sent, as a dead path does, and a
+   * closed one refuses it: a binding without outbound lives with its socket.
    */
-  private route(): WebSocket | undefined {
-    if (this.open && !this.stalled) return this.socket;
-    return this.server.sameAgent(this)?.socket;
+  private send(message: string): void {
+    if (this.open && !this.stalled) return this.socket.send(message);
+    const flow = this.server.sameAgent(this);
+    if (flow) return flow.socket.send(message);
+    if (!this.open) throw new Error('SIP socket closed');
+  }
+
+  /** Whether a request can still go towards the page: its socket is open (stalled or not), or it has a newer flow. */
+  private reachable(): boolean {
+    return this.open || this.server.sameAgent(this) !== undefined;
   }
 
   /**
@@ -163,7 +168,7 @@ export class SipConnection {
       { contentDisposition: 'session', contentType: 'application/sdp', content: options.offerSdp },
     );
     for (const dialog of this.dialogs) if (dialog.over) this.dialogs.delete(dialog);
-    const dialog = new InviteDialog(this.core, request, options.handlers, () => this.route() !== undefined, () => this.forgetIfIdle());
+    const dialog = new InviteDialog(this.core, request, options.handlers, () => this.reachable(), () => this.forgetIfIdle());
     this.dialogs.add(dialog);
     return dialog;
   }

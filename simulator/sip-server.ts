@@ -75,10 +75,11 @@ export class SipServer {
   }
 
   sameAgent(connection: SipConnection, holds?: (other: SipConnection) => boolean): SipConnection | undefined {
+    // Asked for every message a connection receives: the connection that holds what it needs answers first.
+    if (holds?.(connection)) return undefined;
     // Newest first: a later socket of the agent is its current flow.
     const candidates = [...this.connections, ...this.kept].reverse().filter((other) => other !== connection && other.sameAgentAs(connection));
-    if (holds) return holds(connection) ? undefined : candidates.find(holds);
-    return candidates.find((other) => other.open);
+    return candidates.find(holds ?? ((other) => other.open));
   }
 
   forget(connection: SipConnection): void {
