@@ -35,6 +35,24 @@ export const test = base.extend<{ simulator: Simulator }>({
 
 export { expect };
 
+/** The simulator's key, as the global setup started it (never the shell's SIM_API_KEY). */
+const SIM_KEY = process.env.E2E_SIM_API_KEY ?? '';
+
+/** A fault of the network under a page: its session's SIP socket closed or stalled, or its call's media lost for `ms`. */
+export type NetworkFault = { fault: 'close-sip-socket' | 'stall-sip-socket'; sessionId: string } | { fault: 'media-blackhole'; ms: number; callId: string };
+
+/**
+ * Strikes a network fault now: arms it on the next read of its session or call and makes that read with the
+ * suite's key (left to the page's own polling, it would strike up to a second later). Resolves once the read
+ * was answered: the fault applies from there.
+ */
+export async function strikeNow(simulator: Simulator, fault: NetworkFault): Promise<void> {
+  const read = 'sessionId' in fault ? `browser-sessions/${fault.sessionId}` : `browser-calls/${fault.callId}`;
+  await simulator.fault({ method: 'GET', path: `/api/v1/voice/${read.replace(/[^/]+$/, ':id')}`, ...fault });
+  const response = await fetch(`${simulator.url}/api/v1/voice/${read}`, { headers: { 'x-api-key': SIM_KEY } });
+  expect(response.status).toBe(200);
+}
+
 /**
  * Where the suite saves screenshots of the main states: e2e/artifacts/ (gitignored) by default;
  * `SCREENSHOTS_DIR=docs/screenshots npm run test:e2e` refreshes the copies the README shows.

@@ -1,4 +1,4 @@
-import { callConnected, expect, hangUp, logInAndConnect, pageAudioStats, test, type Simulator } from './fixtures.js';
+import { callConnected, expect, hangUp, logInAndConnect, pageAudioStats, strikeNow, test, type Simulator } from './fixtures.js';
 
 /**
  * A dropped SIP WebSocket (the simulator's close-sip-socket fault): the page shows `reconnecting`, reconnects
@@ -6,15 +6,8 @@ import { callConnected, expect, hangUp, logInAndConnect, pageAudioStats, test, t
  * BYE reaches the page on the new socket: the page registers for outbound (RFC 5626).
  */
 
-/** The simulator's key, as the global setup started it (never the shell's SIM_API_KEY). */
-const SIM_KEY = process.env.E2E_SIM_API_KEY ?? '';
-
-/** Closes the session's SIP WebSocket at the simulator, through the fault that follows a session read. */
-async function dropSipSocket(simulator: Simulator, sessionId: string): Promise<void> {
-  await simulator.fault({ method: 'GET', path: '/api/v1/voice/browser-sessions/:id', fault: 'close-sip-socket', sessionId });
-  const read = await fetch(`${simulator.url}/api/v1/voice/browser-sessions/${sessionId}`, { headers: { 'X-Api-Key': SIM_KEY } });
-  expect(read.status).toBe(200);
-}
+/** Closes the session's SIP WebSocket at the simulator, now. */
+const dropSipSocket = (simulator: Simulator, sessionId: string) => strikeNow(simulator, { fault: 'close-sip-socket', sessionId });
 
 test('the page reconnects and registers again after its SIP socket drops, then calls as before', async ({ page, simulator }) => {
   const sessionId = await logInAndConnect(page, 'e2e-reconnect');

@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { callConnected, expect, hangUp, logInAndConnect, pageAudioStats, test } from './fixtures.js';
+import { callConnected, expect, hangUp, logInAndConnect, pageAudioStats, strikeNow, test } from './fixtures.js';
 
 /**
  * A SIP WebSocket that stalls without closing (the simulator's `stall-sip-socket`: open, answering nothing)
@@ -8,8 +8,6 @@ import { callConnected, expect, hangUp, logInAndConnect, pageAudioStats, test } 
  * does not even answer the page's close, so the page must not wait on it. Back `online`, the page asks its
  * socket at once instead of waiting out the silence.
  */
-
-const SIM_KEY = process.env.E2E_SIM_API_KEY ?? '';
 
 /** Every connection state the page shows from now on, with when: a reconnect on loopback is over in a blink. */
 async function connectionStates(page: Page): Promise<Array<{ state: string; at: number }>> {
@@ -28,10 +26,7 @@ test('a stalled SIP socket is declared dead within 15 s and reconnected, the cal
   await callConnected(page);
   const before = await pageAudioStats(page);
 
-  // Armed on a read of the session, which the test makes itself with the suite's key.
-  await simulator.fault({ method: 'GET', path: '/api/v1/voice/browser-sessions/:id', fault: 'stall-sip-socket', sessionId });
-  const read = await fetch(`${simulator.url}/api/v1/voice/browser-sessions/${sessionId}`, { headers: { 'x-api-key': SIM_KEY } });
-  expect(read.status).toBe(200);
+  await strikeNow(simulator, { fault: 'stall-sip-socket', sessionId });
   const stalledAt = Date.now();
 
   await expect.poll(() => states.find((entry) => entry.state === 'reconnecting'), { timeout: 16_000 }).toBeDefined();
@@ -53,9 +48,7 @@ test('a stalled SIP socket is declared dead within 15 s and reconnected, the cal
 test('back online, the page asks its socket at once: a stalled one is reconnected within 4 s, not 15', async ({ page, simulator }) => {
   const sessionId = await logInAndConnect(page, 'e2e-online-probe');
   const states = await connectionStates(page);
-  await simulator.fault({ method: 'GET', path: '/api/v1/voice/browser-sessions/:id', fault: 'stall-sip-socket', sessionId });
-  const read = await fetch(`${simulator.url}/api/v1/voice/browser-sessions/${sessionId}`, { headers: { 'x-api-key': SIM_KEY } });
-  expect(read.status).toBe(200);
+  await strikeNow(simulator, { fault: 'stall-sip-socket', sessionId });
   // The browser says the network is back (a change of Wi-Fi, a cable plugged in): the socket may be dead.
   const onlineAt = Date.now();
   await page.evaluate(() => window.dispatchEvent(new Event('online')));

@@ -54,10 +54,10 @@ export function watchMediaPath(options: MediaPathOptions): () => void {
   let looking = false;
   /** The path was up once: until then only a failure counts as down (ICE is still being set up). */
   let wasUp = false;
-  let reconnecting = false;
   let received = 0;
   /** When audio (or, while the far end does not send, a connected state) was last seen. */
   let lastUp = clock.now();
+  /** Restarts since the audio last flowed: while any, the path is reconnecting. */
   let restarts = 0;
   /** When the restart in progress may be followed by the next; undefined when none is in progress. */
   let restartDeadline: number | undefined;
@@ -67,12 +67,9 @@ export function watchMediaPath(options: MediaPathOptions): () => void {
       stop();
       return options.onFailed();
     }
+    if (restarts === 0) options.onReconnecting();
     restarts++;
     restartDeadline = clock.now() + RESTART_WAIT_MS;
-    if (!reconnecting) {
-      reconnecting = true;
-      options.onReconnecting();
-    }
     // A refused re-INVITE is one failed restart: the deadline brings the next.
     options.restartIce().catch(() => undefined);
   }
@@ -81,12 +78,11 @@ export function watchMediaPath(options: MediaPathOptions): () => void {
     const heard = now > received;
     received = now;
     if (state === 'connected' && (heard || !farEndSends || !wasUp)) {
+      if (!wasUp || restarts > 0) options.onConnected();
       lastUp = clock.now();
       restarts = 0;
       restartDeadline = undefined;
-      if (!wasUp || reconnecting) options.onConnected();
       wasUp = true;
-      reconnecting = false;
       return;
     }
     if (restartDeadline !== undefined) {

@@ -79,7 +79,7 @@ export function watchSession(session: Session, callId: string | undefined, { eve
         });
       }
       media.applyMute();
-      void media.play(handlerOf(session)?.remoteMediaStream);
+      void media.play(handler?.remoteMediaStream);
     }
     if (state === SessionState.Terminated) {
       stopPath?.();

@@ -113,7 +113,7 @@ export type SimulatorFault =
   | (FaultTarget & { fault: 'close-sip-socket'; sessionId?: string })
   /**
    * Does the request, then stalls the SIP WebSocket of `sessionId` (or every one): it stays open and answers
-   * nothing, keep-alive pings included, until the page closes it.
+   * nothing, keep-alive pings and the page's closing handshake included.
    */
   | (FaultTarget & { fault: 'stall-sip-socket'; sessionId?: string })
   /** Does the request, then drops every packet of the media of `callId` (or every call in progress), both ways, for `ms`. */
