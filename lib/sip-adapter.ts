@@ -5,13 +5,14 @@ import type { Session } from 'sip.js/lib/api/session.js';
 import { SessionState } from 'sip.js/lib/api/session-state.js';
 import { UserAgent } from 'sip.js/lib/api/user-agent.js';
 import { AudioSessionHandler } from './audio-session-handler.js';
-// Loaded in the same download as the link: the runtime takes it from here on the first connect().
-export { createMediaStatus } from './media-status.js';
 import { VoiceBrowserError } from './errors.js';
 import { createKeepAlive } from './keep-alive.js';
 import { createMediaControls, type MediaControls } from './media-controls.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
 import { handlerOf, incomingInvite, sendInfo, watchSession } from './sip-session.js';
+
+// Loaded in the same download as the link: the runtime takes it from here on the first connect().
+export { createMediaStatus } from './media-status.js';
 
 /**
  * The SIP link over SIP.js (sip-link.ts says what it offers): a registered user agent over WebSocket that
