@@ -13,6 +13,9 @@ export const QUALITY_SAMPLE_MS = 2000;
 export interface QualityTotals {
   packetsReceived: number;
   packetsLost: number;
+  /** The microphone's `totalAudioEnergy` and `totalSamplesDuration` (media-source). */
+  micEnergy: number;
+  micSeconds: number;
 }
 
 interface AudioStats {
@@ -28,6 +31,8 @@ interface AudioStats {
   state?: string;
   codecId?: string;
   mimeType?: string;
+  totalAudioEnergy?: number;
+  totalSamplesDuration?: number;
 }
 
 const round1 = (value: number): number => Math.round(value * 10) / 10;
@@ -49,20 +54,30 @@ export function readQuality(report: RTCStatsReport, previous?: QualityTotals): {
   let outbound: AudioStats | undefined;
   let remoteRtt: number | undefined;
   let pairRtt: number | undefined;
+  let source: AudioStats | undefined;
   report.forEach((stat: AudioStats) => {
     if (stat.type === 'inbound-rtp' && stat.kind === 'audio') inbound = stat;
+    else if (stat.type === 'media-source' && stat.kind === 'audio') source = stat;
     else if (stat.type === 'outbound-rtp' && stat.kind === 'audio') outbound = stat;
     // RTCP receiver reports give the round trip of the media itself; ICE's own checks are the fallback.
     else if (stat.type === 'remote-inbound-rtp' && stat.kind === 'audio' && stat.roundTripTime !== undefined) remoteRtt = stat.roundTripTime;
     else if (stat.type === 'candidate-pair' && stat.nominated && stat.state === 'succeeded' && stat.currentRoundTripTime !== undefined) pairRtt = stat.currentRoundTripTime;
   });
-  const totals = { packetsReceived: inbound?.packetsReceived ?? 0, packetsLost: Math.max(0, inbound?.packetsLost ?? 0) };
+  const totals = {
+    packetsReceived: inbound?.packetsReceived ?? 0,
+    packetsLost: Math.max(0, inbound?.packetsLost ?? 0),
+    micEnergy: source?.totalAudioEnergy ?? 0,
+    micSeconds: source?.totalSamplesDuration ?? 0,
+  };
   const received = totals.packetsReceived - (previous?.packetsReceived ?? 0);
   const lost = totals.packetsLost - (previous?.packetsLost ?? 0);
   const rtt = remoteRtt ?? pairRtt;
   const rttMs = rtt === undefined ? null : round1(rtt * 1000);
   const jitterMs = inbound?.jitter === undefined ? null : round1(inbound.jitter * 1000);
   const lossPercent = received + lost > 0 ? round1((100 * Math.max(0, lost)) / (received + lost)) : null;
+  // totalAudioEnergy sums the level squared over time: its mean over the interval, rooted, is the mean level.
+  const micSeconds = totals.micSeconds - (previous?.micSeconds ?? 0);
+  const microphoneLevel = micSeconds > 0 ? Math.round(Math.sqrt(Math.max(0, totals.micEnergy - (previous?.micEnergy ?? 0)) / micSeconds) * 1e4) / 1e4 : null;
   const codec = inbound?.codecId ? (report.get(inbound.codecId) as AudioStats | undefined)?.mimeType?.replace(/^audio\//i, '') ?? null : null;
   return {
     quality: {
@@ -74,6 +89,7 @@ export function readQuality(report: RTCStatsReport, previous?: QualityTotals): {
       packetsSent: outbound?.packetsSent ?? 0,
       mos: jitterMs === null || lossPercent === null ? null : estimateMos(rttMs ?? 0, jitterMs, lossPercent),
       codec,
+      microphoneLevel,
     },
     totals,
   };

@@ -11,8 +11,10 @@ import { createMediaControls, type MediaControls } from './media-controls.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
 import { handlerOf, incomingInvite, sendInfo, watchSession } from './sip-session.js';
 
-// Loaded in the same download as the link: the runtime takes it from here on the first connect().
+// Loaded in the same download as the link: the runtime takes it from here on the first connect(), and the
+// helper its preflight() (whose test call needs SIP.js anyway).
 export { createMediaStatus } from './media-status.js';
+export { runPreflight } from './preflight.js';
 
 /**
  * The SIP link over SIP.js (sip-link.ts says what it offers): a registered user agent over WebSocket that

@@ -213,6 +213,11 @@ export interface CallQuality {
   mos: number | null;
   /** The inbound audio codec, e.g. `PCMU`. */
   codec: string | null;
+  /**
+   * The microphone's mean level over the interval, 0 to 1 (as webrtc-stats `audioLevel`; under 0.001, about
+   * -60 dBov, is silence); null when the browser does not report it.
+   */
+  microphoneLevel: number | null;
 }
 
 /**
@@ -250,6 +255,40 @@ export interface TimingEvent {
   quality?: CallQuality;
   /** Present on `warning_raised` and `warning_cleared` events only. */
   warning?: CallWarning;
+}
+
+/** How a part of the setup did in `preflight()`: `skipped` when a part it needs failed first. */
+export type PreflightStatus = 'ok' | 'warning' | 'failed' | 'skipped';
+
+/** One part of a `preflight()` report: its status, and what is wrong and what to do when it is not `ok`. */
+export interface PreflightCheck {
+  status: PreflightStatus;
+  /**
+   * Why it is not `ok`, stable to switch on: a {@link VoiceErrorCode} for a failure, or `silent_microphone`,
+   * `slow_signalling`, `media_failed` (no audio in the test call), `high_packet_loss`, `high_rtt`, `high_jitter`;
+   * null when `ok` or `skipped`.
+   */
+  code: string | null;
+  /** What the user can do about it, in words a page can show; null when `ok`. */
+  advice: string | null;
+}
+
+/**
+ * `preflight()`'s verdict: the worst of its three parts, each with its figures (null when not measured).
+ *
+ * @remarks
+ * `microphone`: it opens, and its level while it sent audio in the test call (0 to 1, as `audioLevel`).
+ * `signalling`: the server's answer with a session, then opening the WebSocket and registering (round trips).
+ * `media`: a short call to the number named: from its INVITE to media flowing (ICE and DTLS), then a sample of
+ * its statistics as in `call_quality`.
+ */
+export interface PreflightReport {
+  verdict: 'ok' | 'warning' | 'failed';
+  microphone: PreflightCheck & { level: number | null };
+  signalling: PreflightCheck & { sessionMs: number | null; registrationMs: number | null };
+  media: PreflightCheck & Pick<CallQuality, 'rttMs' | 'jitterMs' | 'lossPercent' | 'mos'> & { setupMs: number | null };
+  /** From the call of `preflight()` to its verdict, cleanup included. */
+  durationMs: number;
 }
 
 /** `createVoiceBrowser()`'s options. */

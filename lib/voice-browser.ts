@@ -1,9 +1,10 @@
 import { createCallControl } from './call-control.js';
+import { checkStart } from './call-input.js';
 import { createConnectionControl } from './connection-control.js';
 import { toVoiceError, VoiceBrowserError } from './errors.js';
 import { sendDigit, setMuted } from './in-call-controls.js';
 import { createRuntime, type VoiceBrowserInternals } from './runtime.js';
-import { RENEWABLE_CONNECTIONS, type BrowserCall, type CallInput, type VoiceBrowserOptions, type VoiceBrowserStatus } from './types.js';
+import { RENEWABLE_CONNECTIONS, type BrowserCall, type CallInput, type PreflightReport, type VoiceBrowserOptions, type VoiceBrowserStatus } from './types.js';
 
 
 /**
@@ -45,6 +46,14 @@ export interface VoiceBrowser {
   resumeAudio(): Promise<void>;
   /** The current status snapshot (deeply frozen). */
   status(): VoiceBrowserStatus;
+  /**
+   * On a fresh helper (before `connect()`), tests the setup in under 10 s: the microphone, the connection to
+   * the voice service, and the audio of a short call to `call.to` (the simulator's `+12025550100` echoes), each
+   * `ok`, `warning` or `failed` with its figures and advice. It runs on a session and call of its own, which it
+   * ends before resolving: nothing is left (session, call, socket, timer, microphone), and this helper's status
+   * does not change. `connect()` and `recover()` called meanwhile wait for it; a second `preflight()` joins it.
+   */
+  preflight(call: CallInput): Promise<PreflightReport>;
 }
 
 /**
@@ -83,11 +92,16 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
   let renewing: Promise<void> | undefined;
   let disconnecting: Promise<void> | undefined;
   let recovering: Promise<VoiceBrowserStatus> | undefined;
+  let testing: Promise<PreflightReport> | undefined;
+  /** Before connect(): nothing held, nothing being found. */
+  const fresh = () => connection() === 'disconnected' && !rt.status().session && !rt.callState.busy && !recovering;
 
   const helper: VoiceBrowser = {
     recover() {
       if (recovering) return recovering;
-      if (connection() !== 'disconnected' || rt.status().session || rt.callState.busy) {
+      // A preflight's own session would be found: recover() looks after it is gone.
+      if (testing) return testing.then(() => helper.recover());
+      if (!fresh()) {
         return rt.fail(new VoiceBrowserError('browser_session_unavailable', 'recover() is for a fresh helper, before connect(); this one already holds a session'));
       }
       recovering = lines.recover().finally(() => (recovering = undefined));
@@ -96,6 +110,7 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
     connect() {
       if (connection() === 'ready') return Promise.resolve();
       if (connecting) return connecting;
+      if (testing) return testing.then(() => helper.connect());
       if (connection() === 'recovery_required') {
         return rt.fail(new VoiceBrowserError('browser_session_unavailable', 'a session from before the reload exists; disconnect() cleans it up, then connect()'));
       }
@@ -142,6 +157,21 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
       await rt.link?.resumeAudio();
     },
     status: () => rt.status(),
+    preflight(call) {
+      if (testing) return testing;
+      const invalid = checkStart(call, 'preflight');
+      if (invalid || !fresh()) return rt.fail(invalid ?? new VoiceBrowserError('browser_session_unavailable', 'preflight() is for a fresh helper, before connect()'));
+      testing = import('./sip-adapter.js')
+        .then((sip) =>
+          sip.runPreflight(call, {
+            helper: (onTiming, onStatus) => createVoiceBrowserWith({ ...options, remoteAudio: undefined, onTiming, onStatus }, internals),
+            clock: rt.clock,
+            microphoneId: options.audioDevices?.microphoneId,
+          }),
+        )
+        .finally(() => (testing = undefined));
+      return testing;
+    },
   };
   return helper;
 }

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import type { DemoUser } from '../api.js';
-import { isCleanupOnly, type ErrorArea } from '../labels.js';
+import { canConnect, isCleanupOnly, type ErrorArea } from '../labels.js';
+import { PREFLIGHT_CALL } from '../models/voice-actions.js';
 import { usePhone } from '../models/use-phone.js';
 import { useWideScreen } from '../models/use-wide-screen.js';
 import { CallCard } from './call-card.js';
@@ -8,6 +9,7 @@ import { ConnectionControls } from './connection-controls.js';
 import { DevicePickers } from './device-pickers.js';
 import { ErrorNotice } from './error-notice.js';
 import { EventLog } from './event-log.js';
+import { SetupTest } from './setup-test.js';
 import { StateDiagrams } from './state-diagram.js';
 import { StatusPanel } from './status-panel.js';
 
@@ -58,6 +60,15 @@ export function Phone({ user, onLogout }: PhoneProps) {
           onRenew={voice.renew}
           onLogout={onLogout}
         />
+        {(canConnect(status) || voice.preflight.report) && (
+          <SetupTest
+            enabled={canConnect(status) && !voice.recovering}
+            running={voice.preflight.running}
+            report={voice.preflight.report}
+            number={PREFLIGHT_CALL.to}
+            onTest={voice.testSetup}
+          />
+        )}
         {!isCleanupOnly(status) && (
           <DevicePickers
             microphones={devices.microphones}

@@ -1,7 +1,7 @@
 import type { RefObject } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { emptyPaths, trackPaths, type StatePaths } from './state-paths.js';
-import { createAct, errorMessage, noErrors, shownError, voiceActions, type ErrorView, type ShownError, type VoiceActions } from './voice-actions.js';
+import { createAct, errorMessage, noErrors, shownError, voiceActions, type ErrorView, type PreflightView, type ShownError, type VoiceActions } from './voice-actions.js';
 import { logEvent, type RecoveredFrom } from '../labels.js';
 import { createFetchBackend, createVoiceBrowser, type TimingEvent, type VoiceBrowser, type VoiceBrowserStatus } from '../../lib/index.js';
 
@@ -39,6 +39,8 @@ export interface VoiceModel extends VoiceActions {
   error: ShownError | null;
   /** Whether a session recover() found is this tab's from before a reload, or from another visit or tab. */
   recoveredFrom: RecoveredFrom;
+  /** "Test my setup": running, and its last report. */
+  preflight: PreflightView;
 }
 
 /** The current helper and the devices it was built with. */
@@ -107,6 +109,7 @@ export function useVoice(devices: AudioDevices): VoiceModel {
   const [digitsSent, setDigitsSent] = useState('');
   const [errors, setErrors] = useState<ErrorView>(noErrors);
   const [recovering, setRecovering] = useState(true);
+  const [preflight, setPreflight] = useState<PreflightView>({ running: false, report: null });
   const current = useRef<Held | null>(null);
   const [audio] = useState(() => Object.assign(document.createElement('audio'), { autoplay: true }));
 
@@ -131,8 +134,14 @@ export function useVoice(devices: AudioDevices): VoiceModel {
   return useMemo(() => {
     const voice = helper();
     const act = createAct(setErrors, () => helper().status().error);
-    const actions = voiceActions(voice, { act, devicesPending, rebuild: () => build(devices).voice, addDigit: (digit) => setDigitsSent((sent) => sent + digit) });
+    const actions = voiceActions(voice, {
+      act,
+      devicesPending,
+      rebuild: () => build(devices).voice,
+      addDigit: (digit) => setDigitsSent((sent) => sent + digit),
+      showPreflight: setPreflight,
+    });
     const shown = status ?? voice.status();
-    return { audio, status: shown, paths, timings, digitsSent, recovering, devicesPending, error: shownError(shown.error, errors), recoveredFrom, ...actions };
-  }, [status, paths, timings, digitsSent, recovering, devicesPending, errors, recoveredFrom, devices.microphoneId, devices.speakerId]);
+    return { audio, status: shown, paths, timings, digitsSent, recovering, devicesPending, error: shownError(shown.error, errors), recoveredFrom, preflight, ...actions };
+  }, [status, paths, timings, digitsSent, recovering, devicesPending, errors, recoveredFrom, preflight, devices.microphoneId, devices.speakerId]);
 }

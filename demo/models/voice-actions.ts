@@ -1,5 +1,6 @@
-import type { StatusError, VoiceBrowser } from '../../lib/index.js';
+import type { PreflightReport, StatusError, VoiceBrowser } from '../../lib/index.js';
 import { errorArea, type ErrorArea } from '../labels.js';
+import { FROM_NUMBERS, TEST_NUMBERS } from '../test-numbers.js';
 
 /**
  * The actions the phone's buttons call, each run on the current helper; a failure is kept for the page
@@ -19,7 +20,18 @@ export interface VoiceActions {
   /** Sends one DTMF digit and, once sent, adds it to the digits shown. */
   sendDigit(digit: string): void;
   resumeAudio(): void;
+  /** "Test my setup": preflight() on the (fresh) helper, calling the simulator's echo number. */
+  testSetup(): void;
 }
+
+/** The setup test as the page shows it: running, and the last report. */
+export interface PreflightView {
+  running: boolean;
+  report: PreflightReport | null;
+}
+
+/** Where the setup test calls: the echo number, from the first caller id. */
+export const PREFLIGHT_CALL = { from: FROM_NUMBERS[0]?.number ?? '+12025550199', to: TEST_NUMBERS[0]?.number ?? '+12025550100' };
 
 /** What the actions need besides the helper. */
 export interface ActionContext {
@@ -31,6 +43,8 @@ export interface ActionContext {
   rebuild(): VoiceBrowser;
   /** Records a digit sent on the current call. */
   addDigit(digit: string): void;
+  /** Shows the setup test's progress and report. */
+  showPreflight(view: PreflightView): void;
 }
 
 /** The text an action's failure shows: its message, or the thrown value itself. */
@@ -84,13 +98,14 @@ export function shownError(error: StatusError | null, view: ErrorView): ShownErr
 }
 
 /** The actions on `voice`, the helper current when they were made. */
-export function voiceActions(voice: VoiceBrowser, { act, devicesPending, rebuild, addDigit }: ActionContext): VoiceActions {
+export function voiceActions(voice: VoiceBrowser, { act, devicesPending, rebuild, addDigit, showPreflight }: ActionContext): VoiceActions {
+  // New devices picked while nothing is open apply now: a fresh helper on them (spec 4.9: fixed per helper).
+  const onPickedDevices = () => {
+    const idle = voice.status().connection === 'disconnected' && !voice.status().session;
+    return devicesPending && idle ? rebuild() : voice;
+  };
   return {
-    connect: () =>
-      act('connection', () => {
-        const idle = voice.status().connection === 'disconnected' && !voice.status().session;
-        return (devicesPending && idle ? rebuild() : voice).connect();
-      }),
+    connect: () => act('connection', () => onPickedDevices().connect()),
     disconnect: () => act('connection', () => voice.disconnect()),
     renew: () => act('connection', () => voice.renew()),
     call: (from, to) => {
@@ -107,5 +122,13 @@ export function voiceActions(voice: VoiceBrowser, { act, devicesPending, rebuild
         addDigit(digit);
       }),
     resumeAudio: () => act('call', () => voice.resumeAudio()),
+    testSetup: () =>
+      act('connection', async () => {
+        showPreflight({ running: true, report: null });
+        const report = await onPickedDevices()
+          .preflight(PREFLIGHT_CALL)
+          .finally(() => showPreflight({ running: false, report: null }));
+        showPreflight({ running: false, report });
+      }),
   };
 }

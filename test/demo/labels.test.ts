@@ -10,6 +10,8 @@ import {
   canRenew,
   canSendDtmf,
   connectionLabel,
+  preflightRows,
+  preflightVerdictLabel,
   dialName,
   durationLabel,
   connectionButton,
@@ -23,7 +25,7 @@ import {
   recoveryLabel,
   unknownOutcomeLabel,
 } from '../../demo/labels.js';
-import type { CallQuality, TimingEvent, VoiceBrowserStatus } from '../../lib/index.js';
+import type { CallQuality, PreflightReport, TimingEvent, VoiceBrowserStatus } from '../../lib/index.js';
 
 const idle: VoiceBrowserStatus = { connection: 'ready', session: { id: 'bs_1', expiresAt: '2026-01-01T00:00:00Z' }, call: null, attempt: null, busy: false, audio: 'none', muted: false, warnings: [], error: null };
 const attempt = (phase: 'creating' | 'admitted' | 'outcome_unknown') => ({ idempotencyKey: 'k', input: { from: '+12025550199', to: '+12025550100' }, phase });
@@ -133,13 +135,13 @@ describe('demo labels', () => {
   });
 
   it('words a quality sample, with a dash for a figure the browser has not given', () => {
-    const quality: CallQuality = { rttMs: 2, jitterMs: 1.2, packetsReceived: 250, packetsLost: 0, lossPercent: 0, packetsSent: 251, mos: 4.4, codec: 'PCMU' };
+    const quality: CallQuality = { rttMs: 2, jitterMs: 1.2, packetsReceived: 250, packetsLost: 0, lossPercent: 0, packetsSent: 251, mos: 4.4, codec: 'PCMU', microphoneLevel: 0.05 };
     expect(qualityLabel(quality)).toBe('rtt 2 ms, jitter 1.2 ms, loss 0 %, MOS 4.4, PCMU, 250 packets in, 251 out');
     expect(qualityLabel({ ...quality, rttMs: null, mos: null, codec: null })).toBe('rtt —, jitter 1.2 ms, loss 0 %, MOS —, codec —, 250 packets in, 251 out');
   });
 
   it('keeps one live quality line per call in the log, and the last 50 events', () => {
-    const event = (name: TimingEvent['name'], at: number, callId = 'c1'): TimingEvent => ({ name, at, sinceStartMs: at, callId, ...(name === 'call_quality' ? { quality: { rttMs: at, jitterMs: 0, packetsReceived: at, packetsLost: 0, lossPercent: 0, packetsSent: at, mos: 4.4, codec: 'PCMU' } } : {}) });
+    const event = (name: TimingEvent['name'], at: number, callId = 'c1'): TimingEvent => ({ name, at, sinceStartMs: at, callId, ...(name === 'call_quality' ? { quality: { rttMs: at, jitterMs: 0, packetsReceived: at, packetsLost: 0, lossPercent: 0, packetsSent: at, mos: 4.4, codec: 'PCMU', microphoneLevel: 0.05 } } : {}) });
     let log: TimingEvent[] = [];
     for (const e of [event('connected', 1), event('call_quality', 2), event('call_quality', 4), event('ended', 5), event('call_quality', 6, 'c2'), event('call_quality', 8, 'c2')]) log = logEvent(log, e);
     expect(log.map((e) => `${e.name}@${e.at}`)).toEqual(['connected@1', 'call_quality@4', 'ended@5', 'call_quality@8']);
@@ -192,5 +194,25 @@ describe('demo labels', () => {
     expect(errorArea('compliance_dnc', 'connection')).toBe('call');
     expect(errorArea('invalid_argument', 'call')).toBe('call');
     expect(errorArea('network_error', 'connection')).toBe('connection');
+  });
+});
+
+describe('the setup test in words', () => {
+  it('gives each part its figures and advice, the microphone level in dBFS, and nothing for a part not tested', () => {
+    const report: PreflightReport = {
+      verdict: 'failed',
+      microphone: { status: 'warning', code: 'silent_microphone', advice: 'Unmute it.', level: 0.01 },
+      signalling: { status: 'ok', code: null, advice: null, sessionMs: 12, registrationMs: 20 },
+      media: { status: 'failed', code: 'media_failed', advice: 'Try another network.', setupMs: 90, rttMs: 1.2, jitterMs: 0.4, lossPercent: 0, mos: 4.4 },
+      durationMs: 4000,
+    };
+    expect(preflightVerdictLabel(report.verdict)).toBe('Calls will not work yet');
+    expect(preflightRows(report)).toEqual([
+      { part: 'microphone', title: 'Microphone', status: 'warning', figures: 'level -40 dBFS', advice: 'Unmute it.' },
+      { part: 'signalling', title: 'Connection', status: 'ok', figures: 'session 12 ms, registration 20 ms', advice: null },
+      { part: 'media', title: 'Call audio', status: 'failed', figures: 'setup 90 ms, rtt 1.2 ms, jitter 0.4 ms, loss 0 %, MOS 4.4', advice: 'Try another network.' },
+    ]);
+    const untested = preflightRows({ ...report, microphone: { ...report.microphone, level: null }, media: { ...report.media, status: 'skipped' } });
+    expect(untested.map((row) => row.figures)).toEqual(['—', 'session 12 ms, registration 20 ms', '—']);
   });
 });

@@ -1,9 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { createAct, noErrors, shownError, voiceActions, type ActionContext, type ErrorView } from '../../demo/models/voice-actions.js';
-import type { VoiceBrowser, VoiceBrowserStatus } from '../../lib/index.js';
+import { createAct, noErrors, shownError, voiceActions, type ActionContext, type ErrorView, type PreflightView } from '../../demo/models/voice-actions.js';
+import type { PreflightReport, VoiceBrowser, VoiceBrowserStatus } from '../../lib/index.js';
 
 const disconnected: VoiceBrowserStatus = { connection: 'disconnected', session: null, call: null, attempt: null, busy: false, audio: 'none', muted: false, warnings: [], error: null };
 const lost = { idempotencyKey: 'k_lost', input: { from: '+12025550199', to: '+12025550100' }, phase: 'outcome_unknown' as const };
+
+const skipped = { status: 'skipped' as const, code: null, advice: null };
+const REPORT: PreflightReport = {
+  verdict: 'ok',
+  microphone: { status: 'ok', code: null, advice: null, level: 0.1 },
+  signalling: { status: 'ok', code: null, advice: null, sessionMs: 5, registrationMs: 9 },
+  media: { ...skipped, setupMs: null, rttMs: null, jitterMs: null, lossPercent: null, mos: null },
+  durationMs: 3000,
+};
 
 /** A helper that records what the page asked of it, named so the test can tell two helpers apart. */
 function fakeHelper(name: string, status: VoiceBrowserStatus, asked: string[]): VoiceBrowser {
@@ -15,6 +24,10 @@ function fakeHelper(name: string, status: VoiceBrowserStatus, asked: string[]): 
       throw new Error('no call today');
     },
     sendDtmf: async (digit) => void asked.push(`${name}.sendDtmf ${digit}`),
+    preflight: async (call) => {
+      asked.push(`${name}.preflight ${call.to}`);
+      return REPORT;
+    },
   };
   return helper as VoiceBrowser;
 }
@@ -23,7 +36,7 @@ function fakeHelper(name: string, status: VoiceBrowserStatus, asked: string[]): 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 function context(overrides: Partial<ActionContext>, asked: string[]): ActionContext {
-  return { act: (_area, run) => void run().catch(() => undefined), devicesPending: false, rebuild: () => fakeHelper('fresh', disconnected, asked), addDigit: () => undefined, ...overrides };
+  return { act: (_area, run) => void run().catch(() => undefined), devicesPending: false, rebuild: () => fakeHelper('fresh', disconnected, asked), addDigit: () => undefined, showPreflight: () => undefined, ...overrides };
 }
 
 describe('the demo voice actions', () => {
@@ -34,6 +47,16 @@ describe('the demo voice actions', () => {
     voiceActions(fakeHelper('old', disconnected, asked), context({}, asked)).connect();
     await settle();
     expect(asked).toEqual(['fresh.connect', 'old.connect', 'old.connect']);
+  });
+
+  it('tests the setup on a fresh helper when new devices are picked, showing it running, then its report', async () => {
+    const asked: string[] = [];
+    const shown: PreflightView[] = [];
+    voiceActions(fakeHelper('old', disconnected, asked), context({ devicesPending: true, showPreflight: (view) => shown.push(view) }, asked)).testSetup();
+    expect(shown).toEqual([{ running: true, report: null }]);
+    await settle();
+    expect(asked).toEqual(['fresh.preflight +12025550100']);
+    expect(shown.at(-1)).toEqual({ running: false, report: REPORT });
   });
 
   it('retries a call whose answer was lost under the same key (spec 7)', async () => {

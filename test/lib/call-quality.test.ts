@@ -21,7 +21,17 @@ function report(inbound: { packetsReceived: number; packetsLost: number; jitter?
 describe('readQuality', () => {
   it('reads jitter, packets, codec and the ICE round trip of an audio call', () => {
     const { quality } = readQuality(report({ packetsReceived: 100, packetsLost: 0, jitter: 0.0021 }));
-    expect(quality).toEqual({ rttMs: 4, jitterMs: 2.1, packetsReceived: 100, packetsLost: 0, lossPercent: 0, packetsSent: 250, mos: 4.4, codec: 'PCMU' });
+    expect(quality).toEqual({ rttMs: 4, jitterMs: 2.1, packetsReceived: 100, packetsLost: 0, lossPercent: 0, packetsSent: 250, mos: 4.4, codec: 'PCMU', microphoneLevel: null });
+  });
+
+  it("tells the microphone's mean level over the interval from its media-source energy", () => {
+    const source = (energy: number, seconds: number) => [{ id: 'S1', type: 'media-source', kind: 'audio', totalAudioEnergy: energy, totalSamplesDuration: seconds }];
+    // Level 0.1 for 2 s: energy grows by 0.1² × 2.
+    const first = readQuality(report({ packetsReceived: 100, packetsLost: 0 }, source(0.02, 2)));
+    expect(first.quality.microphoneLevel).toBe(0.1);
+    // Then silence for 2 s: the energy stays, the level of that interval is 0.
+    const second = readQuality(report({ packetsReceived: 200, packetsLost: 0 }, source(0.02, 4)), first.totals);
+    expect(second.quality.microphoneLevel).toBe(0);
   });
 
   it('prefers the RTCP round trip of the media to the ICE checks', () => {
@@ -41,7 +51,7 @@ describe('readQuality', () => {
 
   it('gives null for what the browser has not reported yet', () => {
     const empty = new Map() as unknown as RTCStatsReport;
-    expect(readQuality(empty).quality).toEqual({ rttMs: null, jitterMs: null, packetsReceived: 0, packetsLost: 0, lossPercent: null, packetsSent: 0, mos: null, codec: null });
+    expect(readQuality(empty).quality).toEqual({ rttMs: null, jitterMs: null, packetsReceived: 0, packetsLost: 0, lossPercent: null, packetsSent: 0, mos: null, codec: null, microphoneLevel: null });
   });
 });
 
