@@ -1,6 +1,7 @@
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
+import { sipChunkApart, sipChunkInline } from '../scripts/lib-chunks.js';
 import { LIB_BUILD_OPTIONS } from '../scripts/sip-trim.js';
 import { kb, type Row } from './stats.js';
 
@@ -19,15 +20,14 @@ export interface SizeFigure {
   brotli: number;
 }
 
-async function bundle(name: string, contents: string, format: 'iife' | 'esm', options: { splitting?: boolean; ours?: boolean; resolveDir?: string } = {}): Promise<SizeFigure> {
+async function bundle(name: string, contents: string, format: 'iife' | 'esm', options: { ours?: boolean; resolveDir?: string } = {}): Promise<SizeFigure> {
   const result = await build({
     // Ours as we ship it (scripts/build-lib.ts); the peers as their users would bundle them.
-    ...(options.ours ? LIB_BUILD_OPTIONS : {}),
+    ...(options.ours ? { ...LIB_BUILD_OPTIONS, plugins: [...(LIB_BUILD_OPTIONS.plugins ?? []), format === 'esm' ? sipChunkApart : sipChunkInline] } : {}),
     stdin: { contents, resolveDir: options.resolveDir ?? process.cwd(), loader: 'ts', sourcefile: `${name}.ts` },
     bundle: true,
     minify: true,
     format,
-    splitting: options.splitting ?? false,
     outdir: 'bench/.out',
     target: 'es2020',
     legalComments: 'none',
@@ -65,7 +65,7 @@ export async function measureSize(): Promise<{ figures: SizeFigure[]; rows: Row[
   const figures = [
     // The entry's own text: imported, it would be dropped, as lib/package.json says only the built file has side effects.
     await bundle('voice-browser script tag', readFileSync('lib/global.ts', 'utf8'), 'iife', { ours: true, resolveDir: 'lib' }),
-    await bundle('voice-browser ES module entry', `export * from './lib/index.ts';`, 'esm', { splitting: true, ours: true }),
+    await bundle('voice-browser ES module entry', `export * from './lib/index.ts';`, 'esm', { ours: true }),
     await bundle('sip.js SimpleUser', `import { SimpleUser } from 'sip.js/lib/platform/web/simple-user/index.js'; (globalThis as Record<string, unknown>).SimpleUser = SimpleUser;`, 'iife'),
     await bundle('jssip', `import JsSIP from 'jssip'; (globalThis as Record<string, unknown>).JsSIP = JsSIP;`, 'iife'),
   ];

@@ -1,19 +1,24 @@
-import { isTerminal } from './call-machine.js';
 import { checkStart, copyInput, sameInput } from './call-input.js';
+import { isTerminal } from './call-machine.js';
 import { whyNoCalls } from './connection-machine.js';
 import { isDefiniteRejection, toVoiceError, VoiceBrowserError } from './errors.js';
+import { sendDigit } from './in-call-controls.js';
 import type { Runtime } from './runtime.js';
 import type { BrowserCall, CallInput } from './types.js';
 
 /**
- * startCall(): the input checked, one request per intent (a double click joins it; a retry after a lost
+ * startCall() and sendDtmf(). startCall(): the input checked, one request per intent (a double click joins it; a retry after a lost
  * answer repeats it with its key), and the answer sent to the runtime (runtime.ts) as a call event; the call
  * machine (call-machine.ts) decides what follows. A definite refusal of the session is a connection event.
+ *
+ * @remarks
+ * Part of the SIP chunk (sip-adapter.ts re-exports it): a call needs the SIP link, so it arrives with SIP.js
+ * at connect(), and a page that only recovers or cleans up never downloads it.
  */
 
 export type CallControl = ReturnType<typeof createCallControl>;
 
-/** startCall() over one runtime; its closure holds only the request in flight. */
+/** startCall() and sendDtmf() over one runtime; its closure holds only the request in flight. */
 export function createCallControl(rt: Runtime) {
   const { backend } = rt;
   let starting: { key: string; promise: Promise<BrowserCall> } | undefined;
@@ -66,12 +71,14 @@ export function createCallControl(rt: Runtime) {
     return promise;
   }
 
+  /** A call is up whose audio this page holds (it may still be connecting): DTMF may go on it. */
+  const answered = () => {
+    const { call } = rt.callState;
+    return !!call && !isTerminal(call) && rt.status().audio !== 'none';
+  };
+
   return {
     startCall,
-    /** A call is up whose audio this page holds (it may still be connecting): DTMF may go on it. */
-    get answered(): boolean {
-      const { call } = rt.callState;
-      return !!call && !isTerminal(call) && rt.status().audio !== 'none';
-    },
+    sendDtmf: (digit: string) => sendDigit(rt.link, answered(), digit).catch((error: unknown) => rt.fail(toVoiceError(error, 'dtmf_outcome_unknown', 'sendDtmf() failed'))),
   };
 }

@@ -50,6 +50,15 @@ export class VoiceBrowserError extends Error {
   toStatus(): { code: string; message: string } {
     return { code: this.code, message: this.message };
   }
+
+  /**
+   * `error instanceof VoiceBrowserError` checks the shape, as {@link isVoiceBrowserError} does, so it holds for an
+   * error from another copy of the library (the lazily loaded SIP chunk carries its own, the testing kit too) or
+   * another realm.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isVoiceBrowserError(value);
+  }
 }
 
 /** True for a VoiceBrowserError from any realm (iframe, another copy of the library): checks shape, not class. */

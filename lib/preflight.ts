@@ -1,4 +1,5 @@
 import { LOSS_WARN_PERCENT, RTT_WARN_MS, SILENT_LEVEL } from './call-warnings.js';
+import { checkStart } from './call-input.js';
 import type { Clock } from './clock.js';
 import { microphoneError } from './media-controls.js';
 import type { CallInput, CallQuality, PreflightCheck, PreflightReport, TimingEvent, VoiceBrowserStatus } from './types.js';
@@ -21,7 +22,7 @@ export const JITTER_WARN_MS = 30;
 /** What preflight needs from the helper that runs it. */
 export interface PreflightHost {
   /** A fresh helper of its own, over the page's backend and devices, telling its milestones and statuses here. */
-  helper(onTiming: (event: TimingEvent) => void, onStatus: (status: VoiceBrowserStatus) => void): VoiceBrowser;
+  helper(report: { onTiming(event: TimingEvent): void; onStatus(status: VoiceBrowserStatus): void }): VoiceBrowser;
   clock: Clock;
   microphoneId?: string;
   /** Opens the microphone (default: getUserMedia); a seam for tests. */
@@ -78,25 +79,27 @@ function judgeMedia(quality: CallQuality): PreflightCheck {
 }
 
 /**
- * Runs the checks and cleans up after them; resolves with the report. Rejects only when the cleanup could not
- * be proven (`cleanup_unknown`: `recover()` finds what is left). One closure past 40 lines: the checks share
- * the probe helper and what it told.
+ * Runs the checks and cleans up after them; resolves with the report. Rejects at once `invalid_argument` for
+ * numbers that are not E.164, and only else when the cleanup could not be proven (`cleanup_unknown`:
+ * `recover()` finds what is left). One closure past 40 lines: the checks share the probe helper and what it told.
  */
 export async function runPreflight(call: CallInput, host: PreflightHost): Promise<PreflightReport> {
+  const invalid = checkStart(call, 'preflight');
+  if (invalid) throw invalid;
   const { clock } = host;
   const started = clock.now();
   const told = new Map<TimingEvent['name'], TimingEvent>();
   let sampled: ((quality: CallQuality) => void) | undefined;
   let callEnded: ((status: VoiceBrowserStatus) => void) | undefined;
-  const probe = host.helper(
-    (event) => {
+  const probe = host.helper({
+    onTiming: (event) => {
       if (!told.has(event.name)) told.set(event.name, event);
       if (event.quality) sampled?.(event.quality);
     },
-    (status) => {
+    onStatus: (status) => {
       if (status.call && !status.busy) callEnded?.(status);
     },
-  );
+  });
   const left = () => PREFLIGHT_BUDGET_MS - (clock.now() - started);
   const since = (from: TimingEvent['name'], to: TimingEvent['name']) => {
     const [a, b] = [told.get(from), told.get(to)];

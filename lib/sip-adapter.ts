@@ -11,8 +11,9 @@ import { createMediaControls, type MediaControls } from './media-controls.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
 import { handlerOf, incomingInvite, sendInfo, watchSession } from './sip-session.js';
 
-// Loaded in the same download as the link: the runtime takes it from here on the first connect(), and the
-// helper its preflight() (whose test call needs SIP.js anyway).
+// Loaded in the same download as the link, as they only act with one: the runtime takes the media's status from
+// here on the first connect(), and the helper startCall() and preflight() (whose test call needs SIP.js too).
+export { createCallControl } from './call-control.js';
 export { createMediaStatus } from './media-status.js';
 export { runPreflight } from './preflight.js';
 

@@ -1,8 +1,7 @@
-import { createCallControl } from './call-control.js';
-import { checkStart } from './call-input.js';
+import type { CallControl, createCallControl } from './call-control.js';
 import { createConnectionControl } from './connection-control.js';
 import { toVoiceError, VoiceBrowserError } from './errors.js';
-import { sendDigit, setMuted } from './in-call-controls.js';
+import { setMuted } from './in-call-controls.js';
 import { createRuntime, type VoiceBrowserInternals } from './runtime.js';
 import { RENEWABLE_CONNECTIONS, type BrowserCall, type CallInput, type PreflightReport, type VoiceBrowserOptions, type VoiceBrowserStatus } from './types.js';
 
@@ -78,14 +77,28 @@ export function createVoiceBrowser(options: VoiceBrowserOptions): VoiceBrowser {
 }
 
 /**
- * {@link createVoiceBrowser} over the test seams (a fake clock, a fake SIP link). One closure past 40 lines:
- * the methods, each a few lines, share the operations in flight.
+ * The test seams: the runtime's (a fake clock, a fake SIP link), and the call operations handed in, so that a
+ * test's fake clock never waits on the SIP chunk's download. Not published (`stripInternal`).
  * @internal
  */
-export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: VoiceBrowserInternals): VoiceBrowser {
+export interface HelperInternals extends VoiceBrowserInternals {
+  createCallControl?: typeof createCallControl;
+}
+
+/**
+ * {@link createVoiceBrowser} over the test seams. One closure past 40 lines: the methods, each a few lines,
+ * share the operations in flight.
+ * @internal
+ */
+export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: HelperInternals): VoiceBrowser {
   const rt = createRuntime(options, internals);
-  const calls = createCallControl(rt);
   const lines = createConnectionControl(rt);
+  /** The SIP chunk: SIP.js, and startCall() and preflight(), which act with it. connect() loads it. */
+  const sip = () => import('./sip-adapter.js');
+  let calls: CallControl | undefined;
+  const loadCalls = async () => (calls ??= (internals.createCallControl ?? (await sip()).createCallControl)(rt));
+  /** Runs a call operation: loaded by connect(); called before it, loaded then, to be refused as it always was. */
+  const withCalls = <T>(run: (loaded: CallControl) => Promise<T>): Promise<T> => (calls ? run(calls) : loadCalls().then(run));
   const connection = () => rt.connectionState.connection;
   /** The operation of each kind in flight: a second call joins it. */
   let connecting: Promise<void> | undefined;
@@ -123,7 +136,11 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
       if (connection() !== 'disconnected' || session) {
         return rt.fail(new VoiceBrowserError('browser_session_unavailable', `connect() while ${connection()}${session ? ' with a session to clean up: disconnect() first' : ''}`));
       }
-      connecting = lines.connect().finally(() => (connecting = undefined));
+      connecting = lines
+        .connect()
+        .then(loadCalls)
+        .then(() => undefined)
+        .finally(() => (connecting = undefined));
       return connecting;
     },
     disconnect() {
@@ -135,7 +152,7 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
         .finally(() => (disconnecting = undefined));
       return disconnecting;
     },
-    startCall: calls.startCall,
+    startCall: (input, callOptions) => withCalls((loaded) => loaded.startCall(input, callOptions)),
     hangup: rt.hangup,
     mute(muted) {
       try {
@@ -145,7 +162,7 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
         throw error;
       }
     },
-    sendDtmf: (digit) => sendDigit(rt.link, calls.answered, digit).catch((error: unknown) => rt.fail(toVoiceError(error, 'dtmf_outcome_unknown', 'sendDtmf() failed'))),
+    sendDtmf: (digit) => withCalls((loaded) => loaded.sendDtmf(digit)),
     renew() {
       if (renewing) return renewing;
       if (rt.callState.busy) return rt.fail(new VoiceBrowserError('browser_agent_busy', 'renew() only while idle: wait until busy is false'));
@@ -159,16 +176,10 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
     status: () => rt.status(),
     preflight(call) {
       if (testing) return testing;
-      const invalid = checkStart(call, 'preflight');
-      if (invalid || !fresh()) return rt.fail(invalid ?? new VoiceBrowserError('browser_session_unavailable', 'preflight() is for a fresh helper, before connect()'));
-      testing = import('./sip-adapter.js')
-        .then((sip) =>
-          sip.runPreflight(call, {
-            helper: (onTiming, onStatus) => createVoiceBrowserWith({ ...options, remoteAudio: undefined, onTiming, onStatus }, internals),
-            clock: rt.clock,
-            microphoneId: options.audioDevices?.microphoneId,
-          }),
-        )
+      if (!fresh()) return rt.fail(new VoiceBrowserError('browser_session_unavailable', 'preflight() is for a fresh helper, before connect()'));
+      testing = sip()
+        .then((chunk) => chunk.runPreflight(call, { helper: (report) => createVoiceBrowserWith({ ...options, ...report, remoteAudio: undefined }, internals), clock: rt.clock, microphoneId: options.audioDevices?.microphoneId }))
+        .catch((error: unknown) => rt.fail(toVoiceError(error, 'connection_failed', 'preflight() could not load its SIP part')))
         .finally(() => (testing = undefined));
       return testing;
     },

@@ -1,12 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { build, type BuildOptions } from 'esbuild';
+import { sipChunkApart, sipChunkInline } from './lib-chunks.js';
 import { LIB_BUILD_OPTIONS } from './sip-trim.js';
 
 /**
- * Builds the library (DESIGN.md): the ES module with its SIP.js part split into a chunk that `connect()`
- * loads on demand, the testing kit (`voice-browser/testing`), the type declarations, and one minified
- * script that sets `window.VoiceBrowser`.
+ * Builds the library (DESIGN.md): the ES module, whose SIP.js part is a file of its own (`sip-adapter.js`) that
+ * `connect()` loads on demand, the testing kit (`voice-browser/testing`), the type declarations, and one
+ * minified script that sets `window.VoiceBrowser`.
  */
 
 const outdir = 'lib/dist';
@@ -14,20 +15,29 @@ rmSync(outdir, { recursive: true, force: true });
 
 const common: BuildOptions = { ...LIB_BUILD_OPTIONS, logLevel: 'warning' };
 
-await build({
-  ...common,
+// Each entry is one file that shares no module with another (lib-chunks.ts says why), and the SIP chunk beside them.
+const entries = {
+  index: 'lib/index.ts',
   // The advice words are an entry of their own (`voice-browser/advice`): a page that shows its own words never loads them.
-  entryPoints: { index: 'lib/index.ts', advice: 'lib/error-advice.ts', testing: 'lib/testing/index.ts' },
-  outdir: `${outdir}/esm`,
-  format: 'esm',
-  splitting: true,
-  // The testing kit runs in Node (its fake clock flushes with Node's setImmediate): its import stays one.
-  external: ['node:*'],
-  chunkNames: 'chunks/[name]-[hash]',
-});
+  advice: 'lib/error-advice.ts',
+  testing: 'lib/testing/index.ts',
+  'sip-adapter': 'lib/sip-adapter.ts',
+};
+for (const [name, entry] of Object.entries(entries)) {
+  await build({
+    ...common,
+    plugins: [...(common.plugins ?? []), sipChunkApart],
+    entryPoints: { [name]: entry },
+    outdir: `${outdir}/esm`,
+    format: 'esm',
+    // The testing kit runs in Node (its fake clock flushes with Node's setImmediate): its import stays one.
+    external: ['node:*'],
+  });
+}
 
 await build({
   ...common,
+  plugins: [...(common.plugins ?? []), sipChunkInline],
   entryPoints: ['lib/global.ts'],
   outfile: `${outdir}/voice-browser.min.js`,
   format: 'iife',

@@ -8,6 +8,7 @@
  * @module voice-browser/testing
  */
 
+import { createCallControl } from '../call-control.js';
 import { createMediaStatus } from '../media-status.js';
 import type { VoiceBrowserOptions } from '../types.js';
 import { createVoiceBrowserWith, type VoiceBrowser } from '../voice-browser.js';
@@ -66,6 +67,6 @@ export function createTestVoiceBrowser(options: TestVoiceBrowserOptions = {}): T
   const backend = given ?? new FakeBackend(journal);
   const sip = new FakeSip(journal);
   const clock = new FakeClock(startAt ?? DEFAULT_START);
-  const voice = createVoiceBrowserWith({ ...helperOptions, backend }, { clock, openSipLink: sip.openSipLink, createMediaStatus });
+  const voice = createVoiceBrowserWith({ ...helperOptions, backend }, { clock, openSipLink: sip.openSipLink, createMediaStatus, createCallControl });
   return { voice, backend, sip, clock, journal };
 }

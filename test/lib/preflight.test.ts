@@ -1,5 +1,6 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
+import { createCallControl } from '../../lib/call-control.js';
 import { createMediaStatus } from '../../lib/media-status.js';
 import { PREFLIGHT_BUDGET_MS, runPreflight, type PreflightHost } from '../../lib/preflight.js';
 import { FakeBackend, httpError } from '../../lib/testing/fake-backend.js';
@@ -21,7 +22,7 @@ function preflightWorld(microphone?: () => Promise<MediaStream>) {
   const released: string[] = [];
   const stream = { getTracks: () => [{ stop: () => released.push('microphone') }] } as unknown as MediaStream;
   const host: PreflightHost = {
-    helper: (onTiming, onStatus) => createVoiceBrowserWith({ backend, onTiming, onStatus }, { clock, openSipLink: sip.openSipLink, createMediaStatus }),
+    helper: (report) => createVoiceBrowserWith({ backend, ...report }, { clock, openSipLink: sip.openSipLink, createMediaStatus, createCallControl }),
     clock,
     openMicrophone: microphone ?? (() => Promise.resolve(stream)),
   };
