@@ -302,3 +302,9 @@ export function preflightRows(report: PreflightReport): PreflightRow[] {
     },
   ];
 }
+
+/** Which tab holds the phone (option `tabs`), in words for the connection line. */
+export function tabLabel(tabs: VoiceBrowserStatus['tabs']): string {
+  if (tabs.mode === 'independent') return 'This tab is a phone of its own.';
+  return tabs.leader ? 'This tab holds the phone; your other tabs of this site share it.' : 'Another tab holds the phone: what you do here runs there.';
+}

@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import { callConnected, expect, hangUp, logInAndConnect, test } from './fixtures.js';
+import { callConnected, expect, hangUp, logInAndConnect, reloadConfirmed, test } from './fixtures.js';
 
 /**
  * axe-core (WCAG 2.1 A and AA rules) finds no violation on the demo's main states: logged out, ready, in a
@@ -36,7 +36,7 @@ test('the demo passes axe-core logged out, ready, with an error, in a call with 
 
   // A reload mid-call: the recovered call with its cleanup controls.
   await callConnected(page);
-  await page.reload();
+  await reloadConfirmed(page);
   await expect(page.getByTestId('connection')).toHaveText('recovery_required');
   await expect(page.getByTestId('recovery-words')).toBeVisible();
   expect(await violations(page), 'recovery').toEqual([]);

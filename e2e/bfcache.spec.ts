@@ -1,11 +1,13 @@
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.js';
-import { callConnected, expect, hangUp, logInAndConnect, test } from './fixtures.js';
+import { callConnected, expect, hangUp, INDEPENDENT, logInAndConnect, test } from './fixtures.js';
 
 /**
  * A page left for another and restored from the back/forward cache (Playwright turns the cache off by
  * default; this file turns it back on): an idle helper closes its SIP socket on the way in (Chromium would
  * close it too), so no dead socket is ever shown as `ready`; restored, it shows `reconnecting`, registers
  * again, is `ready`, and takes calls. A restore fires no `load`, so the navigation back waits for its commit.
+ * The page's tab is a phone of its own: Chromium never keeps a page that asked for a Web Lock, which shared
+ * tabs do, in the cache (they load again, and recover() or the next leader picks up).
  */
 
 test.use({ launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, ignoreDefaultArgs: ['--disable-back-forward-cache'] } });
@@ -19,7 +21,7 @@ test('a page restored from the back/forward cache reconnects, then calls as befo
       if (event.persisted) w.__restored++;
     });
   });
-  await logInAndConnect(page, 'e2e-bfcache');
+  await logInAndConnect(page, 'e2e-bfcache', INDEPENDENT);
   // Every connection state the page shows from here, kept in the page (which the cache keeps as it was).
   await page.evaluate(() => {
     const cell = document.querySelector('[data-testid="connection"]');

@@ -18,20 +18,23 @@ export const test = base.extend<{ simulator: Simulator }>({
     await use({ url, ...createSimulatorControl(url) });
   },
   page: async ({ page }, use) => {
-    await page.addInitScript(() => {
-      const pcs: RTCPeerConnection[] = [];
-      (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs = pcs;
-      const Native = window.RTCPeerConnection;
-      window.RTCPeerConnection = class extends Native {
-        constructor(config?: RTCConfiguration) {
-          super(config);
-          pcs.push(this);
-        }
-      };
-    });
+    await page.addInitScript(recordPeerConnections);
     await use(page);
   },
 });
+
+/** Run in a page before its scripts: keeps every RTCPeerConnection it makes in `window.__pcs`. */
+export function recordPeerConnections(): void {
+  const pcs: RTCPeerConnection[] = [];
+  (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs = pcs;
+  const Native = window.RTCPeerConnection;
+  window.RTCPeerConnection = class extends Native {
+    constructor(config?: RTCConfiguration) {
+      super(config);
+      pcs.push(this);
+    }
+  };
+}
 
 export { expect };
 
@@ -86,15 +89,15 @@ export function userOfThisRun(username: string): string {
 }
 
 /** Logs in as `username` (any name: the demo's stand-in login), made unique to this run of the test. */
-export async function logIn(page: Page, username: string): Promise<void> {
-  await page.goto('/');
+export async function logIn(page: Page, username: string, path = '/'): Promise<void> {
+  await page.goto(path);
   await page.getByLabel('Username').fill(userOfThisRun(username));
   await page.getByRole('button', { name: 'Log in' }).click();
 }
 
 /** Logs in and connects; resolves with the session id once the page is `ready`. */
-export async function logInAndConnect(page: Page, username: string): Promise<string> {
-  await logIn(page, username);
+export async function logInAndConnect(page: Page, username: string, path = '/'): Promise<string> {
+  await logIn(page, username, path);
   await page.getByRole('button', { name: 'Connect', exact: true }).click();
   await expect(page.getByTestId('connection')).toHaveText('ready');
   return (await page.getByTestId('session-id').textContent()) ?? '';
@@ -108,6 +111,20 @@ export async function callConnected(page: Page, to = '+12025550100'): Promise<st
   const callId = (await page.getByTestId('call-id').textContent()) ?? '';
   expect(callId).toMatch(/^bc_/);
   return callId;
+}
+
+/** The demo with each tab a phone of its own (`tabs: 'independent'`), as before shared tabs. */
+export const INDEPENDENT = '/?tabs=independent';
+
+/** Reloads a page whose tab holds a call: the browser asks first (`closeProtection`), and the test confirms. */
+export async function reloadConfirmed(page: Page): Promise<void> {
+  const asked = page.waitForEvent('dialog').then(async (dialog) => {
+    const type = dialog.type();
+    await dialog.accept();
+    return type;
+  });
+  await page.reload();
+  expect(await asked).toBe('beforeunload');
 }
 
 /** Hangs up and waits until a terminal read made busy false. */

@@ -1,4 +1,4 @@
-import { callConnected, expect, logInAndConnect, screenshot, test } from './fixtures.js';
+import { callConnected, expect, logInAndConnect, reloadConfirmed, screenshot, test } from './fixtures.js';
 
 /**
  * spec 4.9: after a reload during a call, recover() shows the leftover session and its call with cleanup
@@ -10,7 +10,8 @@ test('a reload during a call shows recovery_required with the call and cleanup o
   const callId = await callConnected(page);
   await expect(page.getByTestId('call-time')).toHaveText('0:03');
 
-  await page.reload();
+  // The browser asks before a reload ends the call's audio (closeProtection).
+  await reloadConfirmed(page);
   await expect(page.getByTestId('connection')).toHaveText('recovery_required');
   // The recovered call's time counts from the service's answeredAt, not from the reload.
   await expect(page.getByTestId('call-time')).toHaveText(/^0:(0[3-9]|[1-5]\d)$/);

@@ -1,4 +1,4 @@
-import { callConnected, expect, hangUp, logInAndConnect, test } from './fixtures.js';
+import { callConnected, expect, hangUp, INDEPENDENT, logInAndConnect, test } from './fixtures.js';
 
 /** spec 4.9: renew() only while idle; it replaces the session (fresh credentials and expiry), and the old one ends. */
 
@@ -19,11 +19,11 @@ test('renew while idle gives a new session, ends the old one, and calls still wo
 });
 
 test('renew during a call is refused: disabled in the calling tab, browser_agent_busy in words in another tab', async ({ page, context }) => {
-  // Tab B connects first and stays idle; tab A, opened after, finds B's session, cleans it up, connects and calls.
+  // Independent tabs: B connects first and stays idle; A, opened after, finds B's session, cleans it up, connects and calls.
   const tabB = page;
-  await logInAndConnect(tabB, 'e2e-renew-busy');
+  await logInAndConnect(tabB, 'e2e-renew-busy', INDEPENDENT);
   const tabA = await context.newPage();
-  await tabA.goto('/');
+  await tabA.goto(INDEPENDENT);
   await expect(tabA.getByTestId('connection')).toHaveText('recovery_required');
   await tabA.getByRole('button', { name: 'End session' }).click();
   await tabA.getByRole('button', { name: 'Connect', exact: true }).click();

@@ -1,15 +1,15 @@
-import { callConnected, expect, hangUp, logInAndConnect, test } from './fixtures.js';
+import { callConnected, expect, hangUp, INDEPENDENT, logInAndConnect, test } from './fixtures.js';
 
 /**
- * Two tabs of one user: while the first has a call, the second finds that session and call (recover() on
+ * Two independent tabs of one user (`tabs: 'independent'`, as before shared tabs; shared-tabs.spec.ts has the default): while the first has a call, the second finds that session and call (recover() on
  * load), offers cleanup only, and cannot start a call; once the first hangs up, the second sees the call end.
  */
 test('a second tab of the same user cannot start a call while the first is busy', async ({ page, context }) => {
-  await logInAndConnect(page, 'e2e-two-tabs');
+  await logInAndConnect(page, 'e2e-two-tabs', INDEPENDENT);
   const callId = await callConnected(page);
 
   const second = await context.newPage();
-  await second.goto('/');
+  await second.goto(INDEPENDENT);
   await expect(second.getByTestId('connection')).toHaveText('recovery_required');
   await expect(second.getByTestId('call-id')).toHaveText(callId);
   // Not "before the reload": this tab never held it.

@@ -3,9 +3,10 @@ import type { Runtime } from './runtime.js';
 import type { BrowserCall, BrowserSession, VoiceBrowserStatus } from './types.js';
 
 /**
- * The connection operations of the helper: connect(), renew(), disconnect() and recover(), each a sequence
- * of requests whose steps are connection events sent to the runtime (runtime.ts); the connection machine
- * (connection-machine.ts) decides the states. disconnect() reads in one place, call cleanup included.
+ * The connection operations that need no SIP: disconnect() and recover(), each a sequence of requests whose
+ * steps are connection events sent to the runtime (runtime.ts); the connection machine (connection-machine.ts)
+ * decides the states. disconnect() reads in one place, call cleanup included. connect() and renew(), which
+ * register, are in session-setup.ts, with SIP.js.
  */
 
 /**
@@ -16,62 +17,14 @@ const END_WAIT_MS = 15_000;
 const UNKNOWN_WAIT_MS = 3_000;
 const PROOF_WAIT_MS = 3_000;
 
-const sessionView = (session: BrowserSession) => ({ id: session.id, expiresAt: session.expiresAt });
-const detached = () => new AbortController().signal;
+/** The session as the status shows it. */
+export const sessionView = (session: BrowserSession) => ({ id: session.id, expiresAt: session.expiresAt });
+/** A signal for a request that must finish even when the helper's lifetime ends (an ending session). */
+export const detached = () => new AbortController().signal;
 
 /** The connection operations over one runtime; its closure holds no state, only the steps. */
 export function createConnectionControl(rt: Runtime) {
-  const { backend, clock } = rt;
-
-  /** A new session and its registered link; a session whose registration fails is ended again. */
-  async function establish(startedAt: number, onCreated: (session: BrowserSession) => void) {
-    const { session, transport } = await backend.createSession({ signal: rt.signal() });
-    rt.timing('session_created', startedAt);
-    onCreated(session);
-    try {
-      const link = await rt.openLink(transport);
-      rt.timing('registered', startedAt);
-      return { session, link };
-    } catch (cause) {
-      rt.ignoreLinkEvents();
-      await backend.endSession(session.id, { signal: detached() }).catch(() => undefined);
-      throw toVoiceError(cause, 'connection_failed', 'could not register with the voice service');
-    }
-  }
-
-  async function connect(): Promise<void> {
-    const startedAt = clock.now();
-    rt.beginLifetime();
-    rt.connection({ type: 'connect_started' });
-    try {
-      const made = await establish(startedAt, (session) => rt.connection({ type: 'session_created', session: sessionView(session) }));
-      rt.useLink(made.link);
-      rt.connection({ type: 'registered', session: sessionView(made.session) });
-    } catch (cause) {
-      const error = toVoiceError(cause, 'connection_failed', 'could not connect to the voice service');
-      rt.connection({ type: 'connect_failed', error: error.toStatus() });
-      throw error;
-    }
-  }
-
-  async function renew(): Promise<void> {
-    const startedAt = clock.now();
-    const old = { link: rt.link, sessionId: rt.connectionState.session?.id };
-    rt.connection({ type: 'renew_started' });
-    let sessionCreated = false;
-    try {
-      const made = await establish(startedAt, () => (sessionCreated = true));
-      rt.useLink(made.link);
-      rt.connection({ type: 'registered', session: sessionView(made.session) });
-    } catch (cause) {
-      const error = toVoiceError(cause, 'connection_failed', 'renewing the session failed');
-      rt.connection({ type: 'renew_failed', error: error.toStatus(), sessionCreated });
-      throw error;
-    }
-    // The old session is superseded: its link closes and the service is told it is over.
-    await old.link?.close();
-    if (old.sessionId) await backend.endSession(old.sessionId, { signal: detached() }).catch(() => undefined);
-  }
+  const { backend } = rt;
 
   /** Hangs up and waits for the call's end: a lost request first gets a few seconds of reads to find its call. */
   async function endCall(): Promise<VoiceBrowserError | undefined> {
@@ -122,5 +75,5 @@ export function createConnectionControl(rt: Runtime) {
     return rt.status();
   }
 
-  return { connect, renew, disconnect, recover };
+  return { disconnect, recover };
 }

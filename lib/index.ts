@@ -5,7 +5,6 @@
  * @module voice-browser
  */
 export { createVoiceBrowser } from './voice-browser.js';
-export type { VoiceBrowser } from './voice-browser.js';
 export { createFetchBackend } from './backend.js';
 export type { FetchBackendOptions } from './backend.js';
 export { VOICE_ERROR_CODES, VoiceBrowserError, isVoiceBrowserError } from './errors.js';
@@ -29,6 +28,7 @@ export type {
   StatusError,
   TimingEvent,
   VoiceBackend,
+  VoiceBrowser,
   VoiceBrowserOptions,
   VoiceBrowserStatus,
 } from './types.js';

@@ -2,8 +2,7 @@ import { LOSS_WARN_PERCENT, RTT_WARN_MS, SILENT_LEVEL } from './call-warnings.js
 import { checkStart } from './call-input.js';
 import type { Clock } from './clock.js';
 import { microphoneError } from './media-controls.js';
-import type { CallInput, CallQuality, PreflightCheck, PreflightReport, TimingEvent, VoiceBrowserStatus } from './types.js';
-import type { VoiceBrowser } from './voice-browser.js';
+import type { CallInput, CallQuality, PreflightCheck, PreflightReport, TimingEvent, VoiceBrowser, VoiceBrowserStatus } from './types.js';
 
 /**
  * `preflight()`: whether calls will work in this browser, on this network, before the first one. It opens the

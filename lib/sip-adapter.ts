@@ -12,10 +12,11 @@ import type { SipLink, SipLinkOptions } from './sip-link.js';
 import { handlerOf, incomingInvite, sendInfo, watchSession } from './sip-session.js';
 
 // Loaded in the same download as the link, as they only act with one: the runtime takes the media's status from
-// here on the first connect(), and the helper startCall() and preflight() (whose test call needs SIP.js too).
+// here on the first connect(), and the helper connect(), renew(), startCall(), sendDtmf() and preflight().
 export { createCallControl } from './call-control.js';
 export { createMediaStatus } from './media-status.js';
 export { runPreflight } from './preflight.js';
+export { createSessionSetup } from './session-setup.js';
 
 /**
  * The SIP link over SIP.js (sip-link.ts says what it offers): a registered user agent over WebSocket that

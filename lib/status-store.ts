@@ -1,5 +1,6 @@
 import type { TimingEvent, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
 import type { Clock } from './clock.js';
+import { deepFreeze, INITIAL_STATUS } from './status-snapshot.js';
 
 /**
  * The helper's status and its timing reports: every change goes through `commit` (STYLE: SIP.js
@@ -16,27 +17,8 @@ export interface StatusStore {
   timing(name: TimingEvent['name'], startedAt: number | undefined, callId?: string, extra?: Pick<TimingEvent, 'quality' | 'warning'>): void;
 }
 
-export const initialStatus: VoiceBrowserStatus = Object.freeze({
-  connection: 'disconnected',
-  session: null,
-  call: null,
-  attempt: null,
-  busy: false,
-  audio: 'none',
-  muted: false,
-  warnings: [],
-  error: null,
-});
-
-/** Freezes a snapshot all the way down: the page can hold it without seeing later changes. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  for (const field of Object.values(value)) deepFreeze(field);
-  return Object.freeze(value);
-}
-
 export function createStatusStore(options: Pick<VoiceBrowserOptions, 'onStatus' | 'onTiming'>, clock: Clock): StatusStore {
-  let status = initialStatus;
+  let status = INITIAL_STATUS;
   return {
     get: () => status,
     commit(patch) {

@@ -185,6 +185,11 @@ export interface VoiceBrowserStatus {
   /** What is wrong with the call's audio now (raised and cleared by themselves, from its statistics); empty outside a call. */
   warnings: readonly CallWarning[];
   error: StatusError | null;
+  /**
+   * Which tab holds the phone (option `tabs`). `shared`: the tabs of the origin share one, held by the leader
+   * (`leader` true in that tab only); `independent`: this tab holds its own (`leader` always true).
+   */
+  tabs: { mode: 'shared' | 'independent'; leader: boolean };
 }
 
 /**
@@ -303,4 +308,65 @@ export interface VoiceBrowserOptions {
   onStatus?(status: VoiceBrowserStatus): void;
   /** Milestones of connect and of each call, and call quality samples. */
   onTiming?(event: TimingEvent): void;
+  /**
+   * `shared` (default): the tabs of this origin share one phone. One tab, the leader, holds the session, the
+   * registration, the microphone and the audio; every tab shows its status, and a method called in any tab runs
+   * there. `independent`: each tab is a phone of its own, and a second tab's `connect()` supersedes the first's
+   * session. Where Web Locks or BroadcastChannel are missing, tabs are independent; `status().tabs` says which.
+   */
+  tabs?: 'shared' | 'independent';
+  /**
+   * Asks the browser to confirm leaving the page while its tab holds a call's audio: a reload or close ends that
+   * audio for good (spec 4.9: it is never reattached). Default true.
+   */
+  closeProtection?: boolean;
+}
+
+/** The helper's methods. Each failure rejects with a {@link VoiceBrowserError} and is also shown in `status().error`. */
+export interface VoiceBrowser {
+  /**
+   * On a fresh helper (after a reload), reads the user's current session and call. A session found sets
+   * `connection` to `recovery_required`: its call is shown and polled, and `hangup()` and `disconnect()` clean
+   * up; audio and credentials are not restored, and `connect()` is refused until `disconnect()`.
+   */
+  recover(): Promise<VoiceBrowserStatus>;
+  /** Creates a browser session, loads SIP.js and registers; resolves when `connection` is `ready`. */
+  connect(): Promise<void>;
+  /**
+   * Hangs up, waits for a terminal read, unregisters, releases the microphone and ends the session; `busy`
+   * turns false only when a read after that end proves no call of the session runs. Unproven, it
+   * rejects `cleanup_unknown` with `busy` still true: call it again, or `recover()` in a later page.
+   */
+  disconnect(): Promise<void>;
+  /**
+   * Asks the server to place a call; resolves with the admitted call (`202`: not yet an answer).
+   * Retrying after `call_outcome_unknown` with the same `idempotencyKey` and input returns the original call.
+   */
+  startCall(input: CallInput, options: { idempotencyKey: string }): Promise<BrowserCall>;
+  /** Asks the service to end the call; `busy` stays true until a terminal read. */
+  hangup(): Promise<void>;
+  /** Mutes (true) or unmutes the outgoing audio; the far end keeps sending, and you keep hearing it. */
+  mute(muted: boolean): void;
+  /** Sends one DTMF digit (`0-9 * # A-D`) on the answered call: RFC 4733 when negotiated, else SIP INFO. */
+  sendDtmf(digit: string): Promise<void>;
+  /** Replaces the session with a new one (fresh credentials and expiry); only while idle. */
+  renew(): Promise<void>;
+  /** Plays the call's audio after the browser blocked it (`audio_playback_blocked`); call it from a click. */
+  resumeAudio(): Promise<void>;
+  /** The current status snapshot (deeply frozen). */
+  status(): VoiceBrowserStatus;
+  /**
+   * On a fresh helper (before `connect()`), tests the setup in under 10 s: the microphone, the connection to
+   * the voice service, and the audio of a short call to `call.to` (the simulator's `+12025550100` echoes), each
+   * `ok`, `warning` or `failed` with its figures and advice. It runs on a session and call of its own, which it
+   * ends before resolving: nothing is left (session, call, socket, timer, microphone), and this helper's status
+   * does not change. `connect()` and `recover()` called meanwhile wait for it; a second `preflight()` joins it.
+   */
+  preflight(call: CallInput): Promise<PreflightReport>;
+  /**
+   * For a page that builds another helper (say, on other devices: spec 4.9 fixes them per helper): disconnects
+   * what this tab holds and, with shared tabs, leaves them (another tab then holds the phone). Drop the helper
+   * after.
+   */
+  destroy(): Promise<void>;
 }

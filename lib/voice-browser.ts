@@ -1,9 +1,13 @@
 import type { CallControl, createCallControl } from './call-control.js';
+import type { createSessionSetup, SessionSetup } from './session-setup.js';
+import { createCloseProtection } from './close-protection.js';
 import { createConnectionControl } from './connection-control.js';
 import { toVoiceError, VoiceBrowserError } from './errors.js';
 import { setMuted } from './in-call-controls.js';
 import { createRuntime, type VoiceBrowserInternals } from './runtime.js';
-import { RENEWABLE_CONNECTIONS, type BrowserCall, type CallInput, type PreflightReport, type VoiceBrowserOptions, type VoiceBrowserStatus } from './types.js';
+import { createSharedTabs } from './shared-tabs.js';
+import { browserTabs, type TabEnvironment } from './tab-environment.js';
+import { RENEWABLE_CONNECTIONS, type PreflightReport, type VoiceBrowser, type VoiceBrowserOptions, type VoiceBrowserStatus } from './types.js';
 
 
 /**
@@ -12,51 +16,9 @@ import { RENEWABLE_CONNECTIONS, type BrowserCall, type CallInput, type Preflight
  * first). What they do is in connection-control.ts and call-control.ts; runtime.ts owns the state.
  */
 
-/** The helper's methods. Each failure rejects with a {@link VoiceBrowserError} and is also shown in `status().error`. */
-export interface VoiceBrowser {
-  /**
-   * On a fresh helper (after a reload), reads the user's current session and call. A session found sets
-   * `connection` to `recovery_required`: its call is shown and polled, and `hangup()` and `disconnect()` clean
-   * up; audio and credentials are not restored, and `connect()` is refused until `disconnect()`.
-   */
-  recover(): Promise<VoiceBrowserStatus>;
-  /** Creates a browser session, loads SIP.js and registers; resolves when `connection` is `ready`. */
-  connect(): Promise<void>;
-  /**
-   * Hangs up, waits for a terminal read, unregisters, releases the microphone and ends the session; `busy`
-   * turns false only when a read after that end proves no call of the session runs. Unproven, it
-   * rejects `cleanup_unknown` with `busy` still true: call it again, or `recover()` in a later page.
-   */
-  disconnect(): Promise<void>;
-  /**
-   * Asks the server to place a call; resolves with the admitted call (`202`: not yet an answer).
-   * Retrying after `call_outcome_unknown` with the same `idempotencyKey` and input returns the original call.
-   */
-  startCall(input: CallInput, options: { idempotencyKey: string }): Promise<BrowserCall>;
-  /** Asks the service to end the call; `busy` stays true until a terminal read. */
-  hangup(): Promise<void>;
-  /** Mutes (true) or unmutes the outgoing audio; the far end keeps sending, and you keep hearing it. */
-  mute(muted: boolean): void;
-  /** Sends one DTMF digit (`0-9 * # A-D`) on the answered call: RFC 4733 when negotiated, else SIP INFO. */
-  sendDtmf(digit: string): Promise<void>;
-  /** Replaces the session with a new one (fresh credentials and expiry); only while idle. */
-  renew(): Promise<void>;
-  /** Plays the call's audio after the browser blocked it (`audio_playback_blocked`); call it from a click. */
-  resumeAudio(): Promise<void>;
-  /** The current status snapshot (deeply frozen). */
-  status(): VoiceBrowserStatus;
-  /**
-   * On a fresh helper (before `connect()`), tests the setup in under 10 s: the microphone, the connection to
-   * the voice service, and the audio of a short call to `call.to` (the simulator's `+12025550100` echoes), each
-   * `ok`, `warning` or `failed` with its figures and advice. It runs on a session and call of its own, which it
-   * ends before resolving: nothing is left (session, call, socket, timer, microphone), and this helper's status
-   * does not change. `connect()` and `recover()` called meanwhile wait for it; a second `preflight()` joins it.
-   */
-  preflight(call: CallInput): Promise<PreflightReport>;
-}
-
 /**
- * Creates the helper. Importing the library touches no browser global; this does not either until
+ * Creates the helper. Importing the library touches no browser global. With `tabs: 'shared'` (the default),
+ * creating it joins the origin's other tabs (Web Locks, BroadcastChannel); otherwise nothing is touched until
  * `connect()` runs.
  *
  * @example
@@ -76,29 +38,62 @@ export function createVoiceBrowser(options: VoiceBrowserOptions): VoiceBrowser {
   return createVoiceBrowserWith(options, {});
 }
 
-/**
- * The test seams: the runtime's (a fake clock, a fake SIP link), and the call operations handed in, so that a
- * test's fake clock never waits on the SIP chunk's download. Not published (`stripInternal`).
- * @internal
- */
-export interface HelperInternals extends VoiceBrowserInternals {
-  createCallControl?: typeof createCallControl;
+/** The operations of the SIP chunk, over one runtime. */
+interface SipOperations {
+  setup: SessionSetup;
+  calls: CallControl;
 }
 
 /**
- * {@link createVoiceBrowser} over the test seams. One closure past 40 lines: the methods, each a few lines,
- * share the operations in flight.
+ * The test seams: the runtime's (a fake clock, a fake SIP link), and the SIP chunk's operations handed in, so
+ * that a test's fake clock never waits on the chunk's download. Not published (`stripInternal`).
+ * @internal
+ */
+export interface HelperInternals extends VoiceBrowserInternals {
+  sipParts?: { createCallControl: typeof createCallControl; createSessionSetup: typeof createSessionSetup };
+  /** The tabs a shared helper meets (null: none, as where the browser lacks them); default the browser's. */
+  tabs?: TabEnvironment | null;
+}
+
+/**
+ * {@link createVoiceBrowser} over the test seams: one tab among shared ones (shared-tabs.ts), or a phone of its own.
  * @internal
  */
 export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: HelperInternals): VoiceBrowser {
+  const tabs = options.tabs === 'independent' ? undefined : internals.tabs === undefined ? browserTabs() : internals.tabs;
+  return tabs ? createSharedTabs(options, tabs, (leading) => createHelper(leading, internals, tabs.page)) : createHelper(options, internals, pageOf());
+}
+
+/** The page where one is (its `beforeunload`), for `closeProtection`. */
+const pageOf = (): EventTarget | undefined => (typeof globalThis.addEventListener === 'function' ? globalThis : undefined);
+
+/**
+ * The helper that holds a phone: a tab's own, or the shared tabs' leader's. One closure past 40 lines: the
+ * methods, each a few lines, share the operations in flight.
+ */
+function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, page: EventTarget | undefined): VoiceBrowser {
+  const guard = given.closeProtection === false ? undefined : createCloseProtection(page);
+  const options: VoiceBrowserOptions = guard
+    ? {
+        ...given,
+        onStatus(status) {
+          guard(status);
+          given.onStatus?.(status);
+        },
+      }
+    : given;
   const rt = createRuntime(options, internals);
   const lines = createConnectionControl(rt);
-  /** The SIP chunk: SIP.js, and startCall() and preflight(), which act with it. connect() loads it. */
+  /** The SIP chunk: SIP.js, and the operations that act with it (connect, renew, calls, preflight). */
   const sip = () => import('./sip-adapter.js');
-  let calls: CallControl | undefined;
-  const loadCalls = async () => (calls ??= (internals.createCallControl ?? (await sip()).createCallControl)(rt));
-  /** Runs a call operation: loaded by connect(); called before it, loaded then, to be refused as it always was. */
-  const withCalls = <T>(run: (loaded: CallControl) => Promise<T>): Promise<T> => (calls ? run(calls) : loadCalls().then(run));
+  let loaded: SipOperations | undefined;
+  const load = async (): Promise<SipOperations> => {
+    const parts = internals.sipParts ?? (await sip());
+    return (loaded ??= { setup: parts.createSessionSetup(rt), calls: parts.createCallControl(rt) });
+  };
+  /** Runs an operation of the SIP chunk, loaded on first use; a failed download rejects it `connection_failed`. */
+  const withSip = <T>(run: (operations: SipOperations) => Promise<T>): Promise<T> =>
+    loaded ? run(loaded) : load().then(run, (error: unknown) => rt.fail(toVoiceError(error, 'connection_failed', 'could not load the SIP part of the helper')));
   const connection = () => rt.connectionState.connection;
   /** The operation of each kind in flight: a second call joins it. */
   let connecting: Promise<void> | undefined;
@@ -107,7 +102,7 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
   let recovering: Promise<VoiceBrowserStatus> | undefined;
   let testing: Promise<PreflightReport> | undefined;
   /** Before connect(): nothing held, nothing being found. */
-  const fresh = () => connection() === 'disconnected' && !rt.status().session && !rt.callState.busy && !recovering;
+  const fresh = () => connection() === 'disconnected' && !rt.status().session && !rt.callState.busy && !recovering && !connecting;
 
   const helper: VoiceBrowser = {
     recover() {
@@ -136,11 +131,7 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
       if (connection() !== 'disconnected' || session) {
         return rt.fail(new VoiceBrowserError('browser_session_unavailable', `connect() while ${connection()}${session ? ' with a session to clean up: disconnect() first' : ''}`));
       }
-      connecting = lines
-        .connect()
-        .then(loadCalls)
-        .then(() => undefined)
-        .finally(() => (connecting = undefined));
+      connecting = withSip(({ setup }) => setup.connect()).finally(() => (connecting = undefined));
       return connecting;
     },
     disconnect() {
@@ -152,7 +143,7 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
         .finally(() => (disconnecting = undefined));
       return disconnecting;
     },
-    startCall: (input, callOptions) => withCalls((loaded) => loaded.startCall(input, callOptions)),
+    startCall: (input, callOptions) => withSip(({ calls }) => calls.startCall(input, callOptions)),
     hangup: rt.hangup,
     mute(muted) {
       try {
@@ -162,12 +153,12 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
         throw error;
       }
     },
-    sendDtmf: (digit) => withCalls((loaded) => loaded.sendDtmf(digit)),
+    sendDtmf: (digit) => withSip(({ calls }) => calls.sendDtmf(digit)),
     renew() {
       if (renewing) return renewing;
       if (rt.callState.busy) return rt.fail(new VoiceBrowserError('browser_agent_busy', 'renew() only while idle: wait until busy is false'));
       if (!RENEWABLE_CONNECTIONS.has(connection())) return rt.fail(new VoiceBrowserError('browser_session_unavailable', `renew() while ${connection()}; connect() first`));
-      renewing = lines.renew().finally(() => (renewing = undefined));
+      renewing = withSip(({ setup }) => setup.renew()).finally(() => (renewing = undefined));
       return renewing;
     },
     async resumeAudio() {
@@ -178,11 +169,12 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
       if (testing) return testing;
       if (!fresh()) return rt.fail(new VoiceBrowserError('browser_session_unavailable', 'preflight() is for a fresh helper, before connect()'));
       testing = sip()
-        .then((chunk) => chunk.runPreflight(call, { helper: (report) => createVoiceBrowserWith({ ...options, ...report, remoteAudio: undefined }, internals), clock: rt.clock, microphoneId: options.audioDevices?.microphoneId }))
+        .then((chunk) => chunk.runPreflight(call, { helper: (report) => createHelper({ ...given, ...report, remoteAudio: undefined, closeProtection: false }, internals, undefined), clock: rt.clock, microphoneId: options.audioDevices?.microphoneId }))
         .catch((error: unknown) => rt.fail(toVoiceError(error, 'connection_failed', 'preflight() could not load its SIP part')))
         .finally(() => (testing = undefined));
       return testing;
     },
+    destroy: () => helper.disconnect(),
   };
   return helper;
 }

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { VoiceBrowserStatus } from '../../lib/index.js';
-import { canRenew, connectionButton, connectionLabel, isCleanupOnly } from '../labels.js';
+import { canRenew, connectionButton, connectionLabel, isCleanupOnly, tabLabel } from '../labels.js';
 
 export interface ConnectionControlsProps {
   userName: string;
@@ -30,6 +30,9 @@ export function ConnectionControls({ userName, status, recovering, error, onConn
         <span class="signed-in">
           Signed in as <strong>{userName}</strong>
         </span>
+      </p>
+      <p class="tab-line" data-testid="tab-words">
+        {tabLabel(status.tabs)}
       </p>
       <div class="row buttons">
         <button

@@ -28,6 +28,8 @@ export function StatusPanel({ status }: StatusPanelProps) {
         <dd>{String(status.muted)}</dd>
         <dt>warnings</dt>
         <dd data-testid="warnings">{status.warnings.join(' ') || '—'}</dd>
+        <dt>tabs</dt>
+        <dd data-testid="tab-role">{status.tabs.mode === 'shared' ? `shared, ${status.tabs.leader ? 'leader' : 'follower'}` : 'independent'}</dd>
         <dt>error</dt>
         <dd>{status.error?.code ?? '—'}</dd>
       </dl>

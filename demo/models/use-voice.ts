@@ -59,6 +59,8 @@ function buildHelper(chosen: AudioDevices, audio: HTMLAudioElement, slot: RefObj
   const audioDevices = { ...(chosen.microphoneId ? { microphoneId: chosen.microphoneId } : {}), ...(chosen.speakerId ? { speakerId: chosen.speakerId } : {}) };
   const voice: VoiceBrowser = createVoiceBrowser({
     backend: createFetchBackend(),
+    // `?tabs=independent` shows each tab as a phone of its own (the e2e suite's tests of that mode use it).
+    tabs: new URLSearchParams(location.search).get('tabs') === 'independent' ? 'independent' : 'shared',
     remoteAudio: audio,
     audioDevices,
     // A replaced helper is idle and disconnected; should it still speak, the page no longer listens.
@@ -90,14 +92,14 @@ function useRecoveredFrom(status: VoiceBrowserStatus | null): RecoveredFrom {
   return from;
 }
 
-/** After a reload, a leftover session and call come back for cleanup only; leaving the page disconnects. */
+/** After a reload, a leftover session and call come back for cleanup only; leaving the page destroys the helper. */
 function useRecovery(helper: () => VoiceBrowser, failed: (message: string) => void, setRecovering: (recovering: boolean) => void): void {
   useEffect(() => {
     helper()
       .recover()
       .catch((error: unknown) => failed(errorMessage(error)))
       .finally(() => setRecovering(false));
-    return () => void helper().disconnect().catch(() => undefined);
+    return () => void helper().destroy().catch(() => undefined);
   }, []);
 }
 
@@ -137,7 +139,11 @@ export function useVoice(devices: AudioDevices): VoiceModel {
     const actions = voiceActions(voice, {
       act,
       devicesPending,
-      rebuild: () => build(devices).voice,
+      // The old helper leaves the tabs before the new one joins them (it holds nothing: see onPickedDevices).
+      rebuild: () => {
+        void voice.destroy().catch(() => undefined);
+        return build(devices).voice;
+      },
       addDigit: (digit) => setDigitsSent((sent) => sent + digit),
       showPreflight: setPreflight,
     });

@@ -9,17 +9,20 @@
  */
 
 import { createCallControl } from '../call-control.js';
+import { createSessionSetup } from '../session-setup.js';
 import { createMediaStatus } from '../media-status.js';
-import type { VoiceBrowserOptions } from '../types.js';
-import { createVoiceBrowserWith, type VoiceBrowser } from '../voice-browser.js';
+import type { VoiceBrowser, VoiceBrowserOptions } from '../types.js';
+import { createVoiceBrowserWith } from '../voice-browser.js';
 import { FakeBackend } from './fake-backend.js';
 import { FakeClock } from './fake-clock.js';
 import { FakeSip } from './fake-sip.js';
+import type { FakeTab } from './fake-tabs.js';
 
 export { FakeBackend, httpError, networkError } from './fake-backend.js';
 export type { Gate, Operation, Request as FakeBackendRequest } from './fake-backend.js';
 export { FakeClock, flushMicrotasks } from './fake-clock.js';
 export { FakeInvite, FakeSip, FakeSipLink } from './fake-sip.js';
+export { FakeTab, FakeTabs } from './fake-tabs.js';
 
 /** Options of {@link createTestVoiceBrowser}: the helper's own, with the backend made optional. */
 export interface TestVoiceBrowserOptions extends Omit<VoiceBrowserOptions, 'backend'> {
@@ -27,6 +30,10 @@ export interface TestVoiceBrowserOptions extends Omit<VoiceBrowserOptions, 'back
   backend?: FakeBackend;
   /** Where the clock starts, in ms since the epoch (default: 2023-11-14T22:13:20Z). */
   startAt?: number;
+  /** The helper's tab among {@link FakeTabs} (`tabs.open()`): with it, tabs are shared; without, each helper stands alone. */
+  tab?: FakeTab;
+  /** The clock (default: a new one at `startAt`); tabs of one browser may share one. */
+  clock?: FakeClock;
 }
 
 /** A helper on fakes, and the fakes to drive it with. */
@@ -62,11 +69,11 @@ const DEFAULT_START = 1_700_000_000_000;
  * ```
  */
 export function createTestVoiceBrowser(options: TestVoiceBrowserOptions = {}): TestVoiceBrowser {
-  const { backend: given, startAt, ...helperOptions } = options;
+  const { backend: given, startAt, tab, clock: givenClock, ...helperOptions } = options;
   const journal: string[] = [];
   const backend = given ?? new FakeBackend(journal);
   const sip = new FakeSip(journal);
-  const clock = new FakeClock(startAt ?? DEFAULT_START);
-  const voice = createVoiceBrowserWith({ ...helperOptions, backend }, { clock, openSipLink: sip.openSipLink, createMediaStatus, createCallControl });
+  const clock = givenClock ?? new FakeClock(startAt ?? DEFAULT_START);
+  const voice = createVoiceBrowserWith({ ...helperOptions, backend }, { clock, openSipLink: sip.openSipLink, createMediaStatus, sipParts: { createCallControl, createSessionSetup }, tabs: tab ?? null });
   return { voice, backend, sip, clock, journal };
 }

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
 import { createCallControl } from '../../lib/call-control.js';
+import { createSessionSetup } from '../../lib/session-setup.js';
 import { createMediaStatus } from '../../lib/media-status.js';
 import { PREFLIGHT_BUDGET_MS, runPreflight, type PreflightHost } from '../../lib/preflight.js';
 import { FakeBackend, httpError } from '../../lib/testing/fake-backend.js';
@@ -22,7 +23,7 @@ function preflightWorld(microphone?: () => Promise<MediaStream>) {
   const released: string[] = [];
   const stream = { getTracks: () => [{ stop: () => released.push('microphone') }] } as unknown as MediaStream;
   const host: PreflightHost = {
-    helper: (report) => createVoiceBrowserWith({ backend, ...report }, { clock, openSipLink: sip.openSipLink, createMediaStatus, createCallControl }),
+    helper: (report) => createVoiceBrowserWith({ backend, ...report }, { clock, openSipLink: sip.openSipLink, createMediaStatus, sipParts: { createCallControl, createSessionSetup }, tabs: null }),
     clock,
     openMicrophone: microphone ?? (() => Promise.resolve(stream)),
   };

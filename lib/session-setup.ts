@@ -1,0 +1,69 @@
+import { detached, sessionView } from './connection-control.js';
+import { toVoiceError } from './errors.js';
+import type { Runtime } from './runtime.js';
+import type { BrowserSession } from './types.js';
+
+/**
+ * connect() and renew(): a session created and registered, its steps connection events sent to the runtime
+ * (runtime.ts). Part of the SIP chunk (sip-adapter.ts re-exports it): both register, so they arrive with
+ * SIP.js, and a page that only recovers or cleans up never downloads them.
+ */
+
+export type SessionSetup = ReturnType<typeof createSessionSetup>;
+
+/** connect() and renew() over one runtime; its closure holds no state, only the steps. */
+export function createSessionSetup(rt: Runtime) {
+  const { backend, clock } = rt;
+
+  /** A new session and its registered link; a session whose registration fails is ended again. */
+  async function establish(startedAt: number, onCreated: (session: BrowserSession) => void) {
+    const { session, transport } = await backend.createSession({ signal: rt.signal() });
+    rt.timing('session_created', startedAt);
+    onCreated(session);
+    try {
+      const link = await rt.openLink(transport);
+      rt.timing('registered', startedAt);
+      return { session, link };
+    } catch (cause) {
+      rt.ignoreLinkEvents();
+      await backend.endSession(session.id, { signal: detached() }).catch(() => undefined);
+      throw toVoiceError(cause, 'connection_failed', 'could not register with the voice service');
+    }
+  }
+
+  async function connect(): Promise<void> {
+    const startedAt = clock.now();
+    rt.beginLifetime();
+    rt.connection({ type: 'connect_started' });
+    try {
+      const made = await establish(startedAt, (session) => rt.connection({ type: 'session_created', session: sessionView(session) }));
+      rt.useLink(made.link);
+      rt.connection({ type: 'registered', session: sessionView(made.session) });
+    } catch (cause) {
+      const error = toVoiceError(cause, 'connection_failed', 'could not connect to the voice service');
+      rt.connection({ type: 'connect_failed', error: error.toStatus() });
+      throw error;
+    }
+  }
+
+  async function renew(): Promise<void> {
+    const startedAt = clock.now();
+    const old = { link: rt.link, sessionId: rt.connectionState.session?.id };
+    rt.connection({ type: 'renew_started' });
+    let sessionCreated = false;
+    try {
+      const made = await establish(startedAt, () => (sessionCreated = true));
+      rt.useLink(made.link);
+      rt.connection({ type: 'registered', session: sessionView(made.session) });
+    } catch (cause) {
+      const error = toVoiceError(cause, 'connection_failed', 'renewing the session failed');
+      rt.connection({ type: 'renew_failed', error: error.toStatus(), sessionCreated });
+      throw error;
+    }
+    // The old session is superseded: its link closes and the service is told it is over.
+    await old.link?.close();
+    if (old.sessionId) await backend.endSession(old.sessionId, { signal: detached() }).catch(() => undefined);
+  }
+
+  return { connect, renew };
+}
