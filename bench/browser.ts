@@ -80,6 +80,15 @@ function instrument(): void {
 
 /** Opens the demo in a fresh Chromium, logged in, with the page instrumented; one setup, read top to bottom. */
 export async function openBenchPage(demoUrl: string, username: string): Promise<BenchPage> {
+  const { pages, close } = await openBenchTabs(demoUrl, username, 1);
+  return { page: pages[0] as Page, close };
+}
+
+/**
+ * `count` tabs of one Chromium, one user, each set up as {@link openBenchPage}'s page: the first opened leads
+ * the shared tabs (the library's default).
+ */
+export async function openBenchTabs(demoUrl: string, username: string, count: number): Promise<{ pages: Page[]; close(): Promise<void> }> {
   const profile = mkdtempSync(join(tmpdir(), 'voice-bench-'));
   const context: BrowserContext = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
@@ -88,13 +97,27 @@ export async function openBenchPage(demoUrl: string, username: string): Promise<
     permissions: ['microphone'],
     baseURL: demoUrl,
   });
-  const page = context.pages()[0] ?? (await context.newPage());
   // tsx compiles with esbuild's keepNames, which wraps functions in __name(); functions shipped into the
   // page by evaluate() need it there too.
-  await page.addInitScript({ content: 'window.__name = (fn) => fn;' });
-  await page.addInitScript(instrument);
-  const login = await page.request.post('/auth/login', { data: { username } });
+  await context.addInitScript({ content: 'window.__name = (fn) => fn;' });
+  await context.addInitScript(instrument);
+  const first = context.pages()[0] ?? (await context.newPage());
+  const login = await first.request.post('/auth/login', { data: { username } });
   if (login.status() !== 200) throw new Error(`bench: login answered ${login.status()}`);
+  const pages = [first];
+  while (pages.length < count) pages.push(await context.newPage());
+  for (const page of pages) await withHelper(page);
+  return {
+    pages,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Loads the script-tag library into `page` and makes its helper `window.voice`, with `window.when()` to time statuses. */
+async function withHelper(page: Page): Promise<void> {
   await page.goto('/auth/me');
   await page.addScriptTag({ url: '/lib/voice-browser.min.js' });
   await page.evaluate(() => {
@@ -129,11 +152,4 @@ export async function openBenchPage(demoUrl: string, username: string): Promise<
       });
     Object.assign(window, { voice, when });
   });
-  return {
-    page,
-    close: async () => {
-      await context.close();
-      rmSync(profile, { recursive: true, force: true });
-    },
-  };
 }
