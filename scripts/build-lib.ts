@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
 import { sipChunkApart, sipChunkInline } from './lib-chunks.js';
+import { minifyShipped } from './minify.js';
 import { LIB_BUILD_OPTIONS } from './sip-trim.js';
 
 /**
@@ -15,6 +17,15 @@ rmSync(outdir, { recursive: true, force: true });
 
 const common: BuildOptions = { ...LIB_BUILD_OPTIONS, logLevel: 'warning' };
 
+/** Bundles with esbuild, then writes each file as terser leaves it (minify.ts). */
+async function buildShipped(options: BuildOptions & { format: 'esm' | 'iife' }): Promise<void> {
+  const result = await build({ ...options, write: false });
+  for (const file of result.outputFiles) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    writeFileSync(file.path, await minifyShipped(file.text, options.format));
+  }
+}
+
 // Each entry is one file that shares no module with another (lib-chunks.ts says why), and the SIP chunk beside them.
 const entries = {
   index: 'lib/index.ts',
@@ -24,7 +35,7 @@ const entries = {
   'sip-adapter': 'lib/sip-adapter.ts',
 };
 for (const [name, entry] of Object.entries(entries)) {
-  await build({
+  await buildShipped({
     ...common,
     plugins: [...(common.plugins ?? []), sipChunkApart],
     entryPoints: { [name]: entry },
@@ -35,7 +46,7 @@ for (const [name, entry] of Object.entries(entries)) {
   });
 }
 
-await build({
+await buildShipped({
   ...common,
   plugins: [...(common.plugins ?? []), sipChunkInline],
   entryPoints: ['lib/global.ts'],
