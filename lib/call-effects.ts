@@ -9,8 +9,8 @@ import type { BrowserCall, VoiceBackend, VoiceBrowserStatus } from './types.js';
 
 /**
  * What the call machine's effects do (call-machine.ts decides them; the runtime hands them here in order):
- * read, answer or refuse an INVITE, post a hangup, close our half of an ended call's dialog. Also what SIP
- * says about the call's media, which is shown but decides nothing (only a read ends a call).
+ * read, answer or refuse an INVITE, post a hangup, close our half of an ended call's dialog. What SIP says about
+ * the call's media is shown by media-status.ts and decides nothing (only a read ends a call).
  */
 
 /** The runtime's parts that effects act on. */
@@ -170,11 +170,7 @@ export function createCallEffects(host: CallEffectsHost) {
     callChanged: () => reads.pollNow(stateLeft()),
     /** SIP speaks of the call now shown, still going at the service. */
     isCurrent,
-    mediaFailed(callId: string | undefined): void {
-      if (!isCurrent(callId)) return;
-      // Not an end (only a read says so): the page is told its audio is gone, and what to do.
-      show({ audio: 'ended', error: { code: 'connection_failed', message: "the call's audio path failed and three ICE restarts could not restore it; hang up and call again" } });
-      reads.pollNow();
-    },
+    /** Read the call now (its audio failed: the service may have ended it). */
+    readNow: () => reads.pollNow(),
   };
 }

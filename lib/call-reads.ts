@@ -65,7 +65,7 @@ export function createCallReads(host: CallReadsHost): CallReads {
       if (++reads < RECONCILE_READS || !unknownOutcome()) return;
       dispatch({
         type: 'reconcile_exhausted',
-        error: { code: 'call_outcome_unknown', message: 'no call of the lost request was found running; retry startCall() with the same idempotencyKey to learn its outcome, or disconnect()' },
+        error: { code: 'call_outcome_unknown', message: 'no call of the lost request was found: retry startCall() with the same idempotencyKey to learn its outcome, or disconnect()' },
       });
     };
     poller?.stop();

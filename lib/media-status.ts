@@ -42,6 +42,15 @@ export function createMediaStatus({ status, commit, timing, isCurrent }: MediaSt
       commit({ warnings: raised ? [...others, warning] : others });
       timing(raised ? 'warning_raised' : 'warning_cleared', callId, { warning });
     },
+    /**
+     * The media path failed and every ICE restart with it: the audio is over though the call is not (only a read
+     * ends a call), and the page is told what to do. False for a call no longer shown.
+     */
+    failed(callId: string | undefined): boolean {
+      if (!isCurrent(callId)) return false;
+      commit({ audio: 'ended', error: { code: 'connection_failed', message: "the call's audio path failed and three ICE restarts could not restore it; hang up and call again" } });
+      return true;
+    },
     /** The microphone went away mid-call: told either way, and shown as an error while none is left. */
     microphone(callId: string | undefined, outcome: 'replaced' | 'unavailable'): void {
       if (!isCurrent(callId)) return;

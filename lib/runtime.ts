@@ -6,8 +6,9 @@ import { systemClock, type Clock } from './clock.js';
 import { disconnected, transition as connectionTransition, type ConnectionEvent, type ConnectionSlice } from './connection-machine.js';
 import type { VoiceBrowserError } from './errors.js';
 import { createExpiryTimer } from './expiry-timer.js';
+import type { createLinkEvents } from './link-events.js';
 import type { createMediaStatus, MediaStatus } from './media-status.js';
-import type { SipEvents, SipLink, SipLinkOptions } from './sip-link.js';
+import type { SipLink, SipLinkOptions } from './sip-link.js';
 import { createStatusStore } from './status-store.js';
 import type { BrowserCall, SessionTransport, VoiceBackend, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
 
@@ -27,9 +28,15 @@ import type { BrowserCall, SessionTransport, VoiceBackend, VoiceBrowserOptions, 
  */
 export interface VoiceBrowserInternals {
   clock?: Clock;
-  /** A fake link in place of SIP.js; with it, the media's status part it shows through. */
-  openSipLink?: (options: SipLinkOptions) => Promise<SipLink>;
-  createMediaStatus?: typeof createMediaStatus;
+  /** A fake link in place of SIP.js, with the real parts of the SIP chunk it shows through. */
+  linkParts?: LinkParts;
+}
+
+/** The SIP chunk's parts that open a link and take what it says (sip-adapter.ts re-exports them). */
+export interface LinkParts {
+  openSipLink(options: SipLinkOptions): Promise<SipLink>;
+  createMediaStatus: typeof createMediaStatus;
+  createLinkEvents: typeof createLinkEvents;
 }
 
 /** Where the current call came from: its session, and when this page started it (unset: recover() found it). */
@@ -108,30 +115,6 @@ export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrow
     for (const effect of produced) effects.run(effect);
   }
 
-  /** SIP says what happened; the machines (or, for audio, the status) take it. An old link's events are ignored. */
-  function sipEventsFor(token: object, media: MediaStatus): SipEvents {
-    const live = () => token === linkToken;
-    return {
-      onInvite: (invite) => (live() ? effects.receive(invite) : invite.reject()),
-      onSessionEnded: () => live() && effects.sessionEnded(),
-      onCallChanged: () => live() && effects.callChanged(),
-      onMediaConnected: (callId) => {
-        if (!live()) return;
-        callTiming('media_connected', callId);
-        media.connected(callId);
-      },
-      onMediaReconnecting: (callId) => live() && media.reconnecting(callId),
-      onMediaFailed: (callId) => live() && effects.mediaFailed(callId),
-      onQuality: (callId, quality) => live() && store.timing('call_quality', origin?.startedAt, callId, { quality }),
-      onWarning: (callId, warning, raised) => live() && media.warning(callId, warning, raised),
-      onMicrophone: (callId, outcome) => live() && media.microphone(callId, outcome),
-      onAudio: (audio) => live() && media.audio(audio),
-      onReconnecting: () => live() && connection({ type: 'socket_dropped' }),
-      onReconnected: () => live() && connection({ type: 'socket_restored' }),
-      onDisconnected: (error) => live() && connection({ type: 'link_gone', error: error.toStatus() }),
-    };
-  }
-
   return {
     backend,
     clock,
@@ -164,18 +147,23 @@ export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrow
     async openLink(transport: SessionTransport): Promise<SipLink> {
       const token = {};
       linkToken = token;
-      // SIP.js, and what shows what it says of a call's media, come in one download on the first connect().
-      const sip = internals.openSipLink && internals.createMediaStatus ? undefined : await import('./sip-adapter.js');
-      const open = internals.openSipLink ?? sip?.openSipLink;
-      const createMedia = internals.createMediaStatus ?? sip?.createMediaStatus;
-      if (!open || !createMedia) throw new Error('voice-browser: no SIP link to open');
-      mediaStatus ??= createMedia({
+      // SIP.js, and what takes what it says, come in one download on the first connect().
+      const parts: LinkParts = internals.linkParts ?? (await import('./sip-adapter.js'));
+      const media = (mediaStatus ??= parts.createMediaStatus({
         status: store.get,
         commit: store.commit,
         timing: (name, callId, extra) => store.timing(name, origin?.startedAt, callId, extra),
         isCurrent: effects.isCurrent,
+      }));
+      const events = parts.createLinkEvents({
+        live: () => token === linkToken,
+        effects,
+        media,
+        connection,
+        milestone: callTiming,
+        quality: (callId, quality) => store.timing('call_quality', origin?.startedAt, callId, { quality }),
       });
-      return open({ transport, remoteAudio: options.remoteAudio, audioDevices: options.audioDevices, events: sipEventsFor(token, mediaStatus), clock });
+      return parts.openSipLink({ transport, remoteAudio: options.remoteAudio, audioDevices: options.audioDevices, events, clock });
     },
     /** The registered link of the session now shown. */
     useLink(next: SipLink): void {

@@ -64,6 +64,8 @@ export function createSharedTabs(options: VoiceBrowserOptions, env: TabEnvironme
     options.onStatus?.(shown);
   };
   const post = (message: TabMessage) => channel.post(message);
+  /** This tab leads: the others show what it shows. */
+  const announce = (status: VoiceBrowserStatus) => post({ kind: 'status', from: me, status });
 
   /** Runs a method in this tab's helper: the leader's own calls and the ones other tabs send it. */
   const run = (method: TabMethod, args: unknown[]): Promise<unknown> => {
@@ -127,7 +129,7 @@ export function createSharedTabs(options: VoiceBrowserOptions, env: TabEnvironme
       ...options,
       onStatus(status) {
         show(status, true);
-        post({ kind: 'status', from: me, status });
+        announce(status);
       },
       onTiming(event) {
         options.onTiming?.(event);
@@ -136,7 +138,7 @@ export function createSharedTabs(options: VoiceBrowserOptions, env: TabEnvironme
     });
     follow(me);
     show(helper.status(), true);
-    post({ kind: 'status', from: me, status: helper.status() });
+    announce(helper.status());
     // Errors of the takeover show in the status, as every failure does.
     if (before && (before.busy || RECOVER_AFTER.has(before.connection))) helper.recover().catch(() => undefined);
     else if (before && CONNECT_AFTER.has(before.connection)) helper.connect().catch(() => undefined);
@@ -145,7 +147,7 @@ export function createSharedTabs(options: VoiceBrowserOptions, env: TabEnvironme
   channel.listen((message) => {
     const { kind, from } = message;
     if (kind === 'hello') {
-      if (helper) post({ kind: 'status', from: me, status: helper.status() });
+      if (helper) announce(helper.status());
     } else if (kind === 'status') {
       if (helper) return;
       heard = true;

@@ -11,9 +11,12 @@ import { createMediaControls, type MediaControls } from './media-controls.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
 import { handlerOf, incomingInvite, sendInfo, watchSession } from './sip-session.js';
 
-// Loaded in the same download as the link, as they only act with one: the runtime takes the media's status from
-// here on the first connect(), and the helper connect(), renew(), startCall(), sendDtmf() and preflight().
+// Loaded in the same download as the link, as they only act with one: the runtime takes the media's status and
+// the link's events from here on the first connect(), and the helper connect(), renew(), startCall(), sendDtmf()
+// and preflight().
 export { createCallControl } from './call-control.js';
+export { createCloseProtection } from './close-protection.js';
+export { createLinkEvents } from './link-events.js';
 export { createMediaStatus } from './media-status.js';
 export { runPreflight } from './preflight.js';
 export { createSessionSetup } from './session-setup.js';

@@ -1,6 +1,6 @@
 import type { CallControl, createCallControl } from './call-control.js';
 import type { createSessionSetup, SessionSetup } from './session-setup.js';
-import { createCloseProtection } from './close-protection.js';
+import type { createCloseProtection } from './close-protection.js';
 import { createConnectionControl } from './connection-control.js';
 import { toVoiceError, VoiceBrowserError } from './errors.js';
 import { setMuted } from './in-call-controls.js';
@@ -50,7 +50,7 @@ interface SipOperations {
  * @internal
  */
 export interface HelperInternals extends VoiceBrowserInternals {
-  sipParts?: { createCallControl: typeof createCallControl; createSessionSetup: typeof createSessionSetup };
+  sipParts?: { createCallControl: typeof createCallControl; createSessionSetup: typeof createSessionSetup; createCloseProtection: typeof createCloseProtection };
   /** The tabs a shared helper meets (null: none, as where the browser lacks them); default the browser's. */
   tabs?: TabEnvironment | null;
 }
@@ -72,16 +72,15 @@ const pageOf = (): EventTarget | undefined => (typeof globalThis.addEventListene
  * methods, each a few lines, share the operations in flight.
  */
 function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, page: EventTarget | undefined): VoiceBrowser {
-  const guard = given.closeProtection === false ? undefined : createCloseProtection(page);
-  const options: VoiceBrowserOptions = guard
-    ? {
-        ...given,
-        onStatus(status) {
-          guard(status);
-          given.onStatus?.(status);
-        },
-      }
-    : given;
+  /** closeProtection's watch of the status: it matters only once a call can hold audio, so it comes with SIP.js. */
+  let guard: ((status: VoiceBrowserStatus) => void) | undefined;
+  const options: VoiceBrowserOptions = {
+    ...given,
+    onStatus(status) {
+      guard?.(status);
+      given.onStatus?.(status);
+    },
+  };
   const rt = createRuntime(options, internals);
   const lines = createConnectionControl(rt);
   /** The SIP chunk: SIP.js, and the operations that act with it (connect, renew, calls, preflight). */
@@ -89,6 +88,7 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
   let loaded: SipOperations | undefined;
   const load = async (): Promise<SipOperations> => {
     const parts = internals.sipParts ?? (await sip());
+    if (given.closeProtection !== false) guard ??= parts.createCloseProtection(page);
     return (loaded ??= { setup: parts.createSessionSetup(rt), calls: parts.createCallControl(rt) });
   };
   /** Runs an operation of the SIP chunk, loaded on first use; a failed download rejects it `connection_failed`. */
@@ -110,7 +110,7 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
       // A preflight's own session would be found: recover() looks after it is gone.
       if (testing) return testing.then(() => helper.recover());
       if (!fresh()) {
-        return rt.fail(new VoiceBrowserError('browser_session_unavailable', 'recover() is for a fresh helper, before connect(); this one already holds a session'));
+        return rt.fail(new VoiceBrowserError('browser_session_unavailable', 'recover() is for a fresh helper, before connect()'));
       }
       recovering = lines.recover().finally(() => (recovering = undefined));
       return recovering;
@@ -120,7 +120,7 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
       if (connecting) return connecting;
       if (testing) return testing.then(() => helper.connect());
       if (connection() === 'recovery_required') {
-        return rt.fail(new VoiceBrowserError('browser_session_unavailable', 'a session from before the reload exists; disconnect() cleans it up, then connect()'));
+        return rt.fail(new VoiceBrowserError('browser_session_unavailable', 'a session from before the reload must be cleaned up with disconnect() first'));
       }
       // recover() decides whether there is a session to clean up first: connect() follows its answer.
       if (recovering) return recovering.then(() => helper.connect());

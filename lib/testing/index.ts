@@ -9,7 +9,9 @@
  */
 
 import { createCallControl } from '../call-control.js';
+import { createCloseProtection } from '../close-protection.js';
 import { createSessionSetup } from '../session-setup.js';
+import { createLinkEvents } from '../link-events.js';
 import { createMediaStatus } from '../media-status.js';
 import type { VoiceBrowser, VoiceBrowserOptions } from '../types.js';
 import { createVoiceBrowserWith } from '../voice-browser.js';
@@ -74,6 +76,6 @@ export function createTestVoiceBrowser(options: TestVoiceBrowserOptions = {}): T
   const backend = given ?? new FakeBackend(journal);
   const sip = new FakeSip(journal);
   const clock = givenClock ?? new FakeClock(startAt ?? DEFAULT_START);
-  const voice = createVoiceBrowserWith({ ...helperOptions, backend }, { clock, openSipLink: sip.openSipLink, createMediaStatus, sipParts: { createCallControl, createSessionSetup }, tabs: tab ?? null });
+  const voice = createVoiceBrowserWith({ ...helperOptions, backend }, { clock, linkParts: { openSipLink: sip.openSipLink, createMediaStatus, createLinkEvents }, sipParts: { createCallControl, createSessionSetup, createCloseProtection }, tabs: tab ?? null });
   return { voice, backend, sip, clock, journal };
 }

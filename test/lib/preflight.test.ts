@@ -1,7 +1,9 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
 import { createCallControl } from '../../lib/call-control.js';
+import { createCloseProtection } from '../../lib/close-protection.js';
 import { createSessionSetup } from '../../lib/session-setup.js';
+import { createLinkEvents } from '../../lib/link-events.js';
 import { createMediaStatus } from '../../lib/media-status.js';
 import { PREFLIGHT_BUDGET_MS, runPreflight, type PreflightHost } from '../../lib/preflight.js';
 import { FakeBackend, httpError } from '../../lib/testing/fake-backend.js';
@@ -23,7 +25,7 @@ function preflightWorld(microphone?: () => Promise<MediaStream>) {
   const released: string[] = [];
   const stream = { getTracks: () => [{ stop: () => released.push('microphone') }] } as unknown as MediaStream;
   const host: PreflightHost = {
-    helper: (report) => createVoiceBrowserWith({ backend, ...report }, { clock, openSipLink: sip.openSipLink, createMediaStatus, sipParts: { createCallControl, createSessionSetup }, tabs: null }),
+    helper: (report) => createVoiceBrowserWith({ backend, ...report }, { clock, linkParts: { openSipLink: sip.openSipLink, createMediaStatus, createLinkEvents }, sipParts: { createCallControl, createSessionSetup, createCloseProtection }, tabs: null }),
     clock,
     openMicrophone: microphone ?? (() => Promise.resolve(stream)),
   };

@@ -1,0 +1,45 @@
+import type { CallEffects } from './call-effects.js';
+import type { CallMilestone } from './call-milestones.js';
+import type { ConnectionEvent } from './connection-machine.js';
+import type { MediaStatus } from './media-status.js';
+import type { SipEvents } from './sip-link.js';
+import type { CallQuality } from './types.js';
+
+/**
+ * A SIP link's events, taken by the runtime: the machines (or, for audio, the status) decide what follows.
+ * Part of the SIP chunk (sip-adapter.ts re-exports it): only a link has events.
+ */
+
+/** What the runtime gives a link's events to (runtime.ts). */
+export interface LinkEventsHost {
+  /** Whether this link's events still count: an older link's (before a renewal) or a closed one's do not. */
+  live(): boolean;
+  effects: Pick<CallEffects, 'receive' | 'sessionEnded' | 'callChanged' | 'readNow'>;
+  media: MediaStatus;
+  connection(event: ConnectionEvent): void;
+  milestone(name: CallMilestone, callId: string | undefined): void;
+  quality(callId: string | undefined, quality: CallQuality): void;
+}
+
+/** The events one link reports, each dropped once the link no longer counts (an INVITE then refused). */
+export function createLinkEvents({ live, effects, media, connection, milestone, quality }: LinkEventsHost): SipEvents {
+  return {
+    onInvite: (invite) => (live() ? effects.receive(invite) : invite.reject()),
+    onSessionEnded: () => live() && effects.sessionEnded(),
+    onCallChanged: () => live() && effects.callChanged(),
+    onMediaConnected: (callId) => {
+      if (!live()) return;
+      milestone('media_connected', callId);
+      media.connected(callId);
+    },
+    onMediaReconnecting: (callId) => live() && media.reconnecting(callId),
+    onMediaFailed: (callId) => live() && media.failed(callId) && effects.readNow(),
+    onQuality: (callId, sample) => live() && quality(callId, sample),
+    onWarning: (callId, warning, raised) => live() && media.warning(callId, warning, raised),
+    onMicrophone: (callId, outcome) => live() && media.microphone(callId, outcome),
+    onAudio: (audio) => live() && media.audio(audio),
+    onReconnecting: () => live() && connection({ type: 'socket_dropped' }),
+    onReconnected: () => live() && connection({ type: 'socket_restored' }),
+    onDisconnected: (error) => live() && connection({ type: 'link_gone', error: error.toStatus() }),
+  };
+}
