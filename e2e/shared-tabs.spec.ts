@@ -1,5 +1,6 @@
 import type { BrowserContext, Page } from '@playwright/test';
-import { expect, hangUp, logIn, recordPeerConnections, test, type Simulator } from './fixtures.js';
+import type { VoiceBrowser } from '../lib/index.js';
+import { expect, hangUp, logIn, recordPeerConnections, test, userOfThisRun, type Simulator } from './fixtures.js';
 
 /**
  * Many tabs, one phone (`tabs: 'shared'`, the default): the tabs of one user in one browser elect a leader
@@ -72,16 +73,47 @@ test('three tabs hold one registration; a call started in tab 2 is answered by t
 });
 
 test('two tabs calling at once make one call', async ({ page, context, simulator }) => {
-  const [, two, three] = await openTabs(page, context, 'e2e-shared-tabs-race');
-  await two.page.getByRole('button', { name: 'Connect', exact: true }).click();
-  await expect(three.page.getByTestId('connection')).toHaveText('ready');
-  const sessionId = (await two.page.getByTestId('session-id').textContent()) ?? '';
+  // The library itself in three tabs (the script tag), so both calls start at one instant whatever the page shows.
+  const login = await page.request.post('/auth/login', { data: { username: userOfThisRun('e2e-shared-tabs-race') } });
+  expect(login.status()).toBe(200);
+  const tabs = [page, await context.newPage(), await context.newPage()];
+  for (const tab of tabs) {
+    await tab.goto('/auth/me');
+    await tab.addScriptTag({ url: '/lib/voice-browser.min.js' });
+    await tab.evaluate(() => {
+      const api = window.VoiceBrowser;
+      Object.assign(window, { voice: api.createVoiceBrowser({ backend: api.createFetchBackend(), remoteAudio: document.body.appendChild(document.createElement('audio')) }) });
+    });
+  }
+  const [, two, three] = tabs as [Page, Page, Page];
+  await two.evaluate(() => (window as unknown as { voice: VoiceBrowser }).voice.connect());
+  const sessionId = await three.evaluate(() => (window as unknown as { voice: VoiceBrowser }).voice.status().session?.id ?? '');
+  expect(sessionId).toMatch(/^bs_/);
 
-  for (const tab of [two, three]) await tab.page.getByLabel('Number to call').fill('+12025550100');
-  await Promise.all([two, three].map((tab) => tab.page.getByRole('button', { name: 'Call', exact: true }).click()));
-  await expect(two.page.getByTestId('call-state')).toHaveText('connected');
+  // Both tabs call at the same instant of the one clock they share, each with an intent (key) of its own.
+  const at = Date.now() + 300;
+  const outcomes = await Promise.all(
+    [two, three].map((tab, i) =>
+      tab.evaluate(
+        async ({ at, key }) => {
+          await new Promise((resolve) => setTimeout(resolve, at - Date.now()));
+          const voice = (window as unknown as { voice: VoiceBrowser }).voice;
+          return voice.startCall({ from: '+12025550199', to: '+12025550100' }, { idempotencyKey: key }).then(
+            (call) => call.id,
+            (error: { code: string }) => error.code,
+          );
+        },
+        { at, key: `race-${i}-${Date.now()}` },
+      ),
+    ),
+  );
+  expect(outcomes.filter((outcome) => outcome.startsWith('bc_'))).toHaveLength(1);
+  expect(outcomes).toContain('browser_agent_busy');
   expect(await simulator.callsOfSession(sessionId)).toHaveLength(1);
-  await hangUp(two.page);
+  await two.evaluate(async () => {
+    const voice = (window as unknown as { voice: VoiceBrowser }).voice;
+    await voice.hangup();
+  });
 });
 
 test('the leader closed mid-call: another tab takes the phone, shows the call for cleanup, and hangs it up', async ({ page, context, simulator }) => {
