@@ -88,7 +88,7 @@ export async function openBenchPage(demoUrl: string, username: string): Promise<
  * `count` tabs of one Chromium, one user, each set up as {@link openBenchPage}'s page: the first opened leads
  * the shared tabs (the library's default).
  */
-export async function openBenchTabs(demoUrl: string, username: string, count: number): Promise<{ pages: Page[]; close(): Promise<void> }> {
+export async function openBenchTabs(demoUrl: string, username: string, count: number): Promise<{ pages: Page[]; open(): Promise<Page>; close(): Promise<void> }> {
   const profile = mkdtempSync(join(tmpdir(), 'voice-bench-'));
   const context: BrowserContext = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
@@ -109,6 +109,11 @@ export async function openBenchTabs(demoUrl: string, username: string, count: nu
   for (const page of pages) await withHelper(page);
   return {
     pages,
+    open: async () => {
+      const page = await context.newPage();
+      await withHelper(page);
+      return page;
+    },
     close: async () => {
       await context.close();
       rmSync(profile, { recursive: true, force: true });
