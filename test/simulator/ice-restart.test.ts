@@ -36,7 +36,7 @@ describe('a re-INVITE with an ICE restart', () => {
       restarts++;
       expect(ufrag(sdh.pc.remoteDescription?.sdp)).not.toBe(ufrag(before));
       const [page, sim] = [await fromPage(), sdh.packetsReceived];
-      flowing = await waitFor(async () => ((await fromPage()) > page + 50 && sdh.packetsReceived > sim + 50 ? true : undefined), 'audio both ways on the new ICE generation', 8000).catch(() => false);
+      flowing = await waitFor(async () => ((await fromPage()) > page + 50 && sdh.packetsReceived > sim + 50 ? true : undefined), 'audio both ways on the new ICE generation', 10_000).catch(() => false);
     }
     expect(flowing).toBe(true);
     // A re-INVITE that keeps the ICE credentials (a plain refresh of the offer) is answered, not counted as a restart.
