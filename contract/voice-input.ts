@@ -72,6 +72,20 @@ export const callInput = z.strictObject({
 
 export const emptyInput = z.union([z.strictObject({}), z.undefined()]);
 
+/** A URL the service would fetch or post to: `invalid_url` when it is not one, `invalid_url_scheme` unless http(s) (spec 7). */
+const webUrl = z
+  .string()
+  .refine((value) => URL.canParse(value), { message: 'must be an absolute URL', params: { code: 'invalid_url' } })
+  .refine((value) => !URL.canParse(value) || ['http:', 'https:'].includes(new URL(value).protocol), { message: 'must be http or https', params: { code: 'invalid_url_scheme' } });
+
+/** spec 4.8: `POST /queues {name, holdAudioUrl, notifyUrl, notifySecret}`; the secret is optional (spec 6.1). */
+export const queueInput = z.strictObject({
+  name: text(1, 255, 'name_too_long'),
+  holdAudioUrl: webUrl,
+  notifyUrl: webUrl,
+  notifySecret: text(1, 255).optional(),
+});
+
 /** Fields whose absence has a code of its own (spec 7); any other missing field is `missing_fields`. */
 const MISSING_CODES: Readonly<Record<string, string>> = { from: 'missing_from', to: 'missing_to', name: 'missing_name' };
 

@@ -155,8 +155,25 @@ export interface SimulatorControl {
   fault(fault: SimulatorFault): Promise<void>;
   /** Disarms every fault. */
   clearFaults(): Promise<void>;
-  /** Forgets every session, call, fault, key change, quota count and idempotency record. */
+  /** An inbound caller reaches the queue: a `queued` call, and `call.received` posted to the queue's `notifyUrl`. */
+  inbound(caller: { queueId: string; from: string; to: string }): Promise<InboundCallRecord>;
+  /** The inbound caller hangs up: `finished`, and `call.ended` posted. */
+  callerHangup(callId: string): Promise<InboundCallRecord>;
+  /** Forgets every session, call, queue, fault, key change, quota count and idempotency record. */
   reset(): Promise<void>;
+}
+
+/** An inbound call (spec 3.1 states) as the service holds it. */
+export interface InboundCallRecord {
+  /** `c_` and letters or digits. */
+  id: string;
+  direction: 'inbound';
+  queueId: string;
+  from: string;
+  to: string;
+  state: string;
+  createdAt: string;
+  endedAt: string | null;
 }
 
 /**
@@ -192,6 +209,8 @@ export function createSimulatorControl(url: string): SimulatorControl {
     expireSession: async (sessionId) => (await request<{ session: { id: string; status: string; expiresAt: string } }>('POST', `/sessions/${id(sessionId)}/expire`)).session,
     fault: async (fault) => void (await request('POST', '/faults', fault)),
     clearFaults: async () => void (await request('DELETE', '/faults')),
+    inbound: async (caller) => (await request<{ call: InboundCallRecord }>('POST', '/inbound', caller)).call,
+    callerHangup: async (callId) => (await request<{ call: InboundCallRecord }>('POST', `/inbound/${id(callId)}/hangup`)).call,
     reset: async () => void (await request('POST', '/reset')),
   };
 }

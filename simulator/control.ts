@@ -1,7 +1,9 @@
 import { Hono } from 'hono';
+import { z } from 'zod';
 import { finishApp, HttpError, noStore } from '../contract/http-error.js';
-import { readJsonBody } from '../contract/voice-input.js';
+import { e164, readJsonBody } from '../contract/voice-input.js';
 import type { KeyRegistry, Quota } from './accounts.js';
+import { parseControlInput } from './control-input.js';
 import type { FaultPlan } from './faults.js';
 import { KeyControl } from './key-control.js';
 import type { VoiceService } from './voice-service.js';
@@ -23,6 +25,9 @@ export interface ControlOptions {
   /** Clears what lives beside the service on `POST /__sim/reset`: quota counters, idempotency records. */
   forget(): void;
 }
+
+/** `POST /__sim/inbound`: the queue a caller reaches, and the numbers. */
+const inboundInput = z.strictObject({ queueId: z.string().min(1), from: e164, to: e164 });
 
 /** `/calls`: what the service holds of a session's calls and of one call, and the far end's acts on a call. */
 function callRoutes(app: Hono, service: VoiceService): void {
@@ -49,6 +54,12 @@ function callRoutes(app: Hono, service: VoiceService): void {
   });
 }
 
+/** `/inbound`: a caller reaches a queue (spec 6.1's `call.received` follows), and hangs up. */
+function inboundRoutes(app: Hono, service: VoiceService): void {
+  app.post('/inbound', async (c) => c.json({ call: service.queues.arrive(parseControlInput(inboundInput, await readJsonBody(c.req.raw))) }, 201));
+  app.post('/inbound/:id/hangup', (c) => c.json({ call: service.queues.callerHangup(c.req.param('id')) }, 202));
+}
+
 /** `/faults`: arm, list and clear the faults of the next requests (faults.ts). */
 function faultRoutes(app: Hono, faults: FaultPlan): void {
   app.post('/faults', async (c) => c.json({ fault: faults.add(await readJsonBody(c.req.raw)), armed: faults.list() }, 201));
@@ -72,6 +83,7 @@ export function createControlApp({ service, faults, registry, defaultQuota, forg
   const app = new Hono();
   app.use('*', noStore);
   callRoutes(app, service);
+  inboundRoutes(app, service);
   app.post('/sessions/:id/expire', (c) => {
     const session = service.expireSession(c.req.param('id'));
     if (!session) throw new HttpError(404, 'not_found', 'no such browser session');

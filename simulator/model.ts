@@ -93,3 +93,31 @@ export interface ErrorBody {
   code: string;
   message?: string;
 }
+
+/** A queue (spec 4.8): its `notifySecret` is kept by the service and never returned. */
+export interface Queue {
+  id: string;
+  name: string;
+  holdAudioUrl: string;
+  notifyUrl: string;
+  createdAt: string;
+}
+
+/** Generic call states (spec 3.1); `active` in a listing is every state before the terminal ones. */
+export type GenericCallState = 'calling' | 'ringing' | 'pre_established' | 'established' | 'queued' | 'dequeuing' | 'finished' | 'failed' | 'cancelled' | 'no_answer' | 'busy';
+
+export const TERMINAL_GENERIC_STATES: ReadonlySet<GenericCallState> = new Set(['finished', 'failed', 'cancelled', 'no_answer', 'busy']);
+
+/** An inbound call that reached a queue (spec 3.1, 4.8, 6.1). */
+export interface QueueCall {
+  id: string;
+  direction: 'inbound';
+  queueId: string;
+  /** The caller, E.164. */
+  from: string;
+  /** The number dialled, E.164. */
+  to: string;
+  state: GenericCallState;
+  createdAt: string;
+  endedAt: string | null;
+}

@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { errorResponse, finishApp, HttpError } from '../contract/http-error.js';
-import { agentInput, callInput, emptyInput, parseIdempotencyKey, parseInput, readJsonBody, sessionInput } from '../contract/voice-input.js';
+import { agentInput, callInput, emptyInput, parseIdempotencyKey, parseInput, queueInput, readJsonBody, sessionInput } from '../contract/voice-input.js';
 import { assertScope, KeyRegistry, type Scope } from './accounts.js';
 import { CallCeiling } from './concurrency.js';
 import { IdempotencyStore } from './idempotency.js';
@@ -131,6 +131,28 @@ function callRoutes(app: Hono<RestEnv>, service: VoiceService, idempotency: Idem
   });
 }
 
+/** `/queues` (spec 4.8: create, list) and the generic calls they hold (spec 3.1: read, list, hang up). */
+function queueRoutes(app: Hono<RestEnv>, service: VoiceService): void {
+  app.post('/queues', async (c) => {
+    const owner = ownerWith(c, 'voice_calls.write');
+    const input = parseInput(queueInput, await readJsonBody(c.req.raw));
+    return c.json({ queue: service.queues.create(owner, input) }, 201);
+  });
+  app.get('/queues', (c) => c.json({ queues: service.queues.list(ownerWith(c, 'voice_calls.read')) }));
+  app.get('/calls', (c) => {
+    const owner = ownerWith(c, 'voice_calls.read');
+    const status = c.req.query('status');
+    if (status !== undefined && status !== 'active') throw new HttpError(400, 'invalid_input', 'status: the only filter is active');
+    return c.json({ calls: service.queues.listCalls(owner, status === 'active') });
+  });
+  app.get('/calls/:id', (c) => c.json({ call: service.queues.get(ownerWith(c, 'voice_calls.read'), c.req.param('id')) }));
+  app.post('/calls/:id/hangup', async (c) => {
+    const owner = ownerWith(c, 'voice_calls.write');
+    parseInput(emptyInput, await readJsonBody(c.req.raw));
+    return c.json({ call: service.queues.hangup(owner, c.req.param('id')) }, 202);
+  });
+}
+
 /**
  * The REST app of the simulated service.
  *
@@ -154,6 +176,7 @@ export function createRestApp(service: VoiceService, keys: ReadonlyMap<string, A
   agentRoutes(app, service);
   sessionRoutes(app, service, idempotency);
   callRoutes(app, service, idempotency);
+  queueRoutes(app, service);
   finishApp(app, 'simulator');
   return app;
 }

@@ -5,8 +5,10 @@ import { BrowserSessions } from './browser-sessions.js';
 import type { CallFacts } from './call-facts.js';
 import type { MediaCounts } from './media.js';
 import type { Agent, BrowserCall, BrowserSession, SessionTransport } from './model.js';
+import { QueueDesk } from './queues.js';
 import { recipientFor, type RecipientTimings } from './recipients.js';
 import { SipServer } from './sip-server.js';
+import { deliverWebhook } from './webhook-sender.js';
 
 /**
  * The simulated service's browser-voice domain (spec 4.7): agents, sessions, calls, and the SIP registrar
@@ -37,6 +39,8 @@ export interface VoiceServiceOptions extends RecipientTimings {
 /** The service's domain in one object, as rest.ts and the control API (control.ts) reach it. */
 export class VoiceService {
   readonly sip: SipServer;
+  /** Queues and their inbound callers (spec 4.8), with their webhooks (spec 6.1). */
+  readonly queues: QueueDesk;
   private readonly agents: AgentDirectory;
   private readonly sessions: BrowserSessions;
   private readonly calls: BrowserCalls;
@@ -50,6 +54,7 @@ export class VoiceService {
       lookupAccount: (username) => this.sessions.sipAccount(username),
     });
     this.agents = new AgentDirectory(now);
+    this.queues = new QueueDesk((url, secret, event) => void deliverWebhook(url, secret, event), now);
     this.calls = new BrowserCalls({ sip: this.sip, toneMs: options.toneMs, timings: options, now });
     this.sessions = new BrowserSessions({
       sip: this.sip,
@@ -198,6 +203,7 @@ export class VoiceService {
     await this.calls.reset();
     this.sessions.reset();
     this.agents.clear();
+    this.queues.clear();
   }
 
   /** Resets, then closes every SIP socket. */
