@@ -2,7 +2,7 @@ import { createCallEffects } from './call-effects.js';
 import { idleCall, transition as callTransition, type CallEvent, type CallSlice } from './call-machine.js';
 import { createCallMilestones, type CallMilestone } from './call-milestones.js';
 import { createCallReads } from './call-reads.js';
-import { systemClock, type Clock } from './clock.js';
+import type { Clock } from './clock.js';
 import { disconnected, transition as connectionTransition, type ConnectionEvent, type ConnectionSlice } from './connection-machine.js';
 import type { VoiceBrowserError } from './errors.js';
 import { createExpiryTimer } from './expiry-timer.js';
@@ -22,14 +22,12 @@ import type { BrowserCall, SessionTransport, VoiceBackend, VoiceBrowserOptions, 
  */
 
 /**
- * Test seams: a fake clock and a fake SIP link instead of the real ones. Not part of the published types
- * (`stripInternal`): pages use `createVoiceBrowser`.
- * @internal
+ * What the runtime is given besides the page's options: its clock, and the SIP chunk's parts that open a link
+ * and take what it says, loaded on the first connect() (voice-browser.ts loads the chunk, or a test's fakes).
  */
-export interface VoiceBrowserInternals {
-  clock?: Clock;
-  /** A fake link in place of SIP.js, with the real parts of the SIP chunk it shows through. */
-  linkParts?: LinkParts;
+export interface RuntimeSeams {
+  clock: Clock;
+  linkParts(): Promise<LinkParts>;
 }
 
 /** The SIP chunk's parts that open a link and take what it says (sip-adapter.ts re-exports them). */
@@ -54,9 +52,9 @@ const RECENT_CALLS = 16;
  * Creates the runtime. A factory whose closure is the runtime's state: each function in it is short, and
  * the object it returns is everything the operations may touch.
  */
-export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrowserInternals) {
+export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams) {
   const backend: VoiceBackend = options.backend;
-  const clock = internals.clock ?? systemClock;
+  const { clock } = seams;
   const store = createStatusStore(options, clock);
   let connectionSlice: ConnectionSlice = disconnected;
   let callSlice: CallSlice = idleCall;
@@ -147,8 +145,7 @@ export function createRuntime(options: VoiceBrowserOptions, internals: VoiceBrow
     async openLink(transport: SessionTransport): Promise<SipLink> {
       const token = {};
       linkToken = token;
-      // SIP.js, and what takes what it says, come in one download on the first connect().
-      const parts: LinkParts = internals.linkParts ?? (await import('./sip-adapter.js'));
+      const parts = await seams.linkParts();
       const media = (mediaStatus ??= parts.createMediaStatus({
         status: store.get,
         commit: store.commit,

@@ -1,10 +1,12 @@
 import type { CallControl, createCallControl } from './call-control.js';
-import type { createSessionSetup, SessionSetup } from './session-setup.js';
+import { systemClock, type Clock } from './clock.js';
 import type { createCloseProtection } from './close-protection.js';
 import { createConnectionControl } from './connection-control.js';
 import { toVoiceError, VoiceBrowserError } from './errors.js';
 import { setMuted } from './in-call-controls.js';
-import { createRuntime, type VoiceBrowserInternals } from './runtime.js';
+import type { runPreflight } from './preflight.js';
+import { createRuntime, type LinkParts } from './runtime.js';
+import type { createSessionSetup, SessionSetup } from './session-setup.js';
 import { createSharedTabs } from './shared-tabs.js';
 import { browserTabs, type TabEnvironment } from './tab-environment.js';
 import { RENEWABLE_CONNECTIONS, type PreflightReport, type VoiceBrowser, type VoiceBrowserOptions, type VoiceBrowserStatus } from './types.js';
@@ -44,13 +46,22 @@ interface SipOperations {
   calls: CallControl;
 }
 
+/** What the SIP chunk (sip-adapter.ts) brings: SIP.js's link, and every part that acts only with one. */
+export interface SipParts extends LinkParts {
+  createSessionSetup: typeof createSessionSetup;
+  createCallControl: typeof createCallControl;
+  createCloseProtection: typeof createCloseProtection;
+  runPreflight: typeof runPreflight;
+}
+
 /**
- * The test seams: the runtime's (a fake clock, a fake SIP link), and the SIP chunk's operations handed in, so
- * that a test's fake clock never waits on the chunk's download. Not published (`stripInternal`).
+ * The test seams: a fake clock, the SIP chunk's parts handed in (a fake link among them), so that a test's fake
+ * clock never waits on the chunk's download, and the tabs. Not published (`stripInternal`).
  * @internal
  */
-export interface HelperInternals extends VoiceBrowserInternals {
-  sipParts?: { createCallControl: typeof createCallControl; createSessionSetup: typeof createSessionSetup; createCloseProtection: typeof createCloseProtection };
+export interface HelperInternals {
+  clock?: Clock;
+  sipParts?: SipParts;
   /** The tabs a shared helper meets (null: none, as where the browser lacks them); default the browser's. */
   tabs?: TabEnvironment | null;
 }
@@ -81,13 +92,13 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
       given.onStatus?.(status);
     },
   };
-  const rt = createRuntime(options, internals);
+  /** The SIP chunk: SIP.js, and the parts that act with it, in one download on first use (connect()). */
+  const sip = (): Promise<SipParts> => (internals.sipParts ? Promise.resolve(internals.sipParts) : import('./sip-adapter.js'));
+  const rt = createRuntime(options, { clock: internals.clock ?? systemClock, linkParts: sip });
   const lines = createConnectionControl(rt);
-  /** The SIP chunk: SIP.js, and the operations that act with it (connect, renew, calls, preflight). */
-  const sip = () => import('./sip-adapter.js');
   let loaded: SipOperations | undefined;
   const load = async (): Promise<SipOperations> => {
-    const parts = internals.sipParts ?? (await sip());
+    const parts = await sip();
     if (given.closeProtection !== false) guard ??= parts.createCloseProtection(page);
     return (loaded ??= { setup: parts.createSessionSetup(rt), calls: parts.createCallControl(rt) });
   };

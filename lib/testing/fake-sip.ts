@@ -91,7 +91,7 @@ export class FakeSip {
 
   constructor(private readonly journal: string[] = []) {}
 
-  /** The `VoiceBrowserInternals.openSipLink` seam. */
+  /** The `openSipLink` of the helper's `sipParts` seam. */
   readonly openSipLink = async (options: SipLinkOptions): Promise<SipLink> => {
     this.journal.push('sip open');
     await (this.#openGate ?? Promise.resolve());

@@ -25,7 +25,7 @@ function preflightWorld(microphone?: () => Promise<MediaStream>) {
   const released: string[] = [];
   const stream = { getTracks: () => [{ stop: () => released.push('microphone') }] } as unknown as MediaStream;
   const host: PreflightHost = {
-    helper: (report) => createVoiceBrowserWith({ backend, ...report }, { clock, linkParts: { openSipLink: sip.openSipLink, createMediaStatus, createLinkEvents }, sipParts: { createCallControl, createSessionSetup, createCloseProtection }, tabs: null }),
+    helper: (report) => createVoiceBrowserWith({ backend, ...report }, { clock, sipParts: { openSipLink: sip.openSipLink, createMediaStatus, createLinkEvents, createCallControl, createSessionSetup, createCloseProtection, runPreflight }, tabs: null }),
     clock,
     openMicrophone: microphone ?? (() => Promise.resolve(stream)),
   };
