@@ -31,12 +31,7 @@ export class FakeTabs {
 
   /** @internal Releases a held lock, or withdraws a request still waiting. */
   release(entry: LockRequest): void {
-    for (const queue of this.#locks.values()) {
-      const at = queue.indexOf(entry);
-      if (at < 0) continue;
-      queue.splice(at, 1);
-      if (at === 0 && queue[0]) queueMicrotask(queue[0].granted);
-    }
+    this.#withdraw((held) => held === entry);
   }
 
   /** @internal */
@@ -50,10 +45,15 @@ export class FakeTabs {
   /** @internal */
   remove(tab: FakeTab): void {
     this.#tabs.delete(tab);
+    this.#withdraw((entry) => entry.tab === tab);
+  }
+
+  /** Drops the requests `dropped` picks from every lock's queue; a lock whose holder went goes to the next in line. */
+  #withdraw(dropped: (entry: LockRequest) => boolean): void {
     for (const queue of this.#locks.values()) {
-      const held = queue[0]?.tab === tab;
-      queue.splice(0, queue.length, ...queue.filter((entry) => entry.tab !== tab));
-      if (held && queue[0]) queueMicrotask(queue[0].granted);
+      const holder = queue[0];
+      queue.splice(0, queue.length, ...queue.filter((entry) => !dropped(entry)));
+      if (queue[0] && queue[0] !== holder) queueMicrotask(queue[0].granted);
     }
   }
 }
