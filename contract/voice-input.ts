@@ -86,6 +86,9 @@ export const queueInput = z.strictObject({
   notifySecret: text(1, 255).optional(),
 });
 
+/** `POST /queues/{id}/dequeue` (DESIGN.md): the agent the head caller is bridged to. */
+export const dequeueInput = z.strictObject({ connectTo: text(1, 128) });
+
 /** Fields whose absence has a code of its own (spec 7); any other missing field is `missing_fields`. */
 const MISSING_CODES: Readonly<Record<string, string>> = { from: 'missing_from', to: 'missing_to', name: 'missing_name' };
 

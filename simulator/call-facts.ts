@@ -1,10 +1,11 @@
 import type { LegEnd } from './invite-dialog.js';
 import type { MediaCounts } from './media.js';
-import type { BrowserCall, BrowserCallState } from './model.js';
+import type { BrowserCallState, GenericCallState } from './model.js';
 
 /**
- * What the simulator observed of one browser call beyond its record, for `GET /__sim/calls/:id` (DESIGN.md):
- * the states it went through, the SIP and media milestones of its browser leg, and the DTMF it heard.
+ * What the simulator observed of one call beyond its record, for `GET /__sim/calls/:id` (DESIGN.md): the states
+ * it went through, the SIP and media milestones of its browser leg, and the DTMF it heard. A browser call's leg
+ * is the INVITE that rings its page; a queued caller's is the INVITE each dequeue sends to the claiming agent.
  */
 
 /** One DTMF digit the recipient heard, and how it was sent. */
@@ -16,13 +17,13 @@ export interface DtmfReceived {
 
 /** One state the call entered, and when. */
 export interface StateEntered {
-  state: BrowserCallState;
+  state: BrowserCallState | GenericCallState;
   at: string;
 }
 
 /** What the simulator observed of a call, for `GET /__sim/calls/:id`. */
 export interface CallFacts {
-  /** Every state the call went through, oldest first, starting with `waiting_agent`. */
+  /** Every state the call went through, oldest first, starting with `waiting_agent` (or `queued`). */
   history: StateEntered[];
   inviteSentAt: string | null;
   browserAnsweredAt: string | null;
@@ -44,7 +45,7 @@ export interface CallFacts {
 }
 
 /** The facts of a call just placed: its first state, nothing observed yet. */
-export function initialFacts(call: BrowserCall): CallFacts {
+export function initialFacts(call: { state: StateEntered['state']; createdAt: string }): CallFacts {
   return {
     history: [{ state: call.state, at: call.createdAt }],
     inviteSentAt: null,

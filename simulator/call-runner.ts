@@ -18,6 +18,21 @@ import { TimerSet } from './timer-set.js';
 /** How long a call whose SIP WebSocket closed lives on without audio from the browser, by default. */
 export const DEFAULT_MEDIA_TIMEOUT_MS = 5000;
 
+/**
+ * After the page's SIP socket closed under an answered leg: runs `end` once no RTP came from the browser for
+ * `timeoutMs` (default {@link DEFAULT_MEDIA_TIMEOUT_MS}), as a real service's RTP timeout ends a call nobody is on.
+ */
+export function endWhenQuiet(timers: TimerSet, timeoutMs: number | undefined, now: () => number, lastHeardAt: () => number, end: () => void): void {
+  const quietLimit = timeoutMs ?? DEFAULT_MEDIA_TIMEOUT_MS;
+  const lostAt = now();
+  const check = (): void => {
+    const quietFor = now() - Math.max(lostAt, lastHeardAt());
+    if (quietFor >= quietLimit) end();
+    else timers.after(quietLimit - quietFor, check);
+  };
+  timers.after(quietLimit, check);
+}
+
 /** What a runner is given: the registrar to ring the agent through, media, the service's update, timings, clock. */
 export interface CallRunnerDeps {
   sip: SipServer;
@@ -69,6 +84,7 @@ export class CallRunner {
     const offerSdp = await media.createOffer();
     const leg = this.deps.sip.invite(this.call.sessionId, {
       callId: this.call.id,
+      callIdHeader: 'X-Browser-Call-Id',
       from: this.call.to,
       offerSdp,
       handlers: {
@@ -158,15 +174,9 @@ export class CallRunner {
       void this.finish('failed', 'connection_lost', { code: 'connection_lost', message: "the browser agent's SIP connection closed before it answered" });
       return;
     }
-    const timeoutMs = this.deps.timings.mediaTimeoutMs ?? DEFAULT_MEDIA_TIMEOUT_MS;
-    const lostAt = this.deps.now();
-    const check = (): void => {
-      const heard = Math.max(lostAt, this.media?.counts().lastPacketFromBrowserAt ?? 0);
-      const quietFor = this.deps.now() - heard;
-      if (quietFor >= timeoutMs) void this.finish('ended', 'connection_lost');
-      else this.timers.after(timeoutMs - quietFor, check);
-    };
-    this.timers.after(timeoutMs, check);
+    endWhenQuiet(this.timers, this.deps.timings.mediaTimeoutMs, this.deps.now, () => this.media?.counts().lastPacketFromBrowserAt ?? 0, () => {
+      void this.finish('ended', 'connection_lost');
+    });
   }
 
   private dialRecipient(): void {

@@ -60,10 +60,13 @@ export interface SimulatedMedia {
   packetsToBrowser: number;
 }
 
-/** What `GET /__sim/calls/:id` answers: the call, what the simulator observed of it, and its media counts. */
-export interface SimulatedCall {
+/**
+ * What `GET /__sim/calls/:id` answers: the call, what the simulator observed of it, and its media counts. For a
+ * queued caller ({@link SimulatorControl.inboundCall}), the browser leg is the INVITE of the last dequeue.
+ */
+export interface SimulatedCall<Record = SimulatedCallRecord> {
   /** The call as REST answers it. */
-  call: SimulatedCallRecord;
+  call: Record;
   /** What the simulator observed of the call's SIP dialog and media. */
   facts: {
     /** Every state the call went through, oldest first. */
@@ -159,6 +162,8 @@ export interface SimulatorControl {
   inbound(caller: { queueId: string; from: string; to: string }): Promise<InboundCallRecord>;
   /** The inbound caller hangs up: `finished`, and `call.ended` posted. */
   callerHangup(callId: string): Promise<InboundCallRecord>;
+  /** What the simulator holds and observed of an inbound call: its dequeues' INVITEs, media and the DTMF it heard. */
+  inboundCall(callId: string): Promise<SimulatedCall<InboundCallRecord>>;
   /** Forgets every session, call, queue, fault, key change, quota count and idempotency record. */
   reset(): Promise<void>;
 }
@@ -172,7 +177,11 @@ export interface InboundCallRecord {
   from: string;
   to: string;
   state: string;
+  /** The agent the last dequeue bridged the call to; null until one did. */
+  agentId: string | null;
   createdAt: string;
+  /** When the agent answered the last dequeue's INVITE. */
+  answeredAt: string | null;
   endedAt: string | null;
 }
 
@@ -211,6 +220,7 @@ export function createSimulatorControl(url: string): SimulatorControl {
     clearFaults: async () => void (await request('DELETE', '/faults')),
     inbound: async (caller) => (await request<{ call: InboundCallRecord }>('POST', '/inbound', caller)).call,
     callerHangup: async (callId) => (await request<{ call: InboundCallRecord }>('POST', `/inbound/${id(callId)}/hangup`)).call,
+    inboundCall: (callId) => request('GET', `/calls/${id(callId)}`),
     reset: async () => void (await request('POST', '/reset')),
   };
 }

@@ -37,8 +37,8 @@ function callRoutes(app: Hono, service: VoiceService): void {
     return c.json({ calls: service.callsOfSession(sessionId) });
   });
   app.get('/calls/:id', (c) => {
-    const found = service.inspectCall(c.req.param('id'));
-    if (!found) throw new HttpError(404, 'not_found', 'no such browser call');
+    const found = service.inspectCall(c.req.param('id')) ?? service.inspectQueueCall(c.req.param('id'));
+    if (!found) throw new HttpError(404, 'not_found', 'no such call');
     return c.json(found);
   });
   app.post('/calls/:id/remote-hangup', (c) => {

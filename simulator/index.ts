@@ -44,6 +44,8 @@ export interface SimulatorOptions {
   agentAnswerTimeoutMs?: number;
   /** How long the tone plays after the call's audio connects, before the echo; default 1000. */
   toneMs?: number;
+  /** How long a dequeued caller rings the agent's page before going back to the head of its queue; default 20000. */
+  queueAnswerTimeoutMs?: number;
 }
 
 /** A running simulator. */

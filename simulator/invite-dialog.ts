@@ -48,6 +48,11 @@ export interface BrowserLeg {
 /** What the INVITE that rings the agent carries. */
 export interface InviteOptions {
   callId: string;
+  /**
+   * The header that names the call to the page: `X-Browser-Call-Id` for a browser call, `X-Call-Id` for a
+   * queued caller a dequeue bridges to the agent (DESIGN.md).
+   */
+  callIdHeader: 'X-Browser-Call-Id' | 'X-Call-Id';
   from: string;
   offerSdp: string;
   handlers: BrowserLegHandlers;

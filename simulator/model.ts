@@ -118,6 +118,13 @@ export interface QueueCall {
   /** The number dialled, E.164. */
   to: string;
   state: GenericCallState;
+  /**
+   * The agent the last dequeue bridged the call to: set by the dequeue, kept when the call ends or goes back to
+   * the queue unanswered, replaced by the next dequeue. Null while no agent claimed it.
+   */
+  agentId: string | null;
   createdAt: string;
+  /** When the agent answered the last dequeue's INVITE (`established`). */
+  answeredAt: string | null;
   endedAt: string | null;
 }

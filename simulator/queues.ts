@@ -1,13 +1,17 @@
 import { HttpError } from '../contract/http-error.js';
 import type { QueueEvent, QueueEventName } from '../contract/queue-webhook.js';
-import { TERMINAL_GENERIC_STATES, type Queue, type QueueCall } from './model.js';
+import { initialFacts, type CallFacts } from './call-facts.js';
+import { createMediaPeer, type MediaCounts } from './media.js';
+import { TERMINAL_GENERIC_STATES, type GenericCallState, type Queue, type QueueCall } from './model.js';
+import { QueueBridge, type QueueBridgeDeps } from './queue-bridge.js';
 import { newId, type Owned } from './resources.js';
 
 /**
  * The simulated service's queues (spec 4.8) and the inbound calls waiting in them (spec 3.1): created and listed
  * under the API key that made them, each caller kept in arrival order, and `call.received` / `call.ended` told to
- * the queue's `notifyUrl` (spec 6.1) by the delivery given. The dequeue that bridges a caller to a browser agent
- * comes on top of this.
+ * the queue's `notifyUrl` (spec 6.1) by the delivery given. A dequeue takes the head caller (first in, first
+ * out), `dequeuing`, and bridges it to the claiming agent's page (queue-bridge.ts): `established` once the page
+ * answers, back at the head of its queue when it does not, `finished` when either side hangs up.
  *
  * @remarks
  * The simulator posts webhooks to loopback only (it runs beside the tests, which must send nothing further): a
@@ -24,15 +28,35 @@ export type DeliverEvent = (url: string, secret: string | undefined, event: Queu
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
+/** What the desk needs: webhook delivery, the clock, and what its bridges ring agents with. */
+export interface QueueDeskOptions extends Omit<QueueBridgeDeps, 'createMedia'> {
+  deliver: DeliverEvent;
+  toneMs: number;
+}
+
+/** The agent a dequeue bridges to: its id and the session its page registered under. */
+export interface ClaimingAgent {
+  agentId: string;
+  sessionId: string;
+}
+
+/** An inbound call and what the service keeps beside it. */
+interface DeskCall extends Owned<QueueCall> {
+  facts: CallFacts;
+  /** The bridge of the dequeue in progress, and the session of the agent it rings. */
+  bridge?: { bridge: QueueBridge; sessionId: string } | undefined;
+  /** A hangup is taking the bridge down: the call is `finished` once it is. */
+  ending?: boolean;
+}
+
 export class QueueDesk {
   private readonly queues = new Map<string, Owned<StoredQueue>>();
   /** Every inbound call, under its queue's owner, in arrival order. */
-  private readonly calls = new Map<string, Owned<QueueCall>>();
+  private readonly calls = new Map<string, DeskCall>();
+  /** Each queue's waiting callers' ids, head first. */
+  private readonly waiting = new Map<string, string[]>();
 
-  constructor(
-    private readonly deliver: DeliverEvent,
-    private readonly now: () => number,
-  ) {}
+  constructor(private readonly options: QueueDeskOptions) {}
 
   create(owner: string, input: { name: string; holdAudioUrl: string; notifyUrl: string; notifySecret?: string | undefined }): Queue {
     if (!LOOPBACK_HOSTS.has(new URL(input.notifyUrl).hostname)) {
@@ -41,6 +65,13 @@ export class QueueDesk {
     const queue: StoredQueue = { id: newId('q'), name: input.name, holdAudioUrl: input.holdAudioUrl, notifyUrl: input.notifyUrl, notifySecret: input.notifySecret, createdAt: this.stamp() };
     this.queues.set(queue.id, { owner, value: queue });
     return publicQueue(queue);
+  }
+
+  /** The key's queue; `404 not_found` for an unknown id and another key's alike. */
+  ownQueue(owner: string, id: string): Queue {
+    const queue = this.queues.get(id);
+    if (!queue || queue.owner !== owner) throw new HttpError(404, 'not_found', 'no such queue');
+    return publicQueue(queue.value);
   }
 
   /** The key's queues, oldest first. */
@@ -52,10 +83,54 @@ export class QueueDesk {
   arrive(input: { queueId: string; from: string; to: string }): QueueCall {
     const queue = this.queues.get(input.queueId);
     if (!queue) throw new HttpError(404, 'not_found', 'no such queue');
-    const call: QueueCall = { id: newId('c'), direction: 'inbound', queueId: queue.value.id, from: input.from, to: input.to, state: 'queued', createdAt: this.stamp(), endedAt: null };
-    this.calls.set(call.id, { owner: queue.owner, value: call });
+    const call: QueueCall = { id: newId('c'), direction: 'inbound', queueId: queue.value.id, from: input.from, to: input.to, state: 'queued', agentId: null, createdAt: this.stamp(), answeredAt: null, endedAt: null };
+    this.calls.set(call.id, { owner: queue.owner, value: call, facts: initialFacts(call) });
+    this.waitingIn(call.queueId).push(call.id);
     this.tell('call.received', call);
     return { ...call };
+  }
+
+  /**
+   * Claims the head caller of the key's queue for `agent` (spec 3.1: `queued` → `dequeuing`) and rings the
+   * agent's page; resolves once the INVITE is out, as a browser call does. `409 queue_empty` when nobody waits,
+   * `409 browser_session_unavailable` (the caller stays at the head) when the agent's page is not registered.
+   */
+  async dequeue(owner: string, queueId: string, agent: ClaimingAgent): Promise<QueueCall> {
+    this.ownQueue(owner, queueId);
+    const id = this.waitingIn(queueId).shift();
+    const found = id === undefined ? undefined : this.calls.get(id);
+    if (!found) throw new HttpError(409, 'queue_empty', 'nobody is waiting in this queue');
+    this.set(found, 'dequeuing', { agentId: agent.agentId, answeredAt: null });
+    const bridge = new QueueBridge(found.value.id, found.facts, { ...this.options, createMedia: () => createMediaPeer({ toneMs: this.options.toneMs, now: this.options.now }) }, {
+      answered: () => this.set(found, 'established', { answeredAt: this.stamp() }),
+      unanswered: () => this.requeue(found),
+      ended: () => void this.finish(found),
+    });
+    found.bridge = { bridge, sessionId: agent.sessionId };
+    const rung = await bridge.start(agent.sessionId, found.value.from).catch(() => false);
+    if (!rung && !found.ending) {
+      this.requeue(found);
+      throw new HttpError(409, 'browser_session_unavailable', 'the browser agent is not registered; connect it first');
+    }
+    return { ...found.value };
+  }
+
+  /** The agent's call that a dequeue bridged and that is not over, if any: the agent is busy with it. */
+  bridgedCallOf(agentId: string): QueueCall | undefined {
+    for (const call of this.calls.values()) if (call.bridge && call.value.agentId === agentId) return { ...call.value };
+    return undefined;
+  }
+
+  /** The agent's session ended: its bridged call is hung up, as a browser call of the session would be. */
+  hangupBridgedOf(sessionId: string): void {
+    for (const call of this.calls.values()) if (call.bridge?.sessionId === sessionId) void this.finish(call);
+  }
+
+  /** A call as the service sees it, with its bridge's SIP and media facts (any owner), for the control API. */
+  inspect(id: string): { call: QueueCall; facts: CallFacts; media: MediaCounts | null } | undefined {
+    const call = this.calls.get(id);
+    if (!call) return undefined;
+    return { call: { ...call.value }, facts: call.facts, media: call.bridge?.bridge.counts() ?? call.facts.media };
   }
 
   /** One of the key's calls; another key's is the same 404 as none (spec 4.7). */
@@ -76,39 +151,77 @@ export class QueueDesk {
   hangup(owner: string, id: string): QueueCall {
     const found = this.calls.get(id);
     if (!found || found.owner !== owner) throw new HttpError(404, 'not_found', 'no such call');
-    return this.end(found.value);
+    void this.finish(found);
+    return { ...found.value };
   }
 
   /** The caller hangs up (the control API acts the caller): as {@link hangup}, from the far end. */
   callerHangup(id: string): QueueCall {
     const found = this.calls.get(id);
     if (!found) throw new HttpError(404, 'not_found', 'no such call');
-    return this.end(found.value);
+    void this.finish(found);
+    return { ...found.value };
   }
 
-  /** Forgets every queue and call (simulator reset). */
-  clear(): void {
+  /** Stops every bridge, then forgets every queue and call (simulator reset). */
+  async clear(): Promise<void> {
+    const bridges = [...this.calls.values()].flatMap((call) => (call.bridge ? [call.bridge.bridge] : []));
     this.queues.clear();
     this.calls.clear();
+    this.waiting.clear();
+    await Promise.all(bridges.map((bridge) => bridge.end()));
   }
 
-  private end(call: QueueCall): QueueCall {
-    if (!TERMINAL_GENERIC_STATES.has(call.state)) {
-      call.state = 'finished';
-      call.endedAt = this.stamp();
-      this.tell('call.ended', call);
+  /**
+   * Ends the call: a waiting caller at once; a bridged one once its leg and media are down, so that `finished`,
+   * like a browser call's terminal state, proves both sides stopped. `call.ended` follows.
+   */
+  private async finish(call: DeskCall): Promise<void> {
+    if (TERMINAL_GENERIC_STATES.has(call.value.state) || call.ending) return;
+    this.unwait(call.value);
+    const bridged = call.bridge;
+    if (bridged) {
+      call.ending = true;
+      await bridged.bridge.end();
+      call.bridge = undefined;
     }
-    return { ...call };
+    this.set(call, 'finished', { endedAt: this.stamp() });
+    this.tell('call.ended', call.value);
+  }
+
+  /** The agent did not take the call: the caller is `queued` again, at the head, for the next dequeue. */
+  private requeue(call: DeskCall): void {
+    call.bridge = undefined;
+    if (call.ending || TERMINAL_GENERIC_STATES.has(call.value.state)) return;
+    this.set(call, 'queued');
+    this.waitingIn(call.value.queueId).unshift(call.value.id);
+  }
+
+  private set(call: DeskCall, state: GenericCallState, patch: Partial<QueueCall> = {}): void {
+    if (state !== call.value.state) call.facts.history.push({ state, at: this.stamp() });
+    call.value = { ...call.value, ...patch, state };
+  }
+
+  private waitingIn(queueId: string): string[] {
+    let ids = this.waiting.get(queueId);
+    if (!ids) this.waiting.set(queueId, (ids = []));
+    return ids;
+  }
+
+  private unwait(call: QueueCall): void {
+    const ids = this.waitingIn(call.queueId);
+    const at = ids.indexOf(call.id);
+    if (at >= 0) ids.splice(at, 1);
   }
 
   private tell(event: QueueEventName, call: QueueCall): void {
     const queue = this.queues.get(call.queueId)?.value;
     if (!queue) return;
-    this.deliver(queue.notifyUrl, queue.notifySecret, { event, callId: call.id, queueId: queue.id, from: call.from, to: call.to, state: call.state });
+    this.options.deliver(queue.notifyUrl, queue.notifySecret, { event, callId: call.id, queueId: queue.id, from: call.from, to: call.to, state: call.state });
   }
 
   private stamp(): string {
-    return new Date(this.now()).toISOString();
+    return new Date(this.options.now()).toISOString();
   }
 }
 

@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { errorResponse, finishApp, HttpError } from '../contract/http-error.js';
-import { agentInput, callInput, emptyInput, parseIdempotencyKey, parseInput, queueInput, readJsonBody, sessionInput } from '../contract/voice-input.js';
+import { agentInput, callInput, dequeueInput, emptyInput, parseIdempotencyKey, parseInput, queueInput, readJsonBody, sessionInput } from '../contract/voice-input.js';
 import { assertScope, KeyRegistry, type Scope } from './accounts.js';
 import { CallCeiling } from './concurrency.js';
 import { IdempotencyStore } from './idempotency.js';
@@ -131,7 +131,7 @@ function callRoutes(app: Hono<RestEnv>, service: VoiceService, idempotency: Idem
   });
 }
 
-/** `/queues` (spec 4.8: create, list) and the generic calls they hold (spec 3.1: read, list, hang up). */
+/** `/queues` (spec 4.8: create, list, dequeue) and the generic calls they hold (spec 3.1: read, list, hang up). */
 function queueRoutes(app: Hono<RestEnv>, service: VoiceService): void {
   app.post('/queues', async (c) => {
     const owner = ownerWith(c, 'voice_calls.write');
@@ -139,6 +139,11 @@ function queueRoutes(app: Hono<RestEnv>, service: VoiceService): void {
     return c.json({ queue: service.queues.create(owner, input) }, 201);
   });
   app.get('/queues', (c) => c.json({ queues: service.queues.list(ownerWith(c, 'voice_calls.read')) }));
+  app.post('/queues/:id/dequeue', async (c) => {
+    const owner = ownerWith(c, 'voice_calls.write');
+    const { connectTo } = parseInput(dequeueInput, await readJsonBody(c.req.raw));
+    return c.json({ call: await service.dequeue(owner, c.req.param('id'), connectTo) });
+  });
   app.get('/calls', (c) => {
     const owner = ownerWith(c, 'voice_calls.read');
     const status = c.req.query('status');

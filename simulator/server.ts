@@ -28,6 +28,7 @@ export interface SimulatorOptions extends Omit<RecipientTimings, 'noAnswerMs'> {
   registrationMaxSeconds?: number;
   noAnswerMs?: number;
   agentAnswerTimeoutMs?: number;
+  queueAnswerTimeoutMs?: number;
   toneMs?: number;
   /** How long a call whose SIP WebSocket closed lives on without audio from the browser; default 5000. */
   mediaTimeoutMs?: number;
@@ -61,6 +62,7 @@ function createService(options: SimulatorOptions, host: string, publicUrl: () =>
     recipientHangupMs: options.recipientHangupMs,
     outcomeUnknownMs: options.outcomeUnknownMs,
     agentAnswerTimeoutMs: options.agentAnswerTimeoutMs ?? 30_000,
+    queueAnswerTimeoutMs: options.queueAnswerTimeoutMs,
     mediaTimeoutMs: options.mediaTimeoutMs,
     toneMs: options.toneMs ?? 1000,
   });

@@ -156,7 +156,7 @@ export class SipConnection {
     }
   }
 
-  /** Sends the INVITE that rings the agent, carrying `X-Browser-Call-Id` (DESIGN.md). */
+  /** Sends the INVITE that rings the agent, naming its call in `X-Browser-Call-Id` or `X-Call-Id` (DESIGN.md). */
   invite(registration: Registration, options: InviteOptions): BrowserLeg {
     const target = Grammar.URIParse(registration.contact);
     const to = Grammar.URIParse(`sip:${registration.username}@${this.options.host}`);
@@ -164,7 +164,7 @@ export class SipConnection {
     if (!target || !to || !from) throw new Error('cannot address the registered agent');
     const request = this.core.makeOutgoingRequestMessage(
       'INVITE', target, from, to, {},
-      [`X-Browser-Call-Id: ${options.callId}`, `Contact: <sip:${this.options.host};transport=ws>`],
+      [`${options.callIdHeader}: ${options.callId}`, `Contact: <sip:${this.options.host};transport=ws>`],
       { contentDisposition: 'session', contentType: 'application/sdp', content: options.offerSdp },
     );
     for (const dialog of this.dialogs) if (dialog.over) this.dialogs.delete(dialog);

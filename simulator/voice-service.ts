@@ -4,7 +4,7 @@ import { BrowserCalls, type CreateCallInput } from './browser-calls.js';
 import { BrowserSessions } from './browser-sessions.js';
 import type { CallFacts } from './call-facts.js';
 import type { MediaCounts } from './media.js';
-import type { Agent, BrowserCall, BrowserSession, SessionTransport } from './model.js';
+import type { Agent, BrowserCall, BrowserSession, QueueCall, SessionTransport } from './model.js';
 import { QueueDesk } from './queues.js';
 import { recipientFor, type RecipientTimings } from './recipients.js';
 import { SipServer } from './sip-server.js';
@@ -33,8 +33,13 @@ export interface VoiceServiceOptions extends RecipientTimings {
   /** How long a call whose SIP WebSocket closed lives on without audio from the browser; default 5000. */
   mediaTimeoutMs?: number | undefined;
   toneMs: number;
+  /** How long a dequeued caller rings the agent before going back to the head of its queue; default 20 s (DESIGN.md). */
+  queueAnswerTimeoutMs?: number | undefined;
   now?: () => number;
 }
+
+/** DESIGN.md: an agent that does not answer a dequeued caller in 20 s puts the caller back at the head. */
+export const QUEUE_ANSWER_TIMEOUT_MS = 20_000;
 
 /** The service's domain in one object, as rest.ts and the control API (control.ts) reach it. */
 export class VoiceService {
@@ -54,11 +59,25 @@ export class VoiceService {
       lookupAccount: (username) => this.sessions.sipAccount(username),
     });
     this.agents = new AgentDirectory(now);
-    this.queues = new QueueDesk((url, secret, event) => void deliverWebhook(url, secret, event), now);
+    this.queues = new QueueDesk({
+      deliver: (url, secret, event) => void deliverWebhook(url, secret, event),
+      sip: this.sip,
+      toneMs: options.toneMs,
+      agentAnswerTimeoutMs: options.queueAnswerTimeoutMs ?? QUEUE_ANSWER_TIMEOUT_MS,
+      mediaTimeoutMs: options.mediaTimeoutMs,
+      now,
+    });
     this.calls = new BrowserCalls({ sip: this.sip, toneMs: options.toneMs, timings: options, now });
     this.sessions = new BrowserSessions({
       sip: this.sip,
-      calls: this.calls,
+      // A session's end hangs up whichever call its agent is on: one it placed, or a caller it dequeued.
+      calls: {
+        activeCallOf: (sessionId) => this.calls.activeCallOf(sessionId),
+        hangupCallOf: (sessionId) => {
+          this.calls.hangupCallOf(sessionId);
+          this.queues.hangupBridgedOf(sessionId);
+        },
+      },
       publicUrl: () => options.publicUrl(),
       host: options.host,
       sessionTtlSeconds: options.sessionTtlSeconds,
@@ -82,7 +101,7 @@ export class VoiceService {
     const agent = this.agents.find(owner, externalSubject);
     if (!agent) throw new HttpError(400, 'not_found', 'no webrtc agent for this externalSubject; create one with POST /agents first');
     // The agent's call may belong to an expired session and still run (spec 3.2): the agent is busy all the same.
-    if (this.calls.activeCallOfAgent(agent.id)) {
+    if (this.agentBusy(agent.id)) {
       throw new HttpError(409, 'browser_agent_busy', 'this agent has a call in progress; end it before starting a new session');
     }
     return this.sessions.create(owner, agent);
@@ -125,12 +144,40 @@ export class VoiceService {
     if (!this.sip.registration(session.id)) {
       throw new HttpError(409, 'browser_session_unavailable', 'the browser agent is not registered; connect it first');
     }
-    if (this.calls.activeCallOf(session.id)) {
+    if (this.agentBusy(session.agentId)) {
       throw new HttpError(409, 'browser_agent_busy', 'this agent already has a call in progress; wait for busy to be false');
     }
     const outcome = recipientFor(input.to, this.options);
     if (outcome.kind === 'blocked') throw new HttpError(403, outcome.code, outcome.message);
     return this.calls.create(owner, session, input);
+  }
+
+  /**
+   * Claims the head caller of the key's queue for `connectTo`, a webrtc agent of the key, and rings its page
+   * (DESIGN.md, "Support desks"). Refused, in this order: an unknown queue (404), an unknown agent (`400
+   * not_found`), an agent without an active, registered session (409 `browser_session_unavailable`), one on a
+   * call (409 `browser_agent_busy`), nobody waiting (409 `queue_empty`).
+   */
+  async dequeue(owner: string, queueId: string, connectTo: string): Promise<QueueCall> {
+    this.queues.ownQueue(owner, queueId);
+    const agent = this.agents.list(owner).find((candidate) => candidate.id === connectTo);
+    if (!agent) throw new HttpError(400, 'not_found', 'connectTo: no webrtc agent of this key has that id');
+    const { session } = this.sessions.current(owner, agent.externalSubject);
+    if (session?.status !== 'active' || !this.sip.registration(session.id)) {
+      throw new HttpError(409, 'browser_session_unavailable', "the agent's browser is not registered; connect it first");
+    }
+    if (this.agentBusy(agent.id)) throw new HttpError(409, 'browser_agent_busy', 'this agent has a call in progress; end it before taking a caller');
+    return this.queues.dequeue(owner, queueId, { agentId: agent.id, sessionId: session.id });
+  }
+
+  /** Simulator control: a queued caller as the service sees it, with its bridge's SIP and media facts. */
+  inspectQueueCall(id: string): ReturnType<QueueDesk['inspect']> {
+    return this.queues.inspect(id);
+  }
+
+  /** The agent has a browser call in progress, or a caller a dequeue bridged to it. */
+  private agentBusy(agentId: string): boolean {
+    return Boolean(this.calls.activeCallOfAgent(agentId) ?? this.queues.bridgedCallOf(agentId));
   }
 
   /** The key's call; `404 not_found` for an unknown id and for another key's call alike (spec 4.7). */
@@ -203,7 +250,7 @@ export class VoiceService {
     await this.calls.reset();
     this.sessions.reset();
     this.agents.clear();
-    this.queues.clear();
+    await this.queues.clear();
   }
 
   /** Resets, then closes every SIP socket. */
