@@ -2,7 +2,7 @@ import { VoiceBrowserError } from './errors.js';
 import type { VoiceBackend } from './types.js';
 
 /**
- * The default backend: the six callbacks over `fetch` to the proxy's same-origin routes.
+ * The default backend: the six callbacks over `fetch` to the proxy's same-origin routes, and the queue ones.
  * The only file of the library that touches `fetch`.
  */
 
@@ -65,5 +65,10 @@ export function createFetchBackend(options: FetchBackendOptions = {}): VoiceBack
     getCall: (callId, { signal }) => request('GET', `/browser-calls/${id(callId)}`, signal),
     hangupCall: (callId, { signal }) => request('POST', `/browser-calls/${id(callId)}/hangup`, signal, {}),
     endSession: (sessionId, { signal }) => request('DELETE', `/browser-sessions/${id(sessionId)}`, signal, {}),
+    dequeue: (queueId, { signal }) => request('POST', `/queues/${id(queueId)}/dequeue`, signal, {}),
+    getQueueCall: (callId, { signal }) => request('GET', `/calls/${id(callId)}`, signal),
+    hangupQueueCall: (callId, { signal }) => request('POST', `/calls/${id(callId)}/hangup`, signal, {}),
+    listQueueCalls: ({ signal }) => request('GET', '/calls', signal),
+    queueEventsUrl: `${base}/queue-events`,
   };
 }

@@ -3,6 +3,7 @@ import { isTerminal } from './call-machine.js';
 import { whyNoCalls } from './connection-machine.js';
 import { isDefiniteRejection, toVoiceError, VoiceBrowserError } from './errors.js';
 import { sendDigit } from './in-call-controls.js';
+import { asBrowserCall, queueRoutes } from './queue-call.js';
 import type { Runtime } from './runtime.js';
 import type { BrowserCall, CallInput } from './types.js';
 
@@ -23,13 +24,14 @@ export function createCallControl(rt: Runtime) {
   const { backend } = rt;
   let starting: { key: string; promise: Promise<BrowserCall> } | undefined;
 
-  async function create(input: CallInput, key: string, sessionId: string): Promise<BrowserCall> {
+  /** The attempt's request: its call admitted, refused (nothing made), or unknown (reads reconcile it). */
+  async function admit(request: Promise<BrowserCall>, unknownError: VoiceBrowserError): Promise<BrowserCall> {
     try {
-      const { call } = await backend.createCall({ ...input, sessionId }, { idempotencyKey: key, signal: rt.signal() });
+      const call = await request;
       rt.call({ type: 'attempt_admitted', call });
       return call;
     } catch (cause) {
-      const error = toVoiceError(cause, 'call_outcome_unknown', 'the call request got no answer');
+      const error = toVoiceError(cause, unknownError.code, 'the request got no answer');
       if (isDefiniteRejection(error)) {
         rt.call({ type: 'attempt_rejected', error: error.toStatus() });
         // The service knows first when a session lapsed early (revoked, expired at its clock): its definite
@@ -37,11 +39,26 @@ export function createCallControl(rt: Runtime) {
         if (error.code === 'browser_session_unavailable') rt.connection({ type: 'session_refused', error: error.toStatus() });
         throw error;
       }
-      // spec 4.7, 7: a lost answer keeps the attempt and its key; the caller retries with the same key.
-      const unknown = new VoiceBrowserError('call_outcome_unknown', 'the call may have been placed; retry startCall() with the same idempotencyKey', { cause: error });
-      rt.call({ type: 'attempt_unknown', error: unknown.toStatus() });
-      throw unknown;
+      rt.call({ type: 'attempt_unknown', error: unknownError.toStatus() });
+      throw unknownError;
     }
+  }
+
+  /** Why no attempt may start now (busy, unless it retries, or no session that takes calls), else the session to start it on. */
+  function refusal(retry = false): VoiceBrowserError | string {
+    if (rt.callState.busy && !retry) return new VoiceBrowserError('browser_agent_busy', 'a call is still active; wait until busy is false or hang up');
+    const noCalls = whyNoCalls(rt.connectionState);
+    const session = rt.connectionState.session;
+    return noCalls !== null || !session ? new VoiceBrowserError('browser_session_unavailable', noCalls ?? 'no session') : session.id;
+  }
+
+  /** One request per intent: a second call with the same key joins the one in flight. */
+  function once(key: string, run: () => Promise<BrowserCall>): Promise<BrowserCall> {
+    const promise = run().finally(() => {
+      if (starting?.promise === promise) starting = undefined;
+    });
+    starting = { key, promise };
+    return promise;
   }
 
   /** Refused with a coded error, or the attempt's call (a double click joins the request in flight). */
@@ -51,24 +68,36 @@ export function createCallControl(rt: Runtime) {
     if (invalid) return rt.fail(invalid);
     // A double click with the same key joins the request in flight: one intent, one call.
     if (starting?.key === key) return starting.promise;
-    const { attempt, call, busy } = rt.callState;
+    const { attempt, call } = rt.callState;
     if (attempt?.idempotencyKey === key && attempt.phase === 'admitted' && call) return Promise.resolve(call);
-    const retry = attempt?.idempotencyKey === key && attempt.phase === 'outcome_unknown';
-    if (busy && !retry) return rt.fail(new VoiceBrowserError('browser_agent_busy', 'a call is still active; wait until busy is false or hang up'));
+    const retry = attempt?.idempotencyKey === key && attempt.phase === 'outcome_unknown' && !attempt.queueId;
     if (retry && !sameInput(attempt.input, input)) {
       // The service would answer 409 idempotency_conflict, which proves nothing about the first attempt.
       return rt.fail(new VoiceBrowserError('invalid_argument', 'a retry must repeat the attempt it retries: same key, same from, to and options'));
     }
-    const noCalls = whyNoCalls(rt.connectionState);
-    const session = rt.connectionState.session;
-    if (noCalls !== null || !session) return rt.fail(new VoiceBrowserError('browser_session_unavailable', noCalls ?? 'no session'));
+    const sessionId = refusal(retry);
+    if (typeof sessionId !== 'string') return rt.fail(sessionId);
     const own = copyInput(input);
-    rt.startCall({ sessionId: session.id, startedAt: retry ? rt.origin?.startedAt : rt.clock.now() }, { type: 'attempt_started', idempotencyKey: key, input: own });
-    const promise = create(own, key, session.id).finally(() => {
-      if (starting?.promise === promise) starting = undefined;
-    });
-    starting = { key, promise };
-    return promise;
+    rt.startCall({ sessionId, startedAt: retry ? rt.origin?.startedAt : rt.clock.now() }, { type: 'attempt_started', idempotencyKey: key, input: own });
+    // spec 4.7, 7: a lost answer keeps the attempt and its key; the caller retries with the same key.
+    const unknown = new VoiceBrowserError('call_outcome_unknown', 'the call may have been placed; retry startCall() with the same idempotencyKey');
+    return once(key, () => admit(backend.createCall({ ...own, sessionId }, { idempotencyKey: key, signal: rt.signal() }).then((r) => r.call), unknown));
+  }
+
+  /** Claims the next caller of `queueId` for this agent: the dequeue as the attempt's request (DESIGN.md, "Support desks"). */
+  function answerNext(queueId: string): Promise<BrowserCall> {
+    if (typeof queueId !== 'string' || !queueId || !backend.dequeue) {
+      return rt.fail(new VoiceBrowserError('invalid_argument', 'answerNext(queueId) takes a queue id, with a backend that has dequeue()'));
+    }
+    const key = `queue:${queueId}`;
+    if (starting?.key === key) return starting.promise;
+    const sessionId = refusal();
+    if (typeof sessionId !== 'string') return rt.fail(sessionId);
+    rt.startCall({ sessionId, startedAt: rt.clock.now(), routes: queueRoutes(backend) }, { type: 'attempt_started', idempotencyKey: key, input: { from: '', to: '' }, queueId });
+    // Never retried by itself: reads of the agent's claimed callers find the call if the dequeue made one.
+    const unknown = new VoiceBrowserError('dequeue_outcome_unknown', 'the dequeue got no answer: the caller shows here if one was claimed');
+    const claim = backend.dequeue(queueId, { signal: rt.signal() }).then((r) => asBrowserCall(r.call));
+    return once(key, () => admit(claim, unknown));
   }
 
   /** A call is up whose audio this page holds (it may still be connecting): DTMF may go on it. */
@@ -79,6 +108,7 @@ export function createCallControl(rt: Runtime) {
 
   return {
     startCall,
+    answerNext,
     sendDtmf: (digit: string) => sendDigit(rt.link, answered(), digit).catch((error: unknown) => rt.fail(toVoiceError(error, 'dtmf_outcome_unknown', 'sendDtmf() failed'))),
   };
 }

@@ -4,12 +4,14 @@ import type { CallReads } from './call-reads.js';
 import type { Clock } from './clock.js';
 import { toVoiceError } from './errors.js';
 import type { Expectation } from './poller.js';
-import type { IncomingInvite, SipLink } from './sip-link.js';
+import type { CallRoutes } from './call-reads.js';
+import type { SipLink } from './sip-link.js';
 import type { BrowserCall, VoiceBackend, VoiceBrowserStatus } from './types.js';
 
 /**
  * What the call machine's effects do (call-machine.ts decides them; the runtime hands them here in order):
- * read, answer or refuse an INVITE, post a hangup, close our half of an ended call's dialog. What SIP says about
+ * read, post a hangup, close our half of an ended call's dialog; those that answer or refuse an INVITE come
+ * with the SIP link (invite-effects.ts). What SIP says about
  * the call's media is shown by media-status.ts and decides nothing (only a read ends a call).
  */
 
@@ -23,6 +25,10 @@ export interface CallEffectsHost {
   reads: CallReads;
   call(): CallSlice;
   dispatch(event: CallEvent): void;
+  /** The current call's own routes (a queue's caller); undefined: a browser call's. */
+  routes(): CallRoutes | undefined;
+  /** Runs an INVITE's effect; undefined before a SIP link brought any. */
+  invites(): ((effect: InviteEffect) => void) | undefined;
   /** The SIP link of the session now shown, if any. */
   link(): SipLink | undefined;
   /** Aborted by disconnect(). */
@@ -32,12 +38,18 @@ export interface CallEffectsHost {
 
 export type CallEffects = ReturnType<typeof createCallEffects>;
 
-/** Creates the effects' runner; its closure holds the INVITEs and the one hangup request in flight. */
+/** The change an answer or an in-dialog INFO/NOTIFY announces: the call leaves the state it had. */
+export function stateLeft(call: () => CallSlice): Expectation {
+  const before = call().call?.state;
+  return { shown: () => call().call?.state !== before };
+}
+
+/** The effects that act on an INVITE (invite-effects.ts, which comes with the SIP link). */
+export type InviteEffect = Extract<CallEffect, { type: 'answer_invite' | 'hold_invite' | 'reject_invite' | 'answer_held' | 'reject_held' }>;
+
+/** Creates the effects' runner; its closure holds the one hangup request in flight. */
 export function createCallEffects(host: CallEffectsHost) {
-  const { backend, clock, reads, show } = host;
-  /** The INVITE the call machine is deciding on, and the one it holds until the call is named. */
-  let received: IncomingInvite | undefined;
-  let held: IncomingInvite | undefined;
+  const { backend, reads, show } = host;
   let hangingUp: Promise<void> | undefined;
 
   function isCurrent(callId: string | undefined): boolean {
@@ -58,18 +70,11 @@ export function createCallEffects(host: CallEffectsHost) {
         return;
       case 'call_ended':
         return ended(effect.call);
-      case 'answer_invite':
-        return received && answer(received);
-      case 'hold_invite':
-        held = received;
-        return;
-      case 'reject_invite':
-        return received?.reject();
-      case 'answer_held':
-      case 'reject_held':
-        return releaseHeld(effect.type === 'answer_held');
       case 'report':
         return show({ error: effect.error });
+      default:
+        // Only a SIP link brings an INVITE, and with it the effects that answer one.
+        return host.invites()?.(effect);
     }
   }
 
@@ -79,39 +84,6 @@ export function createCallEffects(host: CallEffectsHost) {
     host.link()?.endSession();
     if (host.audio() !== 'none') show({ audio: 'ended', warnings: [] });
     reads.ended();
-  }
-
-  /** The change an answer or an in-dialog INFO/NOTIFY announces: the call leaves the state it had. */
-  function stateLeft(): Expectation {
-    const before = host.call().call?.state;
-    return { shown: () => host.call().call?.state !== before };
-  }
-
-  function answer(invite: IncomingInvite): void {
-    host.timing('invite_received', invite.callId);
-    show({ audio: 'connecting' });
-    invite.accept().then(
-      () => reads.pollNow(stateLeft()),
-      (error: unknown) => {
-        // Withdrawn while we answered (a CANCEL crossed our 200 OK): the service gave the call up, and only
-        // its read says how the call ended; there is nothing for the user to reconnect.
-        if (!invite.withdrawn) {
-          // SIP.js has already declined the INVITE; the service will end the call and a read will show it.
-          show({ error: toVoiceError(error, 'connection_failed', 'the call could not be answered in the browser').toStatus() });
-        }
-        reads.pollNow(stateLeft());
-      },
-    );
-  }
-
-  /** One the service withdrew meanwhile (CANCEL, 487) is dropped: the call's read says what became of it. */
-  function releaseHeld(answerIt: boolean): void {
-    const invite = held;
-    held = undefined;
-    if (!invite) return;
-    if (invite.withdrawn) reads.pollNow(stateLeft());
-    else if (answerIt) answer(invite);
-    else invite.reject();
   }
 
   /** hangup(): asks the service to end the call; with no call id yet, as soon as one is known (busy stays). */
@@ -136,8 +108,9 @@ export function createCallEffects(host: CallEffectsHost) {
 
   async function postHangup(call: BrowserCall): Promise<void> {
     try {
-      const { call: after } = await backend.hangupCall(call.id, { signal: host.signal() });
-      host.dispatch({ type: 'call_read', call: after });
+      const routes = host.routes();
+      const options = { signal: host.signal() };
+      host.dispatch({ type: 'call_read', call: await (routes ? routes.hangup(call.id, options) : backend.hangupCall(call.id, options).then((r) => r.call)) });
     } catch (cause) {
       // The service did not take the hangup: end our leg by SIP BYE, which ends the call too.
       host.link()?.endSession();
@@ -152,12 +125,6 @@ export function createCallEffects(host: CallEffectsHost) {
   return {
     run,
     hangup,
-    /** An INVITE came: the call machine decides (`invite_received`), and its effects act on this one. */
-    receive(invite: IncomingInvite): void {
-      received = invite;
-      host.dispatch({ type: 'invite_received', callId: invite.callId });
-      received = undefined;
-    },
     /** Our dialog is over: what the service shows next is the end (busy false), possibly after `ending`. */
     sessionEnded: () =>
       reads.pollNow({
@@ -167,7 +134,7 @@ export function createCallEffects(host: CallEffectsHost) {
         },
       }),
     /** The service signalled a change inside the dialog: read now, and again soon until the read shows it. */
-    callChanged: () => reads.pollNow(stateLeft()),
+    callChanged: () => reads.pollNow(stateLeft(host.call)),
     /** SIP speaks of the call now shown, still going at the service. */
     isCurrent,
     /** Read the call now (its audio failed: the service may have ended it). */

@@ -16,6 +16,8 @@ import { TERMINAL_CALL_STATES, type BrowserCall, type CallAttempt, type CallInpu
  *                                   └──the session ended and a read shows no call of it running──▶ (none)
  *
  *  recover(): (none) ──call_recovered──▶ a call without attempt, polled until its terminal read
+ *  answerNext(): the same path, the dequeue in place of createCall; its lost answer is never retried, and when
+ *  the reconciling reads of the agent's callers find none, the attempt is abandoned (busy false)
  * ```
  * `busy` turns false only on a terminal read, when the service said no call was created, or when a
  * read after the session's end shows that no call of the lost attempt runs.
@@ -45,7 +47,7 @@ export interface CallSlice {
 }
 
 export type CallEvent =
-  | { type: 'attempt_started'; idempotencyKey: string; input: CallInput }
+  | { type: 'attempt_started'; idempotencyKey: string; input: CallInput; queueId?: string }
   | { type: 'attempt_admitted'; call: BrowserCall }
   | { type: 'attempt_rejected'; error: StatusError }
   | { type: 'attempt_unknown'; error: StatusError }
@@ -143,7 +145,7 @@ export function transition(state: CallSlice, event: CallEvent): [CallSlice, Call
   switch (event.type) {
     case 'attempt_started': {
       const retry = state.attempt?.phase === 'outcome_unknown' && state.attempt.idempotencyKey === event.idempotencyKey;
-      const attempt = { idempotencyKey: event.idempotencyKey, input: event.input, phase: 'creating' as const };
+      const attempt = { idempotencyKey: event.idempotencyKey, input: event.input, phase: 'creating' as const, ...(event.queueId ? { queueId: event.queueId } : {}) };
       return [
         // A retry is the same intent: a hangup asked for it, and an INVITE held for it, still hold.
         { ...state, attempt, call: null, busy: true, error: null, hangupWanted: retry && state.hangupWanted, heldInvite: retry ? state.heldInvite : null },
@@ -171,6 +173,9 @@ export function transition(state: CallSlice, event: CallEvent): [CallSlice, Call
       return [{ ...state, attempt: null, busy: false, error: null }, [{ type: 'stop_polling' }]];
     case 'reconcile_exhausted':
       if (state.attempt?.phase !== 'outcome_unknown') return [state, []];
+      // A dequeue has no key to retry with: reads of the agent's callers past any deadline that found none prove
+      // nothing was claimed for it.
+      if (state.attempt.queueId) return releaseHeld({ ...state, attempt: null, busy: false, error: event.error });
       return [{ ...state, error: event.error }, [{ type: 'stop_polling' }]];
     case 'call_recovered':
       if (state.attempt || state.busy) return [state, []];

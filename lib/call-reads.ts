@@ -2,7 +2,7 @@ import { isTerminal, type CallEvent, type CallSlice } from './call-machine.js';
 import type { Clock } from './clock.js';
 import { toVoiceError } from './errors.js';
 import { createPoller, type Expectation, type Poller } from './poller.js';
-import type { VoiceBackend } from './types.js';
+import type { BrowserCall, CallbackOptions, VoiceBackend } from './types.js';
 
 /**
  * The reads of the call half: the one poller of a named call, or the reads of the user's current session
@@ -20,6 +20,19 @@ export interface CallReadsHost {
   sessionId(): string | undefined;
   /** Whether the helper has seen a call already (an old call is never a lost request's). */
   seen(callId: string): boolean;
+  /** The current call's own routes; undefined: a browser call's (getCall, hangupCall, the current session). */
+  routes(): CallRoutes | undefined;
+}
+
+/**
+ * How a call other than a browser call is read, hung up, and looked for after its request lost its answer: a
+ * caller claimed from a queue (queue-call.ts, which comes with answerNext() in the SIP chunk).
+ */
+export interface CallRoutes {
+  read(id: string, options: CallbackOptions): Promise<BrowserCall>;
+  hangup(id: string, options: CallbackOptions): Promise<BrowserCall>;
+  /** The call a lost request made, if a read finds it; null: none runs. */
+  find(options: CallbackOptions): Promise<BrowserCall | null>;
 }
 
 export interface CallReads {
@@ -59,24 +72,34 @@ export function createCallReads(host: CallReadsHost): CallReads {
   const failed = (error: unknown) => dispatch({ type: 'read_failed', error: toVoiceError(error, 'network_error', 'reading the call failed; retrying').toStatus() });
   const unknownOutcome = () => host.call().attempt?.phase === 'outcome_unknown';
 
+  /**
+   * The call a lost request may have made, if a read finds it: a browser call's in the current session (only
+   * this session's call, and one not seen before), another's where its routes say. Null: none runs.
+   */
+  const lostCall = (signal: AbortSignal): Promise<BrowserCall | null> =>
+    host.routes()?.find({ signal }) ??
+    backend.getCurrentSession({ signal }).then(({ call }) => (call && call.sessionId === host.sessionId() && !host.seen(call.id) ? call : null));
+
   function reconcile(): void {
     let reads = 0;
     const exhausted = () => {
       if (++reads < RECONCILE_READS || !unknownOutcome()) return;
       dispatch({
         type: 'reconcile_exhausted',
-        error: { code: 'call_outcome_unknown', message: 'no call of the lost request was found: retry startCall() with the same idempotencyKey to learn its outcome, or disconnect()' },
+        error: claimed
+          ? { code: 'dequeue_outcome_unknown', message: 'no caller was claimed: answerNext() again' }
+          : { code: 'call_outcome_unknown', message: 'no call of the lost request was found: retry startCall() with the same idempotencyKey to learn its outcome, or disconnect()' },
       });
     };
     poller?.stop();
+    const claimed = host.call().attempt?.queueId !== undefined;
     poller = createPoller({
       clock,
-      read: (signal) => backend.getCurrentSession({ signal }),
+      read: lostCall,
       isTerminal: () => !unknownOutcome(),
-      onRead: ({ call }) => {
+      onRead: (call) => {
         dispatch({ type: 'read_ok' });
-        // Only this session's call, and one we have not seen before, can be the attempt's.
-        if (call && call.sessionId === host.sessionId() && !host.seen(call.id)) dispatch({ type: 'attempt_reconciled', call });
+        if (call) dispatch({ type: 'attempt_reconciled', call });
         else exhausted();
       },
       onError: (error) => {
@@ -88,9 +111,10 @@ export function createCallReads(host: CallReadsHost): CallReads {
 
   function poll(callId: string): void {
     poller?.stop();
+    const routes = host.routes();
     poller = createPoller({
       clock,
-      read: (signal) => backend.getCall(callId, { signal }).then((r) => r.call),
+      read: (signal) => (routes ? routes.read(callId, { signal }) : backend.getCall(callId, { signal }).then((r) => r.call)),
       isTerminal,
       onRead: (call) => {
         dispatch({ type: 'read_ok' });
@@ -124,10 +148,9 @@ export function createCallReads(host: CallReadsHost): CallReads {
   async function proveEnded(ms: number): Promise<boolean> {
     if (!host.call().busy) return true;
     if (unknownOutcome()) {
-      const current = await backend.getCurrentSession({ signal: new AbortController().signal }).catch(() => undefined);
-      if (!current) return false;
-      const { call } = current;
-      if (!call || call.sessionId !== host.sessionId() || host.seen(call.id)) {
+      const call = await lostCall(new AbortController().signal).catch(() => undefined);
+      if (call === undefined) return false;
+      if (!call) {
         dispatch({ type: 'attempt_abandoned' });
         return true;
       }

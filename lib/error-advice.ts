@@ -25,6 +25,7 @@ export const VOICE_ERROR_ADVICE: Readonly<Record<VoiceErrorCode, string>> = {
   browser_session_unavailable: 'This session cannot take calls now. Renew it if it expired or the connection was lost; after a reload, end the session first; otherwise connect.',
   connection_failed: 'The voice service could not be reached. Connect again, or renew if the connection was lost.',
   call_outcome_unknown: 'The call may have been placed. Press Retry call: it repeats the same attempt and never dials twice.',
+  dequeue_outcome_unknown: 'Taking the next caller got no answer. If a caller was claimed for you, the call shows here in a moment; otherwise press Answer next again.',
   cleanup_unknown: 'Cleanup was not confirmed: a call may still run. Press Hang up or Disconnect again.',
   audio_playback_blocked: 'The browser blocked the call audio. Press Resume audio to hear the call.',
   microphone_permission_denied: "The microphone was refused. Allow it in the browser's site settings, then call again.",
@@ -38,6 +39,7 @@ export const VOICE_ERROR_ADVICE: Readonly<Record<VoiceErrorCode, string>> = {
 /** Advice for the service's codes a page meets most, passed on as the service sent them. */
 const SERVICE_ERROR_ADVICE: Readonly<Record<string, string>> = {
   rate_limited: 'Too many requests. Wait a moment, then try again.',
+  queue_empty: 'Nobody is waiting in this queue now.',
   concurrency_limit: 'The account has too many active calls. Try again when one ends.',
   provider_error: 'The voice provider failed. Try again in a moment.',
 };

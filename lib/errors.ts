@@ -12,6 +12,7 @@ export const VOICE_ERROR_CODES = [
   'browser_session_unavailable',
   'connection_failed',
   'call_outcome_unknown',
+  'dequeue_outcome_unknown',
   'cleanup_unknown',
   'audio_playback_blocked',
   'microphone_permission_denied',

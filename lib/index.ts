@@ -23,6 +23,8 @@ export type {
   PreflightCheck,
   PreflightReport,
   PreflightStatus,
+  QueueCall,
+  QueueCaller,
   SessionTransport,
   StateTransition,
   StatusError,

@@ -1,4 +1,5 @@
 import type { CallEffects } from './call-effects.js';
+import type { InviteEffects } from './invite-effects.js';
 import type { CallMilestone } from './call-milestones.js';
 import type { ConnectionEvent } from './connection-machine.js';
 import type { MediaStatus } from './media-status.js';
@@ -14,7 +15,7 @@ import type { CallQuality } from './types.js';
 export interface LinkEventsHost {
   /** Whether this link's events still count: an older link's (before a renewal) or a closed one's do not. */
   live(): boolean;
-  effects: Pick<CallEffects, 'receive' | 'sessionEnded' | 'callChanged' | 'readNow'>;
+  effects: Pick<CallEffects, 'sessionEnded' | 'callChanged' | 'readNow'> & Pick<InviteEffects, 'receive'>;
   media: MediaStatus;
   connection(event: ConnectionEvent): void;
   milestone(name: CallMilestone, callId: string | undefined): void;

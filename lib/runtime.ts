@@ -1,11 +1,12 @@
 import { createCallEffects } from './call-effects.js';
 import { idleCall, transition as callTransition, type CallEvent, type CallSlice } from './call-machine.js';
 import { createCallMilestones, type CallMilestone } from './call-milestones.js';
-import { createCallReads } from './call-reads.js';
+import { createCallReads, type CallRoutes } from './call-reads.js';
 import type { Clock } from './clock.js';
 import { disconnected, transition as connectionTransition, type ConnectionEvent, type ConnectionSlice } from './connection-machine.js';
 import type { VoiceBrowserError } from './errors.js';
 import { createExpiryTimer } from './expiry-timer.js';
+import type { createInviteEffects, InviteEffects } from './invite-effects.js';
 import type { createLinkEvents } from './link-events.js';
 import type { createMediaStatus, MediaStatus } from './media-status.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
@@ -33,14 +34,19 @@ export interface RuntimeSeams {
 /** The SIP chunk's parts that open a link and take what it says (sip-adapter.ts re-exports them). */
 export interface LinkParts {
   openSipLink(options: SipLinkOptions): Promise<SipLink>;
+  createInviteEffects: typeof createInviteEffects;
   createMediaStatus: typeof createMediaStatus;
   createLinkEvents: typeof createLinkEvents;
 }
 
-/** Where the current call came from: its session, and when this page started it (unset: recover() found it). */
+/**
+ * Where the current call came from: its session, when this page started it (unset: recover() found it), and,
+ * for a caller claimed from a queue, the routes it is read and hung up by (queue-call.ts).
+ */
 export interface CallOrigin {
   sessionId: string;
   startedAt?: number;
+  routes?: CallRoutes;
 }
 
 export type Runtime = ReturnType<typeof createRuntime>;
@@ -65,12 +71,13 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
   let linkToken: object | undefined;
   let origin: CallOrigin | undefined;
   let mediaStatus: MediaStatus | undefined;
+  let invites: InviteEffects | undefined;
   const milestones = createCallMilestones(store.timing, RECENT_CALLS);
   const callTiming = (name: CallMilestone, callId: string | undefined) => milestones.report(name, callId, origin?.startedAt);
   const expiry = createExpiryTimer(clock, () =>
     connection({ type: 'session_expired', error: { code: 'browser_session_unavailable', message: 'the session expired; renew() it while idle to take calls again' } }),
   );
-  const reads = createCallReads({ backend, clock, call: () => callSlice, dispatch: (event) => call(event), sessionId: () => origin?.sessionId, seen: milestones.seen });
+  const reads = createCallReads({ backend, clock, call: () => callSlice, dispatch: (event) => call(event), sessionId: () => origin?.sessionId, seen: milestones.seen, routes: () => origin?.routes });
   const effects = createCallEffects({
     backend,
     clock,
@@ -79,6 +86,8 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     audio: () => store.get().audio,
     call: () => callSlice,
     dispatch: (event) => call(event),
+    routes: () => origin?.routes,
+    invites: () => invites?.run,
     link: () => link,
     signal: () => lifetime.signal,
     timing: callTiming,
@@ -152,9 +161,10 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
         timing: (name, callId, extra) => store.timing(name, origin?.startedAt, callId, extra),
         isCurrent: effects.isCurrent,
       }));
+      invites ??= parts.createInviteEffects({ call: () => callSlice, dispatch: call, reads, show: store.commit, timing: callTiming });
       const events = parts.createLinkEvents({
         live: () => token === linkToken,
-        effects,
+        effects: { ...effects, receive: invites.receive },
         media,
         connection,
         milestone: callTiming,

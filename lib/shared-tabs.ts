@@ -21,6 +21,7 @@ const TABS_NAME = 'voice-browser';
 /** A call to a leader that went before answering: its outcome is unknown, told with the code its method uses for that. */
 const UNANSWERED: Partial<Record<TabMethod, VoiceErrorCode>> = {
   startCall: 'call_outcome_unknown',
+  answerNext: 'dequeue_outcome_unknown',
   hangup: 'cleanup_unknown',
   disconnect: 'cleanup_unknown',
   sendDtmf: 'dtmf_outcome_unknown',
@@ -40,7 +41,7 @@ interface Pending {
 }
 
 /** The methods that run in the leader, whichever tab calls them. */
-const FORWARDED = ['recover', 'connect', 'disconnect', 'startCall', 'hangup', 'sendDtmf', 'renew', 'preflight'] as const;
+const FORWARDED = ['recover', 'connect', 'disconnect', 'startCall', 'answerNext', 'hangup', 'sendDtmf', 'renew', 'preflight'] as const;
 
 /**
  * The helper of one tab among shared tabs. `makeLeader` makes the real helper, once this tab leads. One

@@ -9,16 +9,18 @@ import { VoiceBrowserError } from './errors.js';
 import { createKeepAlive } from './keep-alive.js';
 import { createMediaControls, type MediaControls } from './media-controls.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
-import { handlerOf, incomingInvite, sendInfo, watchSession } from './sip-session.js';
+import { callIdOf, handlerOf, incomingInvite, sendInfo, watchSession } from './sip-session.js';
 
 // Loaded in the same download as the link, as they only act with one: the runtime takes the media's status and
 // the link's events from here on the first connect(), and the helper connect(), renew(), startCall(), sendDtmf()
 // and preflight().
 export { createCallControl } from './call-control.js';
 export { createCloseProtection } from './close-protection.js';
+export { createInviteEffects } from './invite-effects.js';
 export { createLinkEvents } from './link-events.js';
 export { createMediaStatus } from './media-status.js';
 export { runPreflight } from './preflight.js';
+export { watchQueueStream } from './queue-watch.js';
 export { createSessionSetup } from './session-setup.js';
 
 /**
@@ -116,7 +118,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
         events.onInvite(
           incomingInvite(invitation, events, microphone, () => {
             current = invitation;
-            watchSession(invitation, invitation.request.getHeader('X-Browser-Call-Id'), {
+            watchSession(invitation, callIdOf(invitation.request), {
               events,
               media,
               clock,

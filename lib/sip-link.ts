@@ -11,7 +11,7 @@ import type { CallQuality, CallWarning, SessionTransport } from './types.js';
 
 /** An INVITE from the service, not yet answered. */
 export interface IncomingInvite {
-  /** `X-Browser-Call-Id` of the INVITE; undefined when the service sent none. */
+  /** The call the INVITE names (`X-Browser-Call-Id`, or `X-Call-Id` for a queue's caller); undefined when none. */
   callId: string | undefined;
   /** Answers with the microphone; rejects with a coded error when the microphone or the answer fails. */
   accept(): Promise<void>;

@@ -129,12 +129,15 @@ export function sendInfo(session: Session | undefined, contentType: string, cont
   });
 }
 
+/** The call an INVITE names: `X-Browser-Call-Id` for a browser call, `X-Call-Id` for a caller claimed from a queue. */
+export const callIdOf = (request: Invitation['request']): string | undefined => request.getHeader('X-Browser-Call-Id') ?? request.getHeader('X-Call-Id');
+
 /**
  * An INVITE as the helper sees it: its call id, whether the service withdrew it, and accept or refuse.
  * `onAccept` runs as the answer starts, so the session is followed from its first state change.
  */
 export function incomingInvite(invitation: Invitation, events: SipEvents, microphone: string | undefined, onAccept: () => void): IncomingInvite {
-  const callId = invitation.request.getHeader('X-Browser-Call-Id');
+  const callId = callIdOf(invitation.request);
   let withdrawn = false;
   // The service gave the INVITE up (SIP.js answers the CANCEL 487): the call changed, so it is read now.
   invitation.delegate = {

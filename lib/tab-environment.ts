@@ -7,7 +7,7 @@ import type { BrowserCall, PreflightReport, TimingEvent, VoiceBrowser, VoiceBrow
  */
 
 /** The methods a tab that does not hold the phone runs in the one that does. */
-export type TabMethod = Exclude<keyof VoiceBrowser, 'status' | 'resumeAudio' | 'destroy'>;
+export type TabMethod = Exclude<keyof VoiceBrowser, 'status' | 'resumeAudio' | 'destroy' | 'watchQueues'>;
 
 /** A method's answer, as the channel carries it: a value, or the coded error it failed with. */
 export type TabAnswer = { value: BrowserCall | PreflightReport | VoiceBrowserStatus | undefined } | { error: { code: string; message: string; status?: number; retryAfterMs?: number } };

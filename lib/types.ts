@@ -100,6 +100,46 @@ export interface VoiceBackend {
   getCall(id: string, options: CallbackOptions): Promise<{ call: BrowserCall }>;
   hangupCall(id: string, options: CallbackOptions): Promise<{ call: BrowserCall }>;
   endSession(id: string, options: CallbackOptions): Promise<{ session: BrowserSession }>;
+  /**
+   * Support desks (optional, beside spec 4.9's six): claims the head caller of `queueId` for the user's agent
+   * (`dequeue`), reads and hangs up a claimed caller, lists the user's own claimed callers that are active (to
+   * reconcile a lost dequeue answer), and where the waiting callers stream from (Server-Sent Events).
+   * `createFetchBackend()` speaks to the proxy's queue routes.
+   */
+  dequeue?(queueId: string, options: CallbackOptions): Promise<{ call: QueueCall }>;
+  getQueueCall?(id: string, options: CallbackOptions): Promise<{ call: QueueCall }>;
+  hangupQueueCall?(id: string, options: CallbackOptions): Promise<{ call: QueueCall }>;
+  listQueueCalls?(options: CallbackOptions): Promise<{ calls: QueueCall[] }>;
+  queueEventsUrl?: string;
+}
+
+/**
+ * An inbound call from a queue, as the service returns it (spec 3.1's generic states: `queued`, `dequeuing`,
+ * `established`, `finished`, ...). The helper shows a claimed one as `status().call` in the browser call's
+ * states (`dequeuing` as `waiting_agent`, `established` as `connected`, an end as `ended` or `failed`), with
+ * `queueId` set and every field kept.
+ */
+export interface QueueCall {
+  id: string;
+  state: string;
+  queueId: string;
+  from?: string;
+  to?: string;
+  /** The agent the last dequeue bridged it to. */
+  agentId?: string | null;
+  [field: string]: unknown;
+}
+
+/** A caller waiting in a queue, as `watchQueues()` lists them. */
+export interface QueueCaller {
+  callId: string;
+  queueId: string;
+  /** The caller's number, E.164. */
+  from: string;
+  /** The number they dialled, E.164. */
+  to: string;
+  /** When they began to wait (ISO 8601), for a wait time. */
+  since: string;
 }
 
 /**
@@ -158,6 +198,11 @@ export interface CallAttempt {
    * session found it); `outcome_unknown`: the answer was lost and no read has found the call yet.
    */
   phase: 'creating' | 'admitted' | 'outcome_unknown';
+  /**
+   * Set for `answerNext()`: the queue the caller is claimed from. Its `input` is then empty (`from` and `to` are
+   * `''`): the caller is known once the dequeue answers, and its key is the helper's own.
+   */
+  queueId?: string;
 }
 
 /** The last failure, as the page shows it: a stable `code` (README's table) and what to do next. */
@@ -343,6 +388,19 @@ export interface VoiceBrowser {
    * Retrying after `call_outcome_unknown` with the same `idempotencyKey` and input returns the original call.
    */
   startCall(input: CallInput, options: { idempotencyKey: string }): Promise<BrowserCall>;
+  /**
+   * Support desks: claims the next caller waiting in `queueId` for this user's agent and takes the call as its
+   * own (only the INVITE naming that call is answered), then shows it as `status().call` until a terminal read,
+   * with hangup(), mute() and sendDtmf(). Resolves with the claimed call. `queue_empty` when nobody waits; a lost
+   * answer rejects `dequeue_outcome_unknown` and is never retried: reads find the call if there is one.
+   */
+  answerNext(queueId: string): Promise<BrowserCall>;
+  /**
+   * Support desks: `listener` gets the callers waiting in the user's queues, oldest first, now and on every
+   * change (the backend's `queueEventsUrl`, a stream that reconnects by itself and is never polled). Returns the
+   * function that stops it.
+   */
+  watchQueues(listener: (callers: readonly QueueCaller[]) => void): () => void;
   /** Asks the service to end the call; `busy` stays true until a terminal read. */
   hangup(): Promise<void>;
   /** Mutes (true) or unmutes the outgoing audio; the far end keeps sending, and you keep hearing it. */

@@ -5,6 +5,7 @@ import { createConnectionControl } from './connection-control.js';
 import { toVoiceError, VoiceBrowserError } from './errors.js';
 import { setMuted } from './in-call-controls.js';
 import type { runPreflight } from './preflight.js';
+import type { watchQueueStream } from './queue-watch.js';
 import { createRuntime, type LinkParts } from './runtime.js';
 import type { createSessionSetup, SessionSetup } from './session-setup.js';
 import { createSharedTabs } from './shared-tabs.js';
@@ -48,6 +49,7 @@ interface SipOperations {
 
 /** What the SIP chunk (sip-adapter.ts) brings: SIP.js's link, and every part that acts only with one. */
 export interface SipParts extends LinkParts {
+  watchQueueStream: typeof watchQueueStream;
   createSessionSetup: typeof createSessionSetup;
   createCallControl: typeof createCallControl;
   createCloseProtection: typeof createCloseProtection;
@@ -72,8 +74,19 @@ export interface HelperInternals {
  */
 export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: HelperInternals): VoiceBrowser {
   const tabs = options.tabs === 'independent' ? undefined : internals.tabs === undefined ? browserTabs() : internals.tabs;
-  return tabs ? createSharedTabs(options, tabs, (leading) => createHelper(leading, internals, tabs.page)) : createHelper(options, internals, pageOf());
+  const voice = tabs ? createSharedTabs(options, tabs, (leading) => createHelper(leading, internals, tabs.page)) : createHelper(options, internals, pageOf());
+  // Every tab watches the queues itself: the stream only reads, so it needs no leader.
+  voice.watchQueues = (listener) => {
+    const url = options.backend.queueEventsUrl;
+    if (!url) throw new VoiceBrowserError('invalid_argument', 'watchQueues() needs a backend with queueEventsUrl');
+    const watching = sipOf(internals)().then((chunk) => chunk.watchQueueStream(url, listener));
+    return () => void watching.then((stop) => stop());
+  };
+  return voice;
 }
+
+/** The SIP chunk: SIP.js, and the parts that act with it, in one download on first use (connect()). */
+const sipOf = (internals: HelperInternals) => (): Promise<SipParts> => (internals.sipParts ? Promise.resolve(internals.sipParts) : import('./sip-adapter.js'));
 
 /** The page where one is (its `beforeunload`), for `closeProtection`. */
 const pageOf = (): EventTarget | undefined => (typeof globalThis.addEventListener === 'function' ? globalThis : undefined);
@@ -92,8 +105,7 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
       given.onStatus?.(status);
     },
   };
-  /** The SIP chunk: SIP.js, and the parts that act with it, in one download on first use (connect()). */
-  const sip = (): Promise<SipParts> => (internals.sipParts ? Promise.resolve(internals.sipParts) : import('./sip-adapter.js'));
+  const sip = sipOf(internals);
   const rt = createRuntime(options, { clock: internals.clock ?? systemClock, linkParts: sip });
   const lines = createConnectionControl(rt);
   let loaded: SipOperations | undefined;
@@ -155,6 +167,9 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
       return disconnecting;
     },
     startCall: (input, callOptions) => withSip(({ calls }) => calls.startCall(input, callOptions)),
+    answerNext: (queueId) => withSip(({ calls }) => calls.answerNext(queueId)),
+    // Set by createVoiceBrowserWith for every tab.
+    watchQueues: () => () => undefined,
     hangup: rt.hangup,
     mute(muted) {
       try {

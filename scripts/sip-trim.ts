@@ -4,7 +4,8 @@ import type { BuildOptions, Plugin } from 'esbuild';
 /**
  * An esbuild plugin that leaves out the parts of SIP.js the helper can never reach. The helper registers,
  * answers one INVITE, sends INFO, BYE and the re-INVITE that restarts ICE (media-path.ts), and nothing else:
- * it never starts a call's first INVITE, nor sends MESSAGE, PUBLISH, REFER, NOTIFY, PRACK or SUBSCRIBE. Those
+ * it never starts a call's first INVITE, nor sends MESSAGE, PUBLISH, REFER, NOTIFY, PRACK or SUBSCRIBE, nor follows a
+ * REFER it receives. Those
  * client classes are replaced by stubs that throw if anything ever did reach them. SIP.js's own modules import
  * them (the user agent core and the session dialog hold a method for each), so tree shaking alone cannot drop
  * them. The unit and e2e suites run the built bundle, which proves nothing needed went missing.
@@ -35,6 +36,18 @@ const STUBS: Record<string, string> = {
 const DEFAULT_HANDLER = 'platform/web/session-description-handler/session-description-handler-factory-default.js';
 const DEFAULT_HANDLER_STUB = `export function defaultSessionDescriptionHandlerFactory() { return () => { throw new Error('voice-browser: the default session description handler is not part of this build'); }; }`;
 
+/**
+ * SIP.js's Referral: a REFER in the call's dialog asks the page to transfer, which the helper never does. The
+ * session makes a Referral for every REFER before asking its delegate, so the class stays, reduced to refusing:
+ * accepting it declines the REFER (603) instead of dialling the target, so nothing is ever followed.
+ */
+const REFERRAL = 'api/referral.js';
+const REFERRAL_STUB = `export class Referral {
+  constructor(request) { this.request = request; }
+  accept() { this.request.reject({ statusCode: 603 }); return Promise.reject(new Error('voice-browser: a REFER is declined')); }
+  reject(options) { this.request.reject(options); return Promise.resolve(); }
+}`;
+
 /** A statement line `this.logger.log("...");`, `debug` or `warn`, with one literal argument and nothing else. */
 const DEAD_LOG = /^[ \t]*this\.logger\.(?:log|debug|warn)\((?:"[^"\n]*"|`[^`\n]*`)\);$/gm;
 
@@ -49,6 +62,7 @@ export const sipTrim: Plugin = {
     build.onLoad({ filter: /sip\.js[\\/]lib[\\/].*\.js$/ }, async (args) => {
       const path = args.path.replace(/\\/g, '/');
       if (path.endsWith(`sip.js/lib/${DEFAULT_HANDLER}`)) return { contents: DEFAULT_HANDLER_STUB, loader: 'js' };
+      if (path.endsWith(`sip.js/lib/${REFERRAL}`)) return { contents: REFERRAL_STUB, loader: 'js' };
       const stub = Object.keys(STUBS).find((module) => path.endsWith(`sip.js/lib/${module}`));
       const name = stub ? STUBS[stub] : undefined;
       if (name) return { contents: `export class ${name} { constructor() { throw new Error('voice-browser: ${name} is not part of this build'); } }`, loader: 'js' };

@@ -1,5 +1,5 @@
 import { VoiceBrowserError } from '../errors.js';
-import { TERMINAL_CALL_STATES, type BrowserCall, type BrowserSession, type CallbackOptions, type CallInput, type SessionTransport, type VoiceBackend } from '../types.js';
+import { TERMINAL_CALL_STATES, type BrowserCall, type BrowserSession, type CallbackOptions, type CallInput, type QueueCall, type SessionTransport, type VoiceBackend } from '../types.js';
 
 /**
  * A fake of the integrator's server that behaves like a tiny voice service: it keeps sessions and calls,
@@ -15,7 +15,10 @@ import { TERMINAL_CALL_STATES, type BrowserCall, type BrowserSession, type Callb
  *   gate failed then leaves nothing done, as a refusal does).
  */
 
-export type Operation = keyof VoiceBackend;
+export type Operation = Exclude<keyof VoiceBackend, 'queueEventsUrl'>;
+
+/** The agent of the fake's one user, to whom its dequeues bridge callers. */
+const AGENT = 'agent-1';
 
 /** A request parked by `hold()`: the work is done, the answer waits for the test. */
 export interface Gate {
@@ -29,7 +32,7 @@ type Script = { kind: 'fail'; error: unknown } | { kind: 'drop'; error: unknown 
 
 export interface Request {
   op: Operation;
-  /** The call or session id, for operations on one. */
+  /** The call, session or queue id, for operations on one. */
   id?: string;
   input?: CallInput & { sessionId: string };
   idempotencyKey?: string;
@@ -68,6 +71,9 @@ export class FakeBackend implements VoiceBackend {
   sessionEndLeavesCallsEnding = false;
   #nextSession = 1;
   #nextCall = 1;
+  /** Inbound callers of every queue (spec 3.1 states), in arrival order; the user's agent is `agent-1`. */
+  readonly queueCalls = new Map<string, QueueCall>();
+  #nextCaller = 1;
 
   constructor(private readonly journal: string[] = []) {}
 
@@ -186,6 +192,57 @@ export class FakeBackend implements VoiceBackend {
     });
   }
 
+  /** A caller reaches `queueId` and waits (`queued`), as the simulator's `POST /__sim/inbound`. */
+  arrive(queueId: string, from = '+12025550123'): QueueCall {
+    const call: QueueCall = { id: `caller-${this.#nextCaller++}`, state: 'queued', queueId, from, to: '+12025550150', agentId: null };
+    this.queueCalls.set(call.id, call);
+    return { ...call };
+  }
+
+  /** The service moves an inbound call on (the agent answered: `established`; an end: `finished`; back: `queued`). */
+  setQueueCall(id: string, patch: Partial<QueueCall>): QueueCall {
+    const call = this.queueCalls.get(id);
+    if (!call) throw new Error(`no caller ${id}`);
+    const next = { ...call, ...patch };
+    this.queueCalls.set(id, next);
+    return { ...next };
+  }
+
+  /** Claims the head caller of the queue for the user's agent: `dequeuing`; `409 queue_empty` when nobody waits. */
+  dequeue(queueId: string, { signal }: CallbackOptions): Promise<{ call: QueueCall }> {
+    return this.#answer({ op: 'dequeue', id: queueId, signal }, () => {
+      const head = [...this.queueCalls.values()].find((call) => call.queueId === queueId && call.state === 'queued');
+      if (!head) throw httpError(409, 'queue_empty');
+      return { call: this.setQueueCall(head.id, { state: 'dequeuing', agentId: AGENT }) };
+    });
+  }
+
+  /** The user's claimed caller; a caller another agent holds is the proxy's 404. */
+  getQueueCall(id: string, { signal }: CallbackOptions): Promise<{ call: QueueCall }> {
+    return this.#answer({ op: 'getQueueCall', id, signal }, () => ({ call: this.#ownCaller(id) }));
+  }
+
+  /** Ends the user's claimed caller (`finished` at once). */
+  hangupQueueCall(id: string, { signal }: CallbackOptions): Promise<{ call: QueueCall }> {
+    return this.#answer({ op: 'hangupQueueCall', id, signal }, () => {
+      this.#ownCaller(id);
+      return { call: this.setQueueCall(id, { state: 'finished' }) };
+    });
+  }
+
+  /** The user's claimed callers still bridged (`dequeuing`, `established`). */
+  listQueueCalls({ signal }: CallbackOptions): Promise<{ calls: QueueCall[] }> {
+    return this.#answer({ op: 'listQueueCalls', signal }, () => ({
+      calls: [...this.queueCalls.values()].filter((call) => call.agentId === AGENT && (call.state === 'dequeuing' || call.state === 'established')).map((call) => ({ ...call })),
+    }));
+  }
+
+  #ownCaller(id: string): QueueCall {
+    const call = this.queueCalls.get(id);
+    if (!call || call.agentId !== AGENT) throw httpError(404, 'not_found');
+    return { ...call };
+  }
+
   endSession(id: string, { signal }: CallbackOptions): Promise<{ session: BrowserSession }> {
     return this.#answer({ op: 'endSession', id, signal }, () => {
       const session = this.sessions.get(id);
@@ -218,7 +275,7 @@ export class FakeBackend implements VoiceBackend {
   }
 
   async #answer<T>(request: Request, work: () => T): Promise<T> {
-    const read = request.op === 'getCall' || request.op === 'getCurrentSession';
+    const read = request.op === 'getCall' || request.op === 'getCurrentSession' || request.op === 'getQueueCall' || request.op === 'listQueueCalls';
     if (read) this.maxReadsInFlight = Math.max(this.maxReadsInFlight, ++this.#readsInFlight);
     try {
       const result = await this.#run(request, work);

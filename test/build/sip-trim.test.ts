@@ -36,6 +36,17 @@ describe('sip-trim', () => {
     expect(trimmed.length).toBeLessThan(plain.length);
   });
 
+  it("declines a REFER instead of following it: the trimmed Referral answers 603 and never dials", async () => {
+    const trimmed = await bundleSip(`export { Referral } from 'sip.js/lib/api/referral.js';`, true);
+    const module = (await import(`data:text/javascript;base64,${Buffer.from(trimmed).toString('base64')}`)) as { Referral: new (request: unknown) => { accept(): Promise<void>; reject(): Promise<void> } };
+    const answers: unknown[] = [];
+    const referral = new module.Referral({ reject: (options: unknown) => answers.push(options ?? 'rejected') });
+    await expect(referral.accept()).rejects.toThrow('declined');
+    await referral.reject();
+    expect(answers).toEqual([{ statusCode: 603 }, 'rejected']);
+    expect(trimmed).not.toContain('makeInviter');
+  });
+
   it('drops literal log, debug and warn lines of SIP.js and keeps its errors', async () => {
     const plain = await bundleSip(USER_AGENT, false);
     const trimmed = await bundleSip(USER_AGENT, true);

@@ -5,6 +5,8 @@ import { createCloseProtection } from '../../lib/close-protection.js';
 import { createSessionSetup } from '../../lib/session-setup.js';
 import { createLinkEvents } from '../../lib/link-events.js';
 import { createMediaStatus } from '../../lib/media-status.js';
+import { createInviteEffects } from '../../lib/invite-effects.js';
+import { watchQueueStream } from '../../lib/queue-watch.js';
 import { PREFLIGHT_BUDGET_MS, runPreflight, type PreflightHost } from '../../lib/preflight.js';
 import { FakeBackend, httpError } from '../../lib/testing/fake-backend.js';
 import { FakeClock } from '../../lib/testing/fake-clock.js';
@@ -25,7 +27,7 @@ function preflightWorld(microphone?: () => Promise<MediaStream>) {
   const released: string[] = [];
   const stream = { getTracks: () => [{ stop: () => released.push('microphone') }] } as unknown as MediaStream;
   const host: PreflightHost = {
-    helper: (report) => createVoiceBrowserWith({ backend, ...report }, { clock, sipParts: { openSipLink: sip.openSipLink, createMediaStatus, createLinkEvents, createCallControl, createSessionSetup, createCloseProtection, runPreflight }, tabs: null }),
+    helper: (report) => createVoiceBrowserWith({ backend, ...report }, { clock, sipParts: { openSipLink: sip.openSipLink, createMediaStatus, createLinkEvents, createCallControl, createSessionSetup, createCloseProtection, runPreflight, watchQueueStream, createInviteEffects }, tabs: null }),
     clock,
     openMicrophone: microphone ?? (() => Promise.resolve(stream)),
   };
