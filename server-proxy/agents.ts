@@ -7,18 +7,22 @@ import type { Upstream } from './upstream.js';
 
 /** What {@link createAgents} returns. */
 export interface Agents {
-  /** Makes sure `subject`'s agent exists, creating it on the first press; throws the page's error when it cannot. */
-  ensure(user: ProxyUser, subject: string): Promise<void>;
+  /**
+   * Makes sure `subject`'s agent exists, creating it on the first press, and resolves its id (a dequeue's
+   * `connectTo`, and how a queue call is known to be the user's); throws the page's error when it cannot.
+   */
+  ensure(user: ProxyUser, subject: string): Promise<string>;
   /** The cached agent may be gone (service reset, agent removed): the next press looks it up again. */
   forget(subject: string): boolean;
 }
 
 /** The user's webrtc agent, created once per subject (spec 4.7: `409 agent_exists` means list agents to find it). */
 export function createAgents(upstream: Upstream, ensureOk: Relay['ensureOk']): Agents {
-  const known = new Set<string>();
+  const known = new Map<string, string>();
   return {
-    async ensure(user: ProxyUser, subject: string): Promise<void> {
-      if (known.has(subject)) return;
+    async ensure(user: ProxyUser, subject: string): Promise<string> {
+      const cached = known.get(subject);
+      if (cached !== undefined) return cached;
       const created = await upstream({ method: 'POST', path: '/agents', body: { name: agentName(user, subject), type: 'webrtc', externalSubject: subject } });
       let id = (created.body as { id?: string } | undefined)?.id;
       if (created.status === 409) {
@@ -28,7 +32,8 @@ export function createAgents(upstream: Upstream, ensureOk: Relay['ensureOk']): A
         ensureOk(created);
       }
       if (!id) throw new HttpError(502, 'upstream_invalid_response', 'the voice service did not return the agent');
-      known.add(subject);
+      known.set(subject, id);
+      return id;
     },
     forget: (subject: string) => known.delete(subject),
   };

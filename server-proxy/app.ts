@@ -26,6 +26,8 @@ export interface DemoAppOptions {
   /** The proxy's structured logger (see `VoiceProxyOptions.logger`); default pino on stderr at `logLevel`. */
   logger?: VoiceProxyOptions['logger'];
   logLevel?: VoiceProxyOptions['logLevel'];
+  /** The support desk's queues (see `VoiceProxyOptions.queues`); default none. */
+  queues?: VoiceProxyOptions['queues'];
 }
 
 /** Builds the demo server's app; see the file comment. */
@@ -41,6 +43,7 @@ export function createDemoApp(options: DemoAppOptions): Hono {
     ...(options.log ? { log: options.log } : {}),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
+    ...(options.queues === undefined ? {} : { queues: options.queues }),
   });
   const voice = proxy;
   // The demo listens on loopback: its metrics are open; a deployment puts them behind its own guard.

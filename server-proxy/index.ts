@@ -1,15 +1,16 @@
 /**
  * `@voice-browser/server`: the server piece of voice-browser. It holds the voice service's API key, lets only
  * your logged-in user through, and forwards the page's browser operations (sessions and calls) to the
- * service, each for that user's own session and calls. One web-standard handler, `(Request) => Response`,
- * to mount under any path in Express, Hono, Next.js or `node:http`.
+ * service, each for that user's own session and calls; with `queues`, it also receives the queue webhook and
+ * serves the support desk (waiting callers as Server-Sent Events, dequeue). One web-standard handler,
+ * `(Request) => Response`, to mount under any path in Express, Hono, Next.js or `node:http`.
  *
  * @packageDocumentation
  * @module @voice-browser/server
  */
 
 export { createVoiceProxy } from './proxy.js';
-export type { ProxyLogger, ProxyUser, Readiness, VoiceProxy, VoiceProxyOptions } from './proxy.js';
+export type { ProxyLogger, ProxyUser, QueueOptions, Readiness, VoiceProxy, VoiceProxyOptions } from './proxy.js';
 export type { UserRateLimitOptions } from './user-rate-limit.js';
 export { createMemoryRateStore } from './rate-store.js';
 export type { RateStore, RateWindow } from './rate-store.js';
@@ -21,3 +22,7 @@ export { createRedisBudgetStore } from './redis-budget-store.js';
 export type { RedisBudgetStoreOptions } from './redis-budget-store.js';
 export { createOpsHandler } from './ops-handler.js';
 export type { OpsHandlerOptions } from './ops-handler.js';
+export { createMemoryQueueEvents } from './queue-events.js';
+export type { MemoryQueueEventsOptions, QueueEventBus, QueueUpdate, QueueUpdateName, Unsubscribe, WaitingCaller } from './queue-events.js';
+export { createRedisQueueEvents } from './redis-queue-events.js';
+export type { RedisQueueEventsOptions } from './redis-queue-events.js';

@@ -1,19 +1,23 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
 import { ConfigError } from '../contract/environment.js';
 import { createDemoApp } from './app.js';
 import { parseConfig, type Config, type Rate } from './config.js';
+import { createDemoQueues, type DemoQueues } from './demo-queues.js';
+import { createMemoryQueueEvents, type QueueEventBus } from './queue-events.js';
 import { createRedisBudgetStore } from './redis-budget-store.js';
+import { createRedisQueueEvents } from './redis-queue-events.js';
 import { createRedisRateStore } from './redis-rate-store.js';
 import { checkService } from './service-check.js';
 
 /**
  * `npm start`: the proxy serving the demo on HOST:PORT, with the embedded simulator on SIM_PORT unless
- * VOICE_BASE_URL points at a real service (checked before the demo listens). SIGTERM or Ctrl-C drains it:
- * no new connections, the requests in flight finish (10 s at most), then Redis and the simulator close and
- * the process exits 0.
+ * VOICE_BASE_URL points at a real service (checked before the demo listens), and the support desk's two queues
+ * made at the service once the demo's port is known (demo-queues.ts). SIGTERM or Ctrl-C drains it: the queue
+ * event streams end, no new connections, the requests in flight finish (10 s at most), then Redis and the
+ * simulator close and the process exits 0.
  */
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -61,7 +65,18 @@ async function main(): Promise<void> {
   const store = config.redisUrl ? await createRedisRateStore({ url: config.redisUrl }) : undefined;
   // Every replica on this Redis spends the key's one budget.
   const budgetStore = config.redisUrl ? await createRedisBudgetStore({ url: config.redisUrl }) : undefined;
+  // A webhook that reached one replica reaches the agents of every replica.
+  const events: QueueEventBus = config.redisUrl ? await createRedisQueueEvents({ url: config.redisUrl }) : createMemoryQueueEvents();
   const running = await upstream.start();
+  // Listening first: the queues' notifyUrl needs the port. Until the app is built, a request is told to retry.
+  let serve: RequestListener = (_request, response) => void response.writeHead(503, { 'retry-after': '1' }).end();
+  const server = createServer((request, response) => serve(request, response));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const queues = await createDemoQueues(running.voice, `http://${config.host === '::1' ? '[::1]' : '127.0.0.1'}:${port}/voice/queue-events`);
   const app = createDemoApp({
     voice: running.voice,
     sessionSecret: config.sessionSecret,
@@ -70,14 +85,10 @@ async function main(): Promise<void> {
     // With the embedded simulator its quota is known, so the limits follow it.
     rateLimit: { ...config.userRate(upstream.quota), ...(store ? { store } : {}) },
     ...(budgetStore ? { budget: { store: budgetStore } } : {}),
+    ...(queues ? { queues: demoQueueOptions(queues, events) } : {}),
     logLevel: config.logLevel,
   });
-  const server = createServer(getRequestListener(app.fetch));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  serve = getRequestListener(app.fetch);
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   console.log(`demo on http://${host}:${port}`);
   // One readiness read now: its answer shows the key's quota, and the proxy says what it serves.
@@ -87,12 +98,19 @@ async function main(): Promise<void> {
   const stop = async () => {
     if (stopping) return;
     stopping = true;
+    // First: an open event stream is a request that never finishes by itself, and would hold the drain.
+    await events.close();
     await drain(server);
     await Promise.all([running.close(), store?.close?.(), budgetStore?.close?.()]);
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
+}
+
+/** The demo's `queues` option: every user may see and take both queues. */
+function demoQueueOptions({ notifySecret, ids }: DemoQueues, events: QueueEventBus) {
+  return { notifySecret, queuesFor: () => ids, events };
 }
 
 /** How long requests in flight may take to finish once the server is told to stop. */

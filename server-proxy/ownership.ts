@@ -1,4 +1,5 @@
 import { HttpError } from '../contract/http-error.js';
+import { queueCallOf } from './queue-calls.js';
 import type { Relay } from './relay.js';
 import type { Upstream, UpstreamResponse } from './upstream.js';
 
@@ -20,7 +21,7 @@ export function isResourceId(id: unknown): id is string {
 }
 
 /** The one "not yours" answer, byte for byte the same for unknown, invalid and other users' ids. */
-export const notFound = (what: 'browser session' | 'browser call') => new HttpError(404, 'not_found', `no such ${what}`);
+export const notFound = (what: 'browser session' | 'browser call' | 'call' | 'queue') => new HttpError(404, 'not_found', `no such ${what}`);
 
 /** Only "not yours" means not owned; a fault met on the way (429, 503) must reach the page as itself. */
 function notOwned(error: unknown): false {
@@ -28,7 +29,10 @@ function notOwned(error: unknown): false {
   throw error;
 }
 
-/** The ownership checks over one upstream: `ownSession` and `ownCall` resolve the owned resource or throw the 404. */
+/**
+ * The ownership checks over one upstream: `ownSession`, `ownCall` and `ownQueueCall` resolve the owned
+ * resource or throw the 404.
+ */
 export function createOwnership(upstream: Upstream, { ensureOk }: Relay) {
   /** Reads a session and proves it is `subject`'s. */
   const ownSession = async (subject: string, id: string): Promise<UpstreamResponse> => {
@@ -55,5 +59,18 @@ export function createOwnership(upstream: Upstream, { ensureOk }: Relay) {
     return response;
   };
 
-  return { ownSession, ownCall };
+  /**
+   * Reads a queue's generic call and proves it is bridged to `agentId`, the user's agent (DESIGN.md, "Support
+   * desks"): a caller still waiting, or taken by another agent, is not the user's.
+   */
+  const ownQueueCall = async (agentId: string, id: string): Promise<UpstreamResponse> => {
+    if (!isResourceId(id)) throw notFound('call');
+    const response = await upstream({ method: 'GET', path: `/calls/${id}` });
+    if (response.status === 404) throw notFound('call');
+    ensureOk(response);
+    if (queueCallOf((response.body as { call?: unknown } | undefined)?.call)?.agentId !== agentId) throw notFound('call');
+    return response;
+  };
+
+  return { ownSession, ownCall, ownQueueCall };
 }

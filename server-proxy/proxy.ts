@@ -8,6 +8,7 @@ import { errorResponse, finishApp, HttpError } from '../contract/http-error.js';
 import { createOwnership } from './ownership.js';
 import { redactingLog } from './redact.js';
 import { subjectOf, type ProxyUser } from './subject.js';
+import { createQueueRoutes, type QueueOptions } from './queue-routes.js';
 import { createRelay } from './relay.js';
 import { createSessionCleanup } from './session-cleanup.js';
 import type { BudgetStore } from './budget-store.js';
@@ -20,13 +21,14 @@ import { userRateLimit, type UserRateLimitOptions } from './user-rate-limit.js';
 
 /**
  * `createVoiceProxy`: the server piece that holds the persistent key and forwards the page's six browser
- * operations, each only for the logged-in
- * user's own resources.
+ * operations, each only for the logged-in user's own resources; with `queues`, also the support desk's
+ * routes (queue-routes.ts).
  */
 
 export type { ProxyUser } from './subject.js';
 export type { ProxyLogger } from './request-log.js';
 export type { Readiness } from './readiness.js';
+export type { QueueOptions } from './queue-routes.js';
 
 /** Options of {@link createVoiceProxy}; README "Mounting the proxy in your app" lists them with defaults. */
 export interface VoiceProxyOptions {
@@ -78,6 +80,12 @@ export interface VoiceProxyOptions {
    * demo server uses Hono's `secureHeaders`).
    */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * Support desks (README, "Support desks"): the queue webhook's receiver at `POST /queue-events`, the agents'
+   * event stream at `GET /queue-events`, the dequeue and the reads and hangup of a dequeued call. Without it
+   * those routes answer as unknown ones.
+   */
+  queues?: QueueOptions;
 }
 
 /** A web-standard handler, mountable in any server that speaks `Request`/`Response`. */
@@ -101,31 +109,39 @@ export type VoiceProxy = ((request: Request) => Promise<Response>) & {
 };
 
 /** The first segment of a route: where the path a mount prefix may precede begins. */
-const ROUTE_START = /\/browser-(?:sessions|calls)(?=\/|$)/;
+const ROUTE_START = /\/(?:browser-sessions|browser-calls|queue-events|queues|calls)(?=\/|$)/g;
+
+/** Every route's shape, whatever its method: a prefix with a route segment in it (`/calls/voice`) is passed over. */
+const ROUTE_SHAPE = /^\/(?:browser-sessions(?:\/[^/]+)?|browser-calls(?:\/[^/]+(?:\/hangup)?)?|queue-events|queues(?:\/[^/]+\/dequeue)?|calls(?:\/[^/]+(?:\/hangup)?)?)$/;
 
 /**
  * The route part of a request's path, whatever prefix the handler is mounted under: `/voice/browser-calls/x`,
  * `/api/phone/browser-calls/x` and `/browser-calls/x` (Express's `app.use('/voice', ...)` strips its prefix)
- * all route as `/browser-calls/x`. A path without a route segment is no route.
+ * all route as `/browser-calls/x`. The first route segment from which the rest has a route's shape decides,
+ * else the first route segment; a path without one is no route.
  */
 export function routePath(request: Request): string {
   const path = getPath(request);
-  const at = path.search(ROUTE_START);
-  return at < 0 ? path : path.slice(at);
+  const starts = Array.from(path.matchAll(ROUTE_START), (match) => match.index);
+  const at = starts.find((start) => ROUTE_SHAPE.test(path.slice(start))) ?? starts[0];
+  return at === undefined ? path : path.slice(at);
 }
 
 /** Time between the reads by which `revokeSessions` proves a call ended. */
 const REVOKE_READ_INTERVAL_MS = 300;
 
-/**
- * The checks every request passes before a route: same-site, body size, a logged-in user, the user's rate.
- */
-function mountGuards(app: Hono<ProxyEnv>, options: VoiceProxyOptions, log: (line: string) => void, headers: Readonly<Record<string, string>>): void {
-  // Every answer is built `no-store` (relay, errorResponse).
+/** The checks every request passes before a route, the service's webhook included: same-site, body size. */
+function mountRequestGuards(app: Hono<ProxyEnv>, options: VoiceProxyOptions, headers: Readonly<Record<string, string>>): void {
+  // Every answer is built `no-store` (relay, errorResponse). A server's POST (the webhook) sends neither
+  // Origin nor Sec-Fetch-Site, so it passes; a browser page's cross-site one does not.
   app.use('*', refuseCrossSite({ trustedOrigins: options.trustedOrigins ?? [] }));
   const limitBody = bodyLimit({ maxSize: 64 * 1024, onError: () => errorResponse(new HttpError(413, 'payload_too_large', 'the body is over 64 KB'), headers) });
   // A GET or HEAD carries no body: the limit is for the others.
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
+}
+
+/** The checks every user's request passes after those: a logged-in user, the user's rate. */
+function mountUserGuards(app: Hono<ProxyEnv>, options: VoiceProxyOptions, log: (line: string) => void): void {
   app.use('*', async (c, next) => {
     const user = await options.authenticate(c.req.raw);
     if (!user) throw new HttpError(401, 'unauthenticated', 'log in first');
@@ -136,9 +152,12 @@ function mountGuards(app: Hono<ProxyEnv>, options: VoiceProxyOptions, log: (line
   if (options.rateLimit !== false) app.use('*', userRateLimit(options.rateLimit ?? {}, (c) => c.get('subject'), log, (c) => isCleanup(c.req.method, routePath(c.req.raw))));
 }
 
-/** A hangup or a session's end: never refused by the proxy's own limits (DESIGN.md, "The key's quota is a budget"). */
+/**
+ * A hangup (of a browser call or a dequeued one) or a session's end: never refused by the proxy's own limits
+ * (DESIGN.md, "The key's quota is a budget").
+ */
 export function isCleanup(method: string, route: string): boolean {
-  return (method === 'POST' && /^\/browser-calls\/[^/]+\/hangup$/.test(route)) || (method === 'DELETE' && /^\/browser-sessions\/[^/]+$/.test(route));
+  return (method === 'POST' && /^\/(?:browser-calls|calls)\/[^/]+\/hangup$/.test(route)) || (method === 'DELETE' && /^\/browser-sessions\/[^/]+$/.test(route));
 }
 
 /**
@@ -191,15 +210,22 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   upstream = observed(raw, budget, metrics, readiness.heard);
   const headers = options.headers ?? {};
   const relayer = createRelay(log, headers);
-  const { ownSession, ownCall } = createOwnership(upstream, relayer);
+  const { ownSession, ownCall, ownQueueCall } = createOwnership(upstream, relayer);
   const agents = createAgents(upstream, relayer.ensureOk);
   const cleanup = createSessionCleanup(upstream, relayer, { waitMs: options.revokeWaitMs ?? 10_000, intervalMs: REVOKE_READ_INTERVAL_MS, log });
+  const queues = options.queues
+    ? createQueueRoutes(options.queues, { upstream, relay: relayer.relay, ensureOk: relayer.ensureOk, ownQueueCall, agents, budget, log, headers })
+    : undefined;
   const app = new Hono<ProxyEnv>({ getPath: routePath });
 
   // First, so it times and logs every answer, the guards' refusals included.
   app.use('*', requestLog(logger, metrics, routePath));
-  mountGuards(app, options, log, headers);
+  mountRequestGuards(app, options, headers);
+  // Before the login: the service's webhook is signed, not logged in.
+  queues?.mountReceiver(app);
+  mountUserGuards(app, options, log);
   mountBrowserRoutes(app, { upstream, relay: relayer.relay, ownSession, ownCall, agents, cleanup, budget });
+  queues?.mountUserRoutes(app);
   finishApp(app, 'voice proxy', 'no such route', log, headers);
 
   const handler = (request: Request) => Promise.resolve(app.fetch(request));

@@ -32,7 +32,7 @@ export function noteUpstreamStatus(status: number): void {
 
 /** A route as a template: ids replaced by `:id`, so a log or metric label never names a user's resource. */
 export function routeTemplate(route: string): string {
-  return route.replace(/^(\/(?:browser-sessions|browser-calls|agents))\/[^/]+/, '$1/:id');
+  return route.replace(/^(\/(?:browser-sessions|browser-calls|agents|queues|calls))\/[^/]+/, '$1/:id');
 }
 
 /** The caller's `X-Request-Id` when it is a plain token, else a new one. */

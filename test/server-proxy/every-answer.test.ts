@@ -11,6 +11,7 @@ import { demoSecurityHeaders } from '../../server-proxy/security-headers.js';
 import type { VoiceService } from '../../simulator/voice-service.js';
 import { callRecord, withCalls } from './calls-overlay.js';
 import { API_KEY, BASE_URL, createSimulator, testAuthenticate, type Fetch } from './harness.js';
+import { createQueue, SECRET, webhook, webhookRequest } from './queue-support.js';
 
 /**
  * Every answer the demo server gives, walked one by one: each route in its success and error forms, the
@@ -34,6 +35,7 @@ function filesUnder(folder: string): string[] {
 let service: VoiceService;
 let app: Hono;
 let cookie = '';
+let queueId = '';
 const lines: string[] = [];
 
 beforeAll(async () => {
@@ -43,6 +45,7 @@ beforeAll(async () => {
   const simulator = createSimulator();
   service = simulator.service;
   const fetch: Fetch = withCalls(new Map([['bc_alice', callRecord('bc_alice', { externalSubject: 'demo:alice' })]]))(simulator.fetch);
+  queueId = await createQueue(simulator.fetch, 'Support');
   app = createDemoApp({
     voice: { baseUrl: BASE_URL, apiKey: API_KEY },
     sessionSecret: 'a-session-secret-that-is-long-enough-0123456789',
@@ -51,6 +54,7 @@ beforeAll(async () => {
     fetch,
     rateLimit: { perMinute: 1000 },
     log: (line) => lines.push(line),
+    queues: { notifySecret: SECRET, queuesFor: () => [queueId] },
   });
   const login = await app.fetch(new Request('http://app.test/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username":"alice"}' }));
   cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
@@ -66,13 +70,14 @@ interface Seen {
   body: string;
 }
 
+/** An answer as {@link get} reads it. */
+const readAnswer = async (response: Response): Promise<Seen> => ({ status: response.status, headers: response.headers, body: Buffer.from(await response.arrayBuffer()).toString('latin1') });
+
 async function get(method: string, path: string, init: { body?: string; headers?: Record<string, string>; anonymous?: boolean } = {}): Promise<Seen> {
   const headers = new Headers(init.headers);
   if (!init.anonymous) headers.set('cookie', cookie);
   if (init.body !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
-  const response = await app.fetch(new Request(`http://app.test${path}`, { method, headers, body: init.body }));
-  const body = Buffer.from(await response.arrayBuffer()).toString('latin1');
-  return { status: response.status, headers: response.headers, body };
+  return readAnswer(await app.fetch(new Request(`http://app.test${path}`, { method, headers, body: init.body })));
 }
 
 function expectNoKey(seen: Seen, what: string): void {
@@ -143,17 +148,40 @@ describe('every /voice and /auth answer, success and error', () => {
       ['me', await get('GET', '/auth/me')],
       ['me, anonymous', await get('GET', '/auth/me', { anonymous: true })],
       ['bad login', await get('POST', '/auth/login', { body: '{"username":""}', anonymous: true })],
+      ['queues', await get('GET', '/voice/queues')],
+      ['dequeue refused upstream', await get('POST', `/voice/queues/${queueId}/dequeue`, { body: '{}' })],
+      ['dequeue of a queue not allowed', await get('POST', '/voice/queues/q_other/dequeue', { body: '{}' })],
+      ['own queue calls', await get('GET', '/voice/calls')],
+      ['unknown queue call', await get('GET', '/voice/calls/c_nope')],
+      ['unknown queue call hung up', await get('POST', '/voice/calls/c_nope/hangup', { body: '{}' })],
+      ['webhook', await readAnswer(await app.fetch(webhookRequest(webhook({ queueId }))))],
+      ['webhook unsigned', await readAnswer(await app.fetch(webhookRequest(webhook({ queueId }), { secret: null })))],
       ['ended session', await get('DELETE', `/voice/browser-sessions/${sessionId}`, { body: '{}' })],
       ['logout', await get('POST', '/auth/logout', { body: '{}' })],
     ];
     const statuses = new Set(answers.map(([, seen]) => seen.status));
-    for (const status of [200, 201, 202, 400, 401, 403, 404, 409, 413]) expect(statuses).toContain(status);
+    for (const status of [200, 201, 202, 204, 400, 401, 403, 404, 409, 413]) expect(statuses).toContain(status);
     for (const [what, seen] of answers) {
       expectNoKey(seen, what);
       expectSecurityHeaders(seen, what);
       expect(seen.headers.get('cache-control'), what).toBe('no-store');
       if (seen.status >= 400) expect(JSON.parse(seen.body), what).toEqual({ error: expect.any(String), code: expect.stringMatching(/^[a-z_]+$/) });
     }
+  });
+});
+
+describe('the queue event stream', () => {
+  it('carries no key and the security headers, and is no-store', async () => {
+    const response = await app.fetch(new Request('http://app.test/voice/queue-events', { headers: { cookie } }));
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const { value } = await reader.read();
+    await reader.cancel();
+    const opened: Seen = { status: response.status, headers: response.headers, body: new TextDecoder().decode(value) };
+    expect(opened.status).toBe(200);
+    expect(opened.body).toContain('event: snapshot');
+    expectNoKey(opened, 'event stream');
+    expectSecurityHeaders(opened, 'event stream');
+    expect(opened.headers.get('cache-control')).toBe('no-store, no-transform');
   });
 });
 

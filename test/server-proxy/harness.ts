@@ -58,6 +58,8 @@ export interface HarnessOptions {
   logger?: VoiceProxyOptions['logger'];
   /** The key's budget (default: the proxy's own, in memory). */
   budget?: VoiceProxyOptions['budget'];
+  /** The support desk's queues (default none: the queue routes answer as unknown ones). */
+  queues?: VoiceProxyOptions['queues'];
 }
 
 export interface Harness {
@@ -65,6 +67,8 @@ export interface Harness {
   proxy: VoiceProxy;
   /** Every request the proxy sent upstream, in order. */
   seen: SeenRequest[];
+  /** Reaches the (wrapped) simulator as the service's own client would, unrecorded: a test's set-up. */
+  simulator: Fetch;
   apiKey: string;
   close(): Promise<void>;
 }
@@ -116,9 +120,10 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     ...(options.log === undefined ? {} : { log: options.log }),
     ...(options.headers === undefined ? {} : { headers: options.headers }),
     ...(options.budget === undefined ? {} : { budget: options.budget }),
+    ...(options.queues === undefined ? {} : { queues: options.queues }),
     logger: options.logger ?? false,
   });
-  return { service, proxy, seen, apiKey, close: () => service.close() };
+  return { service, proxy, seen, simulator: inner, apiKey, close: () => service.close() };
 }
 
 export interface PageRequest {

@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import { HttpError } from '../contract/http-error.js';
+import { createUpstream, type UpstreamOptions } from './upstream.js';
+
+/**
+ * `npm start`'s support desk: two queues made at the service when the demo starts, whose webhooks come back to
+ * the demo's own receiver (`notifyUrl` on loopback, as the simulator requires), signed with a secret made for
+ * this process. Every demo user may see and take both.
+ */
+
+/** The demo's queues, by name. */
+export const DEMO_QUEUE_NAMES = ['Support', 'Sales'] as const;
+
+/** The hold music the service plays to waiting callers (spec 4.8 needs one; the simulator never fetches it). */
+const HOLD_AUDIO_URL = 'https://example.com/voice-browser/hold-music.mp3';
+
+/** What `createVoiceProxy`'s `queues` needs from the demo: the secret, and the ids every user may take. */
+export interface DemoQueues {
+  notifySecret: string;
+  ids: readonly string[];
+}
+
+/** Makes one queue; its id, or an error naming what the service answered. */
+async function createQueue(upstream: ReturnType<typeof createUpstream>, name: string, notifyUrl: string, notifySecret: string): Promise<string> {
+  const response = await upstream({ method: 'POST', path: '/queues', body: { name, holdAudioUrl: HOLD_AUDIO_URL, notifyUrl, notifySecret } });
+  const id = (response.body as { queue?: { id?: unknown } } | undefined)?.queue?.id;
+  if (response.status !== 201 || typeof id !== 'string') {
+    const code = (response.body as { code?: unknown } | undefined)?.code;
+    throw new Error(`POST /queues answered ${response.status}${typeof code === 'string' ? ` ${code}` : ''}`);
+  }
+  return id;
+}
+
+/**
+ * Makes the demo's queues at the service, posting their webhooks to `notifyUrl`; resolves null, after one line
+ * on `log` saying why, when the service would not (the demo then runs without its support desk).
+ */
+export async function createDemoQueues(voice: UpstreamOptions, notifyUrl: string, log: (line: string) => void = console.error): Promise<DemoQueues | null> {
+  const upstream = createUpstream({ timeoutMs: 5000, ...voice });
+  const notifySecret = randomBytes(32).toString('base64url');
+  try {
+    const ids: string[] = [];
+    for (const name of DEMO_QUEUE_NAMES) ids.push(await createQueue(upstream, name, notifyUrl, notifySecret));
+    return { notifySecret, ids };
+  } catch (error) {
+    log(`start-up: the demo's queues could not be made (${error instanceof HttpError ? error.code : error instanceof Error ? error.message : String(error)}); the support desk is off`);
+    return null;
+  }
+}

@@ -1,0 +1,47 @@
+import type { WaitingCaller } from './queue-events.js';
+
+/**
+ * The service's generic calls (spec 3.1, 4.8) as the queue routes read them: an inbound caller of a queue, and
+ * the agent a dequeue last bridged it to (`agentId`, DESIGN.md "Support desks"), which is how the proxy knows
+ * a call is the user's.
+ */
+
+/** A generic call, the fields the proxy reads. */
+export interface QueueCall {
+  id: string;
+  queueId: string;
+  from: string;
+  to: string;
+  /** spec 3.1: `queued`, `dequeuing`, `established`, ... or a terminal state. */
+  state: string;
+  /** The agent the call was last bridged to by a dequeue; null before any. */
+  agentId: string | null;
+  createdAt: string;
+}
+
+/** spec 3.1: the terminal generic call states. */
+const TERMINAL_STATES: ReadonlySet<string> = new Set(['finished', 'failed', 'cancelled', 'no_answer', 'busy']);
+
+/** Whether `state` is one a call never leaves (spec 3.1). */
+export const isTerminal = (state: string): boolean => TERMINAL_STATES.has(state);
+
+/** The call in a record the service returned, or null when it is not one. */
+export function queueCallOf(value: unknown): QueueCall | null {
+  const call = value as Partial<Record<keyof QueueCall, unknown>> | null | undefined;
+  const strings = [call?.id, call?.queueId, call?.from, call?.to, call?.state, call?.createdAt];
+  if (!strings.every((field) => typeof field === 'string')) return null;
+  const agentId = typeof call?.agentId === 'string' ? call.agentId : null;
+  return { ...(call as QueueCall), agentId };
+}
+
+/** The calls of a `{calls}` answer that read as calls. */
+export function queueCallsIn(body: unknown): QueueCall[] {
+  const calls = (body as { calls?: unknown } | undefined)?.calls;
+  return Array.isArray(calls) ? calls.map(queueCallOf).filter((call): call is QueueCall => call !== null) : [];
+}
+
+/** A waiting call as the agents' pages list it: waiting since it reached the queue. */
+export const callerOf = (call: QueueCall): WaitingCaller => ({ callId: call.id, queueId: call.queueId, from: call.from, to: call.to, since: call.createdAt });
+
+/** A generic call as the key's budget counts it (key-budget.ts reads a browser call's `busy`). */
+export const budgetViewOf = (call: QueueCall) => ({ id: call.id, busy: !isTerminal(call.state) });
