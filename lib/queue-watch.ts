@@ -3,8 +3,8 @@ import type { QueueCaller } from './types.js';
 /**
  * watchQueues(): the callers waiting in the user's queues, from the proxy's event stream (DESIGN.md, "Support
  * desks"). A `snapshot` on every (re)connection replaces the list; `call.received` and `call.requeued` add a
- * caller, `call.ended` and `call.claimed` take one away. EventSource reconnects by itself after a drop, and the
- * snapshot that follows makes up for anything missed meanwhile: the queue is never polled.
+ * caller, `call.ended` and `call.claimed` take one away. The stream comes back by itself after a drop or an
+ * error answer, and the snapshot that follows makes up for anything missed meanwhile: the queue is never polled.
  *
  * @remarks
  * Part of the SIP chunk (sip-adapter.ts re-exports it): a desk that watches its queues connects to answer them.
@@ -18,31 +18,50 @@ function callerOf(data: unknown): QueueCaller | undefined {
   return fields.every((field) => typeof field === 'string') ? (caller as QueueCaller) : undefined;
 }
 
+/** How long after an error answer closed the stream it is opened again. */
+export const REOPEN_MS = 5000;
+
 /** Opens the stream at `url` and tells `listener` the waiting callers, oldest first; returns what closes it. */
 export function watchQueueStream(url: string, listener: (callers: readonly QueueCaller[]) => void): () => void {
   const waiting = new Map<string, QueueCaller>();
-  const source = new EventSource(url);
-  const on = (event: string, apply: (data: unknown) => void) =>
-    source.addEventListener(event, (message) => {
-      try {
-        apply(JSON.parse((message as MessageEvent<string>).data));
-      } catch {
-        return;
-      }
-      listener([...waiting.values()].sort((a, b) => a.since.localeCompare(b.since)));
-    });
+  let source: EventSource;
+  let reopen: ReturnType<typeof setTimeout> | undefined;
   const add = (data: unknown) => {
     const caller = callerOf(data);
     if (caller) waiting.set(caller.callId, caller);
   };
   const remove = (data: unknown) => waiting.delete((data as { callId?: string } | null)?.callId ?? '');
-  on('snapshot', (data) => {
-    waiting.clear();
-    for (const caller of (data as { callers?: unknown[] } | null)?.callers ?? []) add(caller);
-  });
-  on('call.received', add);
-  on('call.requeued', add);
-  on('call.ended', remove);
-  on('call.claimed', remove);
-  return () => source.close();
+  const events: Record<string, (data: unknown) => void> = {
+    snapshot(data) {
+      waiting.clear();
+      for (const caller of (data as { callers?: unknown[] } | null)?.callers ?? []) add(caller);
+    },
+    'call.received': add,
+    'call.requeued': add,
+    'call.ended': remove,
+    'call.claimed': remove,
+  };
+  const open = () => {
+    source = new EventSource(url);
+    for (const [event, apply] of Object.entries(events)) {
+      source.addEventListener(event, (message) => {
+        try {
+          apply(JSON.parse((message as MessageEvent<string>).data));
+        } catch {
+          return;
+        }
+        listener([...waiting.values()].sort((a, b) => a.since.localeCompare(b.since)));
+      });
+    }
+    // EventSource reconnects by itself after a drop, but an error answer (429, 503, a proxy restarting) closes it
+    // for good: it is opened again a little later.
+    source.onerror = () => {
+      if (source.readyState === EventSource.CLOSED) reopen = setTimeout(open, REOPEN_MS);
+    };
+  };
+  open();
+  return () => {
+    clearTimeout(reopen);
+    source.close();
+  };
 }

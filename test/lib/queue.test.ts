@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RECONCILE_READS } from '../../lib/call-reads.js';
-import { watchQueueStream } from '../../lib/queue-watch.js';
+import { REOPEN_MS, watchQueueStream } from '../../lib/queue-watch.js';
 import { httpError, networkError } from '../../lib/testing/fake-backend.js';
 import type { QueueCaller } from '../../lib/types.js';
 import { connected, inCall } from '../support/helper-world.js';
@@ -151,9 +151,12 @@ describe('answerNext()', () => {
 
 /** An EventSource that a test drives: the events the proxy's stream would send. */
 class FakeEventSource {
+  static readonly CLOSED = 2;
   static opened: FakeEventSource[] = [];
   readonly listeners = new Map<string, Array<(event: MessageEvent<string>) => void>>();
   closed = false;
+  readyState = 1;
+  onerror: (() => void) | null = null;
   constructor(readonly url: string) {
     FakeEventSource.opened.push(this);
   }
@@ -162,6 +165,11 @@ class FakeEventSource {
   }
   close(): void {
     this.closed = true;
+  }
+  /** An error answer (503, say): EventSource closes for good. */
+  refuse(): void {
+    this.readyState = FakeEventSource.CLOSED;
+    this.onerror?.();
   }
   send(name: string, data: unknown): void {
     for (const listener of this.listeners.get(name) ?? []) listener({ data: typeof data === 'string' ? data : JSON.stringify(data) } as MessageEvent<string>);
@@ -198,6 +206,26 @@ describe('watchQueues()', () => {
 
     stop();
     expect(source.closed).toBe(true);
+  });
+
+  it('opens the stream again after an error answer closed it, until stopped', () => {
+    vi.useFakeTimers();
+    try {
+      vi.stubGlobal('EventSource', FakeEventSource);
+      const seen: Array<readonly QueueCaller[]> = [];
+      const stop = watchQueueStream('/voice/queue-events', (callers) => seen.push(callers));
+      (FakeEventSource.opened[0] as FakeEventSource).refuse();
+      vi.advanceTimersByTime(REOPEN_MS);
+      expect(FakeEventSource.opened).toHaveLength(2);
+      (FakeEventSource.opened[1] as FakeEventSource).send('snapshot', { callers: [caller('c1', '2026-11-26T10:00:01Z')] });
+      expect(seen.at(-1)?.map((c) => c.callId)).toEqual(['c1']);
+      (FakeEventSource.opened[1] as FakeEventSource).refuse();
+      stop();
+      vi.advanceTimersByTime(REOPEN_MS * 2);
+      expect(FakeEventSource.opened).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('ignores what it cannot read: bad JSON, a caller without its fields', () => {
