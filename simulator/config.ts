@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseEnvironment, port, requestCount } from '../contract/environment.js';
 import { API_KEY_FORMAT, type Quota } from './accounts.js';
+import { QUEUE_ANSWER_TIMEOUT_MS } from './model.js';
 import { DEFAULT_QUOTA } from './rate-limit.js';
 import { DEFAULT_RECIPIENT_TIMINGS } from './recipients.js';
 
@@ -24,6 +25,7 @@ const variables = {
   SIM_QUOTA_PER_HOUR: requestCount().default(DEFAULT_QUOTA.perHour),
   SIM_NO_ANSWER_MS: milliseconds(DEFAULT_RECIPIENT_TIMINGS.noAnswerMs),
   SIM_OUTCOME_UNKNOWN_MS: milliseconds(DEFAULT_RECIPIENT_TIMINGS.outcomeUnknownMs),
+  SIM_QUEUE_ANSWER_TIMEOUT_MS: milliseconds(QUEUE_ANSWER_TIMEOUT_MS),
 };
 
 /**
@@ -46,6 +48,8 @@ export interface SimulatorConfig {
   noAnswerMs: number;
   /** How long +12025550107 stays `outcome_unknown` (DESIGN.md: 10 s); the e2e suite shortens it. */
   outcomeUnknownMs: number;
+  /** How long a dequeued caller rings the agent before going back to the head (DESIGN.md: 20 s); the e2e suite shortens it. */
+  queueAnswerTimeoutMs: number;
 }
 
 /** Parses the environment; throws a ConfigError whose message is the one line to print. */
@@ -57,6 +61,7 @@ export function parseSimulatorConfig(env: Record<string, string | undefined>): S
     quota: { perMinute: e.SIM_QUOTA_PER_MINUTE, perHour: e.SIM_QUOTA_PER_HOUR },
     noAnswerMs: e.SIM_NO_ANSWER_MS,
     outcomeUnknownMs: e.SIM_OUTCOME_UNKNOWN_MS,
+    queueAnswerTimeoutMs: e.SIM_QUEUE_ANSWER_TIMEOUT_MS,
   };
 }
 

@@ -108,6 +108,9 @@ export type GenericCallState = 'calling' | 'ringing' | 'pre_established' | 'esta
 
 export const TERMINAL_GENERIC_STATES: ReadonlySet<GenericCallState> = new Set(['finished', 'failed', 'cancelled', 'no_answer', 'busy']);
 
+/** DESIGN.md: an agent that does not answer a dequeued caller in 20 s puts the caller back at the head. */
+export const QUEUE_ANSWER_TIMEOUT_MS = 20_000;
+
 /** An inbound call that reached a queue (spec 3.1, 4.8, 6.1). */
 export interface QueueCall {
   id: string;

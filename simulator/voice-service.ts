@@ -4,7 +4,7 @@ import { BrowserCalls, type CreateCallInput } from './browser-calls.js';
 import { BrowserSessions } from './browser-sessions.js';
 import type { CallFacts } from './call-facts.js';
 import type { MediaCounts } from './media.js';
-import type { Agent, BrowserCall, BrowserSession, QueueCall, SessionTransport } from './model.js';
+import { QUEUE_ANSWER_TIMEOUT_MS, type Agent, type BrowserCall, type BrowserSession, type QueueCall, type SessionTransport } from './model.js';
 import { QueueDesk } from './queues.js';
 import { recipientFor, type RecipientTimings } from './recipients.js';
 import { SipServer } from './sip-server.js';
@@ -37,9 +37,6 @@ export interface VoiceServiceOptions extends RecipientTimings {
   queueAnswerTimeoutMs?: number | undefined;
   now?: () => number;
 }
-
-/** DESIGN.md: an agent that does not answer a dequeued caller in 20 s puts the caller back at the head. */
-export const QUEUE_ANSWER_TIMEOUT_MS = 20_000;
 
 /** The service's domain in one object, as rest.ts and the control API (control.ts) reach it. */
 export class VoiceService {
