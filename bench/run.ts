@@ -7,6 +7,7 @@ import { measureLatency } from './latency.js';
 import { measureNetwork } from './network.js';
 import { measurePackages } from './packages.js';
 import { measureProxy } from './proxy.js';
+import { measureQueues } from './queues.js';
 import { measureSimulator } from './simulator.js';
 import { measureSize } from './size.js';
 import { measureSoak } from './soak.js';
@@ -15,17 +16,17 @@ import { printTable, type Row } from './stats.js';
 
 /**
  * `npm run bench`: the figures users meet, beside DESIGN.md's targets: sizes (size.ts), the packages' tarballs and installs (packages.ts), latencies and the poll
- * budget (latency.ts), calls that survive the network (network.ts), many tabs sharing one phone (tabs.ts), the proxy's added latency (proxy.ts), the key's budget under 30 agents (budget.ts), the simulator's capacity (simulator.ts) and the
+ * budget (latency.ts), calls that survive the network (network.ts), many tabs sharing one phone (tabs.ts), a support desk's queues (queues.ts), the proxy's added latency (proxy.ts), the key's budget under 30 agents (budget.ts), the simulator's capacity (simulator.ts) and the
  * soak (soak.ts). One table, also written as JSON under bench/results/ (ignored by git). It measures and
  * prints; a part that fails becomes a row saying so, the others still run, and the exit code is then 1.
- * `BENCH_ONLY=size,packages,latency,network,tabs,proxy,budget,simulator,soak` picks parts.
+ * `BENCH_ONLY=size,packages,latency,network,tabs,queues,proxy,budget,simulator,soak` picks parts.
  */
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const SOAK_CYCLES = Number(process.env.BENCH_SOAK_CYCLES ?? 300);
 /** Each blackhole run takes some 6 s and each stalled socket some 14 s. */
 const NETWORK_RUNS = Number(process.env.BENCH_NETWORK_RUNS ?? 5);
-const only = new Set((process.env.BENCH_ONLY || 'size,packages,latency,network,tabs,proxy,budget,simulator,soak').split(','));
+const only = new Set((process.env.BENCH_ONLY || 'size,packages,latency,network,tabs,queues,proxy,budget,simulator,soak').split(','));
 
 const rows: Row[] = [];
 const results: Record<string, unknown> = { at: new Date().toISOString(), runs: RUNS };
@@ -77,6 +78,7 @@ await part('tabs', async () => {
     await app.stop();
   }
 });
+await part('queues', () => measureQueues(RUNS));
 await part('proxy', measureProxy);
 await part('budget', measureBudget);
 await part('simulator', measureSimulator);
