@@ -1,4 +1,7 @@
-/** The demo's login calls (DESIGN.md: `/auth/login`, `/auth/logout`, `/auth/me`). */
+/**
+ * The demo's login calls (DESIGN.md: `/auth/login`, `/auth/logout`, `/auth/me`) and the list of the user's
+ * support queues (`GET /voice/queues`).
+ */
 
 export interface DemoUser {
   name: string;
@@ -24,4 +27,20 @@ export async function login(username: string): Promise<DemoUser> {
 
 export async function logout(): Promise<void> {
   await post('/auth/logout', {});
+}
+
+/** A support queue the user may answer (the demo server makes "Support" and "Sales"). */
+export interface DemoQueue {
+  id: string;
+  name: string;
+}
+
+/** The logged-in user's queues, `GET /voice/queues`; rejects with the proxy's code and message when refused. */
+export async function listQueues(): Promise<DemoQueue[]> {
+  const response = await fetch('/voice/queues', { credentials: 'same-origin' });
+  const body = (await response.json().catch(() => null)) as { queues?: DemoQueue[]; code?: string; message?: string } | null;
+  if (!response.ok || !Array.isArray(body?.queues)) {
+    throw new Error(`the queues could not be read (${body?.code ?? response.status}${body?.message ? `: ${body.message}` : ''})`);
+  }
+  return body.queues;
 }

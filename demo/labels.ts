@@ -28,14 +28,22 @@ export function connectionLabel(connection: VoiceBrowserStatus['connection']): s
   }
 }
 
+/**
+ * A call whose answer was lost, retried as the same attempt under its key (spec 7). Not a dequeue's: answerNext()
+ * has no key to retry with, and the helper's reads find the caller it claimed, if any.
+ */
+export function retriesAttempt(status: VoiceBrowserStatus): boolean {
+  return status.attempt?.phase === 'outcome_unknown' && status.attempt.queueId === undefined;
+}
+
 /** Calling is allowed when idle, and after a lost answer (the same attempt is retried, spec 7). */
 export function canCall(status: VoiceBrowserStatus): boolean {
-  return status.connection === 'ready' && (!status.busy || status.attempt?.phase === 'outcome_unknown');
+  return status.connection === 'ready' && (!status.busy || retriesAttempt(status));
 }
 
 /** The call button says when it retries the same attempt rather than starting a new one. */
 export function callButtonLabel(status: VoiceBrowserStatus): string {
-  return status.attempt?.phase === 'outcome_unknown' ? 'Retry call' : 'Call';
+  return retriesAttempt(status) ? 'Retry call' : 'Call';
 }
 
 export function canHangUp(status: VoiceBrowserStatus): boolean {
@@ -104,6 +112,7 @@ const END_REASONS: Readonly<Record<string, string>> = {
   compliance_blocked: 'the number is blocked for compliance',
   outcome_resolved: 'the unknown outcome was resolved',
   invite_withdrawn: 'the service withdrew the call before this page answered',
+  claimed_elsewhere: 'another agent took the caller',
 };
 
 /** The error codes a failed call carries, in words (the reason usually says the rest). */
@@ -114,10 +123,17 @@ const CALL_ERRORS: Readonly<Record<string, string>> = {
 /** A code nobody put in words yet, made readable rather than shown raw: `carrier_gone` → "carrier gone". */
 const plain = (code: string) => code.replace(/_/g, ' ');
 
+/**
+ * Why a claimed caller is no longer this page's without an `endReason`: back in its queue (the service's own
+ * state, kept as `serviceState`) once the page did not answer in time (DESIGN.md, "Support desks").
+ */
+const BACK_IN_QUEUE = 'this page did not answer, the caller is back in the queue';
+
 /** Why a call ended, in words, from its `endReason` and `error`: never a raw code. */
 export function endLabel(call: BrowserCall | null): string | null {
   if (!call || (call.state !== 'ended' && call.state !== 'failed')) return null;
-  const reason = call.endReason ? (END_REASONS[call.endReason] ?? plain(call.endReason)) : null;
+  const requeued = call.serviceState === 'queued' ? BACK_IN_QUEUE : null;
+  const reason = call.endReason ? (END_REASONS[call.endReason] ?? plain(call.endReason)) : requeued;
   const code = call.error?.code;
   // An error that only repeats the reason (connection_lost, invite_withdrawn, ...) says nothing more.
   const error = code && code !== call.endReason ? (CALL_ERRORS[code] ?? END_REASONS[code] ?? plain(code)) : null;
@@ -182,8 +198,34 @@ export function logEvent(log: readonly TimingEvent[], event: TimingEvent): Timin
   return [...log.slice(-49), event];
 }
 
+/** Names a queue by its id: the queue's name from the page's list, else the id itself. */
+export type QueueNamer = (queueId: string) => string;
+
+const byId: QueueNamer = (queueId) => queueId;
+
+/** The queue an inbound call was claimed from (answerNext(): `queueId` set), or null for a call this page placed. */
+export function inboundQueueId(call: BrowserCall | null): string | null {
+  return typeof call?.queueId === 'string' && call.queueId !== '' ? call.queueId : null;
+}
+
+/** An inbound caller's call in words while it runs: from which queue, then who; null once it is no longer running. */
+function inboundWords(call: BrowserCall, queue: string): string | null {
+  switch (call.state) {
+    case 'waiting_agent':
+    case 'dialing_recipient':
+      return `Caller from the ${queue} queue: connecting this page`;
+    case 'connected':
+      return `Connected to ${call.from ?? 'the caller'} from the ${queue} queue`;
+    default:
+      return null;
+  }
+}
+
 /** What a call's state means for the person on the page, in words. */
-function callStateWords(call: BrowserCall): string {
+function callStateWords(call: BrowserCall, nameOf: QueueNamer): string {
+  const queueId = inboundQueueId(call);
+  const inbound = queueId === null ? null : inboundWords(call, nameOf(queueId));
+  if (inbound) return inbound;
   const to = call.to ?? 'the number';
   switch (call.state) {
     case 'waiting_agent':
@@ -201,14 +243,23 @@ function callStateWords(call: BrowserCall): string {
   }
 }
 
+/** An answerNext() attempt before its caller is named, in words; null for a call's attempt. */
+function claimWords(attempt: VoiceBrowserStatus['attempt'], nameOf: QueueNamer): string | null {
+  if (attempt?.queueId === undefined) return null;
+  const queue = nameOf(attempt.queueId);
+  return attempt.phase === 'outcome_unknown' ? `The next caller from ${queue} may have been claimed: finding out` : `Answering the next caller from ${queue}`;
+}
+
 /**
  * The one line the page announces to screen readers (`aria-live`) as things change: the call's state in words
- * while there is a call or an attempt, else the connection's.
+ * while there is a call or an attempt, else the connection's. `nameOf` names an inbound caller's queue.
  */
-export function announcementLabel(status: VoiceBrowserStatus): string {
+export function announcementLabel(status: VoiceBrowserStatus, nameOf: QueueNamer = byId): string {
   // The network blinked: the helper is restarting the call's media path, the call itself goes on.
-  if (status.call?.state === 'connected' && status.audio === 'reconnecting') return `${callStateWords(status.call)}; the audio is reconnecting`;
-  if (status.call) return callStateWords(status.call);
+  if (status.call?.state === 'connected' && status.audio === 'reconnecting') return `${callStateWords(status.call, nameOf)}; the audio is reconnecting`;
+  if (status.call) return callStateWords(status.call, nameOf);
+  const claim = claimWords(status.attempt, nameOf);
+  if (claim) return claim;
   if (status.attempt?.phase === 'creating') return 'Placing the call';
   if (status.attempt?.phase === 'outcome_unknown') return 'The call may have been placed: retry it, or disconnect';
   return connectionLabel(status.connection);
@@ -226,8 +277,16 @@ export function warningLabel(warning: CallWarning): string {
   return WARNINGS[warning];
 }
 
-/** Who the call is with: "To +12025550100 from +12025550199", from the call, else the attempt; null with neither. */
-export function partiesLabel(status: VoiceBrowserStatus): string | null {
+/**
+ * Who the call is with: "To +12025550100 from +12025550199", from the call, else the attempt; for an inbound
+ * caller "From +14155550123 to +18005550100 (Support queue)"; null with neither.
+ */
+export function partiesLabel(status: VoiceBrowserStatus, nameOf: QueueNamer = byId): string | null {
+  const queueId = inboundQueueId(status.call);
+  if (status.call && queueId !== null) {
+    const dialled = status.call.to ? ` to ${status.call.to}` : '';
+    return `From ${status.call.from ?? 'an unknown number'}${dialled} (${nameOf(queueId)} queue)`;
+  }
   const to = status.call?.to ?? status.attempt?.input.to;
   const from = status.call?.from ?? status.attempt?.input.from;
   if (!to) return null;
@@ -240,12 +299,12 @@ export function partiesLabel(status: VoiceBrowserStatus): string | null {
  */
 export function callCardMode(status: VoiceBrowserStatus): 'recovery' | 'in-call' | 'dialer' {
   if (isCleanupOnly(status)) return 'recovery';
-  if (!status.busy || (status.attempt?.phase === 'outcome_unknown' && !status.call)) return 'dialer';
+  if (!status.busy || (retriesAttempt(status) && !status.call)) return 'dialer';
   return 'in-call';
 }
 
-/** Where an error shows: beside the connection's buttons, or on the call card. */
-export type ErrorArea = 'connection' | 'call';
+/** Where an error shows: beside the connection's buttons, on the call card, or on the queue panel. */
+export type ErrorArea = 'connection' | 'call' | 'queue';
 
 /** Codes only one side of the page causes; any other shows beside the action that was taken last. */
 const ERROR_HOMES: Readonly<Record<string, ErrorArea>> = {
@@ -257,6 +316,8 @@ const ERROR_HOMES: Readonly<Record<string, ErrorArea>> = {
   call_outcome_unknown: 'call',
   browser_agent_busy: 'call',
   compliance_dnc: 'call',
+  queue_empty: 'queue',
+  dequeue_outcome_unknown: 'queue',
 };
 
 /** Where the error with `code` shows: its own side when only one side causes it, else the last action's. */

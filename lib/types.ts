@@ -117,7 +117,8 @@ export interface VoiceBackend {
  * An inbound call from a queue, as the service returns it (spec 3.1's generic states: `queued`, `dequeuing`,
  * `established`, `finished`, ...). The helper shows a claimed one as `status().call` in the browser call's
  * states (`dequeuing` as `waiting_agent`, `established` as `connected`, an end as `ended` or `failed`), with
- * `queueId` set and every field kept.
+ * `queueId` set, every field kept, and the service's own state in `serviceState` (`queued` after the end: the
+ * agent did not answer in time and the caller is back in the queue).
  */
 export interface QueueCall {
   id: string;

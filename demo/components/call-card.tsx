@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { VoiceBrowserStatus } from '../../lib/index.js';
-import { announcementLabel, callCardMode, durationLabel, partiesLabel, recoveryLabel, unknownOutcomeLabel, warningLabel, type RecoveredFrom } from '../labels.js';
+import { announcementLabel, callCardMode, durationLabel, partiesLabel, recoveryLabel, unknownOutcomeLabel, warningLabel, type QueueNamer, type RecoveredFrom } from '../labels.js';
 import { FROM_NUMBERS } from '../test-numbers.js';
 import { CallControls, HangUpButton } from './call-controls.js';
 import { Dialer } from './dialer.js';
@@ -14,6 +14,8 @@ export interface CallCardProps {
   /** Where a session recover() found comes from, for its words. */
   recoveredFrom: RecoveredFrom;
   digitsSent: string;
+  /** Names the queue an inbound caller came from. */
+  queueName: QueueNamer;
   /** The error of what was done here, when it belongs here (see `errorArea` in labels.ts). */
   error: ComponentChildren;
   onCall(from: string, to: string): void;
@@ -24,14 +26,15 @@ export interface CallCardProps {
 
 /**
  * The phone's card, at the top on every width: the call's state in words, who it is with, its time, and only
- * the actions that apply now. An ended or failed call stays on it, in words, until the next call.
+ * the actions that apply now. An ended or failed call stays on it, in words, until the next call. A caller
+ * answered from a queue is the same call here: its words say which queue it came from.
  */
-export function CallCard({ status, callSeconds, recoveredFrom, digitsSent, error, onCall, onHangUp, onToggleMute, onDigit }: CallCardProps) {
+export function CallCard({ status, callSeconds, recoveredFrom, digitsSent, queueName, error, onCall, onHangUp, onToggleMute, onDigit }: CallCardProps) {
   const [from, setFrom] = useState(FROM_NUMBERS[0]?.number ?? '');
   const [to, setTo] = useState('+12025550100');
   const [keypadOpen, setKeypadOpen] = useState(false);
   const mode = callCardMode(status);
-  const parties = partiesLabel(status);
+  const parties = partiesLabel(status, queueName);
   const unknown = unknownOutcomeLabel(status.call);
   const recovery = recoveryLabel(status, recoveredFrom);
 
@@ -42,7 +45,7 @@ export function CallCard({ status, callSeconds, recoveredFrom, digitsSent, error
       </h2>
       {/* The card's words are what screen readers hear as things change: one polite live region. */}
       <p class="call-words" role="status" aria-live="polite" data-testid="call-words">
-        {announcementLabel(status)}
+        {announcementLabel(status, queueName)}
       </p>
       {(parties || status.call) && (
         <p class="call-meta">

@@ -9,6 +9,7 @@ import { ConnectionControls } from './connection-controls.js';
 import { DevicePickers } from './device-pickers.js';
 import { ErrorNotice } from './error-notice.js';
 import { EventLog } from './event-log.js';
+import { QueuePanel } from './queue-panel.js';
 import { SetupTest } from './setup-test.js';
 import { StateDiagrams } from './state-diagram.js';
 import { StatusPanel } from './status-panel.js';
@@ -21,11 +22,11 @@ export interface PhoneProps {
 
 /**
  * The phone and its diagnostics: on a wide screen side by side, on a phone one after the other. The call card
- * comes first; the one error shows beside what caused it.
+ * comes first, the support queues right after it; the one error shows beside what caused it.
  */
 export function Phone({ user, onLogout }: PhoneProps) {
   const audioHost = useRef<HTMLDivElement>(null);
-  const { devices, voice, callSeconds } = usePhone();
+  const { devices, voice, callSeconds, queues } = usePhone();
   const { status, audio, error } = voice;
   const wide = useWideScreen();
 
@@ -44,12 +45,14 @@ export function Phone({ user, onLogout }: PhoneProps) {
           callSeconds={callSeconds}
           recoveredFrom={voice.recoveredFrom}
           digitsSent={voice.digitsSent}
+          queueName={queues.nameOf}
           error={notice('call')}
           onCall={voice.call}
           onHangUp={voice.hangup}
           onToggleMute={voice.toggleMute}
           onDigit={voice.sendDigit}
         />
+        {!isCleanupOnly(status) && <QueuePanel status={status} rows={queues.rows} listError={queues.error} error={notice('queue')} onAnswerNext={voice.answerNext} />}
         <ConnectionControls
           userName={user.name}
           status={status}

@@ -1,4 +1,5 @@
 import type { VoiceBrowserStatus } from '../../lib/index.js';
+import { inboundQueueId } from '../labels.js';
 
 export interface StatusPanelProps {
   status: VoiceBrowserStatus;
@@ -20,6 +21,8 @@ export function StatusPanel({ status }: StatusPanelProps) {
         <dd data-testid="call-id">{status.call?.id ?? '—'}</dd>
         <dt>call state</dt>
         <dd data-testid="call-state">{status.call?.state ?? '—'}</dd>
+        <dt>queue</dt>
+        <dd data-testid="call-queue">{inboundQueueId(status.call) ?? status.attempt?.queueId ?? '—'}</dd>
         <dt>busy</dt>
         <dd data-testid="busy">{String(status.busy)}</dd>
         <dt>audio</dt>

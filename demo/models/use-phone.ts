@@ -1,9 +1,13 @@
 import { useEffect } from 'preact/hooks';
 import { useCallTimer } from './use-call-timer.js';
 import { useDevices, type DevicesModel } from './use-devices.js';
+import { useQueues, type QueuesModel } from './use-queues.js';
 import { useVoice, type VoiceModel } from './use-voice.js';
 
-/** The phone's model: the devices, the voice helper on the picked devices, and the current call's timer. */
+/**
+ * The phone's model: the devices, the voice helper on the picked devices, the current call's timer, and the
+ * support queues watched through that helper.
+ */
 
 /** What {@link usePhone} returns. */
 export interface PhoneModel {
@@ -11,6 +15,8 @@ export interface PhoneModel {
   voice: VoiceModel;
   /** Seconds the current call has been connected, or null (see `use-call-timer.ts`). */
   callSeconds: number | null;
+  /** The user's queues and who waits in them (see `use-queues.ts`). */
+  queues: QueuesModel;
 }
 
 /**
@@ -24,6 +30,7 @@ export function usePhone(): PhoneModel {
   const devices = useDevices();
   const voice = useVoice({ microphoneId: devices.microphoneId, speakerId: devices.speakerId });
   const callSeconds = useCallTimer(voice.status);
+  const queues = useQueues(voice.helper);
 
   const refreshDevices = devices.refresh;
   const audioState = voice.status.audio;
@@ -31,5 +38,5 @@ export function usePhone(): PhoneModel {
     if (audioState === 'playing') refreshDevices();
   }, [audioState, refreshDevices]);
 
-  return { devices, voice, callSeconds };
+  return { devices, voice, callSeconds, queues };
 }

@@ -23,6 +23,8 @@ export interface AudioDevices {
 
 /** What {@link useVoice} gives the page: the helper's state and the buttons' actions. */
 export interface VoiceModel extends VoiceActions {
+  /** The current helper: the same object until a rebuild replaces it (what `watchQueues()` is asked of). */
+  helper: VoiceBrowser;
   /** Where the call's audio plays: made here so every helper gets it from its start; the page mounts it. */
   audio: HTMLAudioElement;
   status: VoiceBrowserStatus;
@@ -148,6 +150,6 @@ export function useVoice(devices: AudioDevices): VoiceModel {
       showPreflight: setPreflight,
     });
     const shown = status ?? voice.status();
-    return { audio, status: shown, paths, timings, digitsSent, recovering, devicesPending, error: shownError(shown.error, errors), recoveredFrom, preflight, ...actions };
+    return { helper: voice, audio, status: shown, paths, timings, digitsSent, recovering, devicesPending, error: shownError(shown.error, errors), recoveredFrom, preflight, ...actions };
   }, [status, paths, timings, digitsSent, recovering, devicesPending, errors, recoveredFrom, preflight, devices.microphoneId, devices.speakerId]);
 }

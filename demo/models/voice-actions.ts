@@ -1,5 +1,5 @@
 import type { PreflightReport, StatusError, VoiceBrowser } from '../../lib/index.js';
-import { errorArea, type ErrorArea } from '../labels.js';
+import { errorArea, retriesAttempt, type ErrorArea } from '../labels.js';
 import { FROM_NUMBERS, TEST_NUMBERS } from '../test-numbers.js';
 
 /**
@@ -15,6 +15,8 @@ export interface VoiceActions {
   renew(): void;
   /** Starts a call; after a lost answer, the same attempt again under its key (spec 7). */
   call(from: string, to: string): void;
+  /** Takes the next caller waiting in `queueId` (answerNext()): the call then runs on the call card. */
+  answerNext(queueId: string): void;
   hangup(): void;
   toggleMute(): void;
   /** Sends one DTMF digit and, once sent, adds it to the digits shown. */
@@ -111,9 +113,11 @@ export function voiceActions(voice: VoiceBrowser, { act, devicesPending, rebuild
     call: (from, to) => {
       const attempt = voice.status().attempt;
       // After a lost answer the same attempt is retried with its key, never a new one (spec 7).
-      const key = attempt?.phase === 'outcome_unknown' ? attempt.idempotencyKey : crypto.randomUUID();
+      const key = attempt && retriesAttempt(voice.status()) ? attempt.idempotencyKey : crypto.randomUUID();
       act('call', () => voice.startCall({ from, to }, { idempotencyKey: key }));
     },
+    // Its failures (nobody left to take, a lost answer) show on the queue panel, where it was asked for.
+    answerNext: (queueId) => act('queue', () => voice.answerNext(queueId)),
     hangup: () => act('call', () => voice.hangup()),
     toggleMute: () => act('call', async () => voice.mute(!voice.status().muted)),
     sendDigit: (digit) =>

@@ -23,6 +23,8 @@ import {
   partiesLabel,
   qualityLabel,
   recoveryLabel,
+  retriesAttempt,
+  inboundQueueId,
   unknownOutcomeLabel,
 } from '../../demo/labels.js';
 import type { CallQuality, PreflightReport, TimingEvent, VoiceBrowserStatus } from '../../lib/index.js';
@@ -190,10 +192,65 @@ describe('demo labels', () => {
   });
 
   it("places an error one side alone causes on that side, any other beside the last action", () => {
+    expect(errorArea('queue_empty', 'call')).toBe('queue');
+    expect(errorArea('dequeue_outcome_unknown', 'connection')).toBe('queue');
+    expect(errorArea('browser_session_unavailable', 'queue')).toBe('queue');
     expect(errorArea('connection_failed', 'call')).toBe('connection');
     expect(errorArea('compliance_dnc', 'connection')).toBe('call');
     expect(errorArea('invalid_argument', 'call')).toBe('call');
     expect(errorArea('network_error', 'connection')).toBe('connection');
+  });
+});
+
+describe('an inbound caller answered from a queue, in words', () => {
+  const names: Record<string, string> = { q_support: 'Support' };
+  const nameOf = (id: string) => names[id] ?? id;
+  const claim = (phase: 'creating' | 'outcome_unknown') => ({ idempotencyKey: 'k', input: { from: '', to: '' }, phase, queueId: 'q_support' });
+  const inbound = (state: string, extra: Record<string, unknown> = {}): VoiceBrowserStatus => ({
+    ...idle,
+    busy: true,
+    call: { id: 'c_1', state, queueId: 'q_support', from: '+14155550123', to: '+18005550100', ...extra },
+  });
+
+  it('tells an inbound call by its queueId, and a call this page placed by its absence', () => {
+    expect(inboundQueueId(inbound('connected').call)).toBe('q_support');
+    expect(inboundQueueId({ id: 'bc_1', state: 'connected', to: '+12025550100' })).toBeNull();
+    // A read that found the caller claimed elsewhere names no queue.
+    expect(inboundQueueId({ id: 'c_1', state: 'ended', queueId: '' })).toBeNull();
+    expect(inboundQueueId(null)).toBeNull();
+  });
+
+  it('says the caller comes from queue X rather than "calling" anyone, while it connects and once connected', () => {
+    expect(announcementLabel({ ...idle, busy: true, attempt: claim('creating') }, nameOf)).toBe('Answering the next caller from Support');
+    expect(announcementLabel({ ...idle, busy: true, attempt: claim('outcome_unknown') }, nameOf)).toBe('The next caller from Support may have been claimed: finding out');
+    expect(announcementLabel(inbound('waiting_agent'), nameOf)).toBe('Caller from the Support queue: connecting this page');
+    expect(announcementLabel(inbound('connected'), nameOf)).toBe('Connected to +14155550123 from the Support queue');
+    expect(announcementLabel({ ...inbound('connected'), audio: 'reconnecting' }, nameOf)).toBe('Connected to +14155550123 from the Support queue; the audio is reconnecting');
+    // A queue the page has no name for is named by its id.
+    expect(announcementLabel(inbound('connected'))).toBe('Connected to +14155550123 from the q_support queue');
+  });
+
+  it('says who the caller is and which line and queue they called', () => {
+    expect(partiesLabel(inbound('connected'), nameOf)).toBe('From +14155550123 to +18005550100 (Support queue)');
+    expect(partiesLabel(inbound('connected', { to: undefined }), nameOf)).toBe('From +14155550123 (Support queue)');
+    // Before the dequeue answers there is nobody to name.
+    expect(partiesLabel({ ...idle, busy: true, attempt: claim('creating') }, nameOf)).toBeNull();
+  });
+
+  it('says how it ended: the caller hung up, another agent took it, or this page did not answer and the caller is back in the queue', () => {
+    expect(announcementLabel({ ...inbound('ended'), busy: false }, nameOf)).toBe('Ended');
+    expect(endLabel({ id: 'c_1', state: 'ended', queueId: '', endReason: 'claimed_elsewhere' })).toBe('Ended: another agent took the caller');
+    expect(endLabel({ id: 'c_1', state: 'ended', queueId: 'q_support', serviceState: 'queued' })).toBe('Ended: this page did not answer, the caller is back in the queue');
+  });
+
+  it('never offers Retry call for a lost dequeue: it has no key, and the reads find the caller if one was claimed', () => {
+    const lostClaim = { ...idle, busy: true, attempt: claim('outcome_unknown') };
+    expect(retriesAttempt(lostClaim)).toBe(false);
+    expect(retriesAttempt({ ...idle, busy: true, attempt: attempt('outcome_unknown') })).toBe(true);
+    expect(canCall(lostClaim)).toBe(false);
+    expect(callButtonLabel(lostClaim)).toBe('Call');
+    expect(callCardMode(lostClaim)).toBe('in-call');
+    expect(callCardMode(inbound('connected'))).toBe('in-call');
   });
 });
 

@@ -24,6 +24,10 @@ function fakeHelper(name: string, status: VoiceBrowserStatus, asked: string[]): 
       throw new Error('no call today');
     },
     sendDtmf: async (digit) => void asked.push(`${name}.sendDtmf ${digit}`),
+    answerNext: async (queueId) => {
+      asked.push(`${name}.answerNext ${queueId}`);
+      throw new Error('nobody is waiting in this queue');
+    },
     preflight: async (call) => {
       asked.push(`${name}.preflight ${call.to}`);
       return REPORT;
@@ -64,6 +68,26 @@ describe('the demo voice actions', () => {
     voiceActions(fakeHelper('old', { ...disconnected, attempt: lost }, asked), context({}, asked)).call('+12025550199', '+12025550100');
     await settle();
     expect(asked).toEqual(['old.startCall +12025550100 k_lost']);
+  });
+
+  it('starts a new call after a lost dequeue, never "retrying" it under the dequeue\'s key', async () => {
+    const asked: string[] = [];
+    const lostClaim = { ...lost, idempotencyKey: 'k_claim', input: { from: '', to: '' }, queueId: 'q_support' };
+    voiceActions(fakeHelper('old', { ...disconnected, attempt: lostClaim }, asked), context({}, asked)).call('+12025550199', '+12025550100');
+    await settle();
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).not.toContain('k_claim');
+  });
+
+  it('answers the next caller of a queue as an action of the queue panel, where its failure shows', async () => {
+    const asked: string[] = [];
+    let view: ErrorView = noErrors;
+    const act = createAct((change) => (view = change(view)), () => null);
+    voiceActions(fakeHelper('old', disconnected, asked), context({ act }, asked)).answerNext('q_support');
+    await settle();
+    expect(asked).toEqual(['old.answerNext q_support']);
+    expect(shownError(null, view)).toEqual({ area: 'queue', error: null, message: 'nobody is waiting in this queue' });
+    expect(shownError({ code: 'queue_empty', message: 'm' }, { ...noErrors, lastAction: 'call' })?.area).toBe('queue');
   });
 
   it('adds a digit to those shown only once it was sent', async () => {

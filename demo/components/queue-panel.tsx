@@ -1,0 +1,71 @@
+import type { ComponentChildren } from 'preact';
+import type { VoiceBrowserStatus } from '../../lib/index.js';
+import { durationLabel } from '../labels.js';
+import type { QueueRow } from '../models/queue-rows.js';
+import { canAnswerNext, queueSummaryLabel, waitingListName } from '../queue-labels.js';
+
+/** Props of {@link QueuePanel}. */
+export interface QueuePanelProps {
+  status: VoiceBrowserStatus;
+  rows: readonly QueueRow[];
+  /** Why the list of queues could not be read, or null. */
+  listError: string | null;
+  /** The error of an Answer next, when it belongs here (see `errorArea` in labels.ts). */
+  error: ComponentChildren;
+  onAnswerNext(queueId: string): void;
+}
+
+/** One queue: its name, its waiting callers with their live wait time, and Answer next. */
+function QueueBlock({ status, row, onAnswerNext }: { status: VoiceBrowserStatus; row: QueueRow; onAnswerNext(queueId: string): void }) {
+  const titleId = `queue-${row.id}-title`;
+  return (
+    <div class="queue" data-testid="queue" data-queue-id={row.id} data-queue-name={row.name}>
+      <h3 id={titleId}>{row.name}</h3>
+      {row.callers.length === 0 ? (
+        <p class="hint" data-testid="queue-empty">
+          Nobody waiting
+        </p>
+      ) : (
+        <ul class="queue-callers" aria-label={waitingListName(row.name)}>
+          {row.callers.map((caller) => (
+            <li key={caller.callId} data-testid="queue-caller" data-call-id={caller.callId}>
+              <span data-testid="caller-number">{caller.from}</span>
+              <span class="wait">
+                <span class="visually-hidden">waiting </span>
+                <span data-testid="wait-time">{durationLabel(caller.waitSeconds)}</span>
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+      <button type="button" onClick={() => onAnswerNext(row.id)} disabled={!canAnswerNext(status, row.callers.length)}>
+        Answer next<span class="visually-hidden"> in {row.name}</span>
+      </button>
+    </div>
+  );
+}
+
+/**
+ * The support desk: each of the user's queues with the callers waiting there, oldest first, each with a wait time
+ * that counts up, and Answer next, which takes the head caller onto the call card. Enabled only while ready
+ * and idle with someone waiting. Who waits is said in one polite live line, so arrivals and departures are heard.
+ */
+export function QueuePanel({ status, rows, listError, error, onAnswerNext }: QueuePanelProps) {
+  return (
+    <section class="queues" aria-labelledby="queues-title" data-testid="queue-panel">
+      <h2 id="queues-title">Queues</h2>
+      <p class="queue-summary" role="status" aria-live="polite" data-testid="queue-summary">
+        {queueSummaryLabel(rows)}
+      </p>
+      {listError && (
+        <p class="hint" data-testid="queue-list-error">
+          {listError}
+        </p>
+      )}
+      {rows.map((row) => (
+        <QueueBlock key={row.id} status={status} row={row} onAnswerNext={onAnswerNext} />
+      ))}
+      {error}
+    </section>
+  );
+}

@@ -1,0 +1,33 @@
+import type { VoiceBrowserStatus } from '../lib/index.js';
+import type { QueueRow } from './models/queue-rows.js';
+
+/**
+ * The queue panel's words and what it enables, as pure functions (tested directly in
+ * test/demo/queue-labels.test.ts); the call card's words for an inbound caller are in labels.ts.
+ */
+
+/** "Answer next" takes the head caller of its queue: only while ready and idle, and when someone waits there. */
+export function canAnswerNext(status: VoiceBrowserStatus, waiting: number): boolean {
+  return status.connection === 'ready' && !status.busy && waiting > 0;
+}
+
+/** How many wait in one queue: "nobody waiting", "1 caller waiting", "3 callers waiting". */
+export function waitingLabel(count: number): string {
+  if (count === 0) return 'nobody waiting';
+  return count === 1 ? '1 caller waiting' : `${count} callers waiting`;
+}
+
+/**
+ * The panel's one polite live line: each queue and how many wait there, "Support: 2 callers waiting; Sales:
+ * nobody waiting". It changes only when a caller arrives or leaves (the wait times tick elsewhere), so screen
+ * readers hear each arrival and departure once, not a clock.
+ */
+export function queueSummaryLabel(rows: readonly QueueRow[]): string {
+  if (rows.length === 0) return 'No queues to answer';
+  return rows.map((row) => `${row.name}: ${waitingLabel(row.callers.length)}`).join('; ');
+}
+
+/** The list of one queue's waiting callers, named for screen readers: "Callers waiting in Support". */
+export function waitingListName(queueName: string): string {
+  return `Callers waiting in ${queueName}`;
+}
