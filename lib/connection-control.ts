@@ -70,8 +70,13 @@ export function createConnectionControl(rt: Runtime) {
       return rt.fail(toVoiceError(cause, 'browser_voice_unavailable', 'could not read the current session; try recover() again'));
     }
     if (!found.session) return rt.status();
+    // A support desk's agent may be on a caller it claimed from a queue: with the queue callbacks, that call is
+    // looked for too, so that it shows for cleanup as a browser call would. Unreadable, it is left to the
+    // session's end, which hangs it up.
+    const claimed = found.call || !backend.listQueueCalls ? null : await rt.claimedCaller().catch(() => null);
     rt.connection({ type: 'recovered', session: sessionView(found.session) });
     if (found.call && found.call.sessionId === found.session.id) rt.recoverCall(found.call, found.session.id);
+    if (claimed) rt.recoverCall(claimed.call, found.session.id, claimed.routes);
     return rt.status();
   }
 

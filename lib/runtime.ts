@@ -7,6 +7,7 @@ import { disconnected, transition as connectionTransition, type ConnectionEvent,
 import type { VoiceBrowserError } from './errors.js';
 import { createExpiryTimer } from './expiry-timer.js';
 import type { createInviteEffects, InviteEffects } from './invite-effects.js';
+import type { queueRoutes } from './queue-call.js';
 import type { createLinkEvents } from './link-events.js';
 import type { createMediaStatus, MediaStatus } from './media-status.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
@@ -35,6 +36,7 @@ export interface RuntimeSeams {
 export interface LinkParts {
   openSipLink(options: SipLinkOptions): Promise<SipLink>;
   createInviteEffects: typeof createInviteEffects;
+  queueRoutes: typeof queueRoutes;
   createMediaStatus: typeof createMediaStatus;
   createLinkEvents: typeof createLinkEvents;
 }
@@ -194,10 +196,19 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
       origin = next;
       call(event);
     },
-    /** A call recover() found: shown and polled, its milestones untimed (it did not start in this page). */
-    recoverCall(found: BrowserCall, sessionId: string): void {
-      origin = { sessionId };
+    /**
+     * A call recover() found: shown and polled (on its own routes, for a caller claimed from a queue), its
+     * milestones untimed (it did not start in this page).
+     */
+    recoverCall(found: BrowserCall, sessionId: string, routes?: CallRoutes): void {
+      origin = { sessionId, ...(routes ? { routes } : {}) };
       call({ type: 'call_recovered', call: found });
+    },
+    /** A queue's caller claimed for this agent, with its routes, if a read finds one (they come with the SIP chunk). */
+    async claimedCaller(): Promise<{ call: BrowserCall; routes: CallRoutes } | null> {
+      const routes = (await seams.linkParts()).queueRoutes(backend);
+      const claimed = await routes.find({ signal: lifetime.signal });
+      return claimed && { call: claimed, routes };
     },
     /** Asks the service to end the call; with no call id yet, as soon as one is known (busy stays). */
     hangup: effects.hangup,

@@ -20,6 +20,7 @@ export { createInviteEffects } from './invite-effects.js';
 export { createLinkEvents } from './link-events.js';
 export { createMediaStatus } from './media-status.js';
 export { runPreflight } from './preflight.js';
+export { queueRoutes } from './queue-call.js';
 export { watchQueueStream } from './queue-watch.js';
 export { createSessionSetup } from './session-setup.js';
 

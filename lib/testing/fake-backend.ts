@@ -252,13 +252,17 @@ export class FakeBackend implements VoiceBackend {
     });
   }
 
-  /** As the simulator does: ending a session, whatever its status, hangs up its call. */
+  /** As the simulator does: ending a session, whatever its status, hangs up its call, and its agent's claimed caller. */
   #endSession(session: BrowserSession & { ended?: boolean }): void {
     session.ended = true;
     if (session.status === 'active') session.status = 'ended';
     for (const call of this.calls.values()) {
       if (call.sessionId !== session.id || TERMINAL_CALL_STATES.has(call.state)) continue;
       this.setCall(call.id, this.sessionEndLeavesCallsEnding ? { state: 'ending' } : { state: 'ended', endReason: 'session_ended' });
+    }
+    // The agent's claimed caller goes down with the session too (the simulator hangs it up).
+    for (const call of this.queueCalls.values()) {
+      if (call.agentId === AGENT && (call.state === 'dequeuing' || call.state === 'established')) this.setQueueCall(call.id, { state: 'finished' });
     }
   }
 

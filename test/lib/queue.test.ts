@@ -4,7 +4,7 @@ import { RECONCILE_READS } from '../../lib/call-reads.js';
 import { REOPEN_MS, watchQueueStream } from '../../lib/queue-watch.js';
 import { httpError, networkError } from '../../lib/testing/fake-backend.js';
 import type { QueueCaller } from '../../lib/types.js';
-import { connected, inCall } from '../support/helper-world.js';
+import { connected, inCall, setup } from '../support/helper-world.js';
 import { rejection } from '../support/rejection.js';
 
 /**
@@ -146,6 +146,51 @@ describe('answerNext()', () => {
     await clock.advance(1000);
     expect(voice.status()).toMatchObject({ busy: false, error: null });
     expect((await voice.answerNext('q-support')).from).toBe('+12025550122');
+  });
+});
+
+describe('recover() of a caller claimed from a queue (a reload, or a new leader among shared tabs)', () => {
+  it('finds the claimed caller, shows it for cleanup on the queue routes, and hangup() ends it', async () => {
+    const before = await connected();
+    const caller = before.backend.arrive('q-support');
+    await before.voice.answerNext('q-support');
+    before.sip.invite(caller.id);
+    before.backend.setQueueCall(caller.id, { state: 'established' });
+
+    const after = setup({ backend: before.backend });
+    const status = await after.voice.recover();
+    expect(status).toMatchObject({ connection: 'recovery_required', busy: true, call: { id: caller.id, state: 'connected', queueId: 'q-support' } });
+    await after.voice.hangup();
+    expect(after.backend.requestsOf('hangupQueueCall').map((request) => request.id)).toEqual([caller.id]);
+    expect(after.voice.status()).toMatchObject({ busy: false, call: { state: 'ended' } });
+    await after.voice.disconnect();
+    expect(after.voice.status()).toMatchObject({ connection: 'disconnected', busy: false, error: null });
+  });
+
+  it('disconnect() after a lost hangup: the session\'s end hangs the caller up, and a read of it proves that', async () => {
+    const before = await connected();
+    const caller = before.backend.arrive('q-support');
+    await before.voice.answerNext('q-support');
+    before.backend.setQueueCall(caller.id, { state: 'established' });
+
+    const after = setup({ backend: before.backend });
+    await after.voice.recover();
+    // The hangup gets no answer: the session's end hangs the caller up, and a read of it after that end proves it.
+    after.backend.fail('hangupQueueCall', networkError());
+    const disconnecting = after.voice.disconnect();
+    await after.clock.advance(0);
+    for (let i = 0; i < 20 && after.voice.status().connection === 'disconnecting'; i++) await after.clock.advance(1000);
+    await disconnecting;
+    expect(after.backend.requestsOf('hangupQueueCall').map((request) => request.id)).toEqual([caller.id]);
+    expect(after.backend.requestsOf('getQueueCall').length).toBeGreaterThan(0);
+    expect(after.voice.status()).toMatchObject({ connection: 'disconnected', busy: false, call: { state: 'ended', serviceState: 'finished' } });
+  });
+
+  it('a session without a claimed caller recovers as before, with one read of the callers', async () => {
+    const before = await connected();
+    const after = setup({ backend: before.backend });
+    expect(await after.voice.recover()).toMatchObject({ connection: 'recovery_required', busy: false, call: null });
+    expect(after.backend.requestsOf('listQueueCalls')).toHaveLength(1);
   });
 });
 
