@@ -10,10 +10,12 @@ import type { BuildOptions, Plugin } from 'esbuild';
  * them (the user agent core and the session dialog hold a method for each), so tree shaking alone cannot drop
  * them. The unit and e2e suites run the built bundle, which proves nothing needed went missing.
  *
- * It also drops SIP.js's `log`, `debug` and `warn` statements whose only argument is a literal message: the
- * helper runs SIP.js at `logLevel: 'error'` without a log connector, so below an error nothing can print, yet
- * their text is a share of the gzipped bundle (README, Measured). Only whole lines of exactly that shape go,
- * each left as an empty statement (so a brace-less `if` above one keeps its meaning); errors stay.
+ * It also drops SIP.js's `log`, `debug` and `warn` statements whose only argument is a literal message, or
+ * literals and plain names joined by `+` (a deprecation notice built beforehand goes with its line): the helper
+ * runs SIP.js at `logLevel: 'error'` without a log connector, so below an error nothing can print, yet their
+ * text is a share of the gzipped bundle (README, Measured). Only whole lines of exactly that shape go, each left
+ * as an empty statement (so a brace-less `if` above one keeps its meaning); a line that calls anything, and
+ * every error, stays.
  */
 
 const STUBS: Record<string, string> = {
@@ -48,8 +50,12 @@ const REFERRAL_STUB = `export class Referral {
   reject(options) { this.request.reject(options); return Promise.resolve(); }
 }`;
 
-/** A statement line `this.logger.log("...");`, `debug` or `warn`, with one literal argument and nothing else. */
-const DEAD_LOG = /^[ \t]*this\.logger\.(?:log|debug|warn)\((?:"[^"\n]*"|`[^`\n]*`)\);$/gm;
+/**
+ * A statement line `this.logger.log(...);`, `debug` or `warn`, whose one argument is a literal, or literals and
+ * plain names joined by `+` (`"Received: " + message`): reading a name calls nothing, so dropping it changes
+ * nothing but the log.
+ */
+const DEAD_LOG = /^[ \t]*this\.logger\.(?:log|debug|warn)\((?:"[^"\n]*"|`[^`\n]*`|(?:"[^"\n]*"|[A-Za-z_][\w.]*)(?: \+ (?:"[^"\n]*"|[A-Za-z_][\w.]*))*)\);$/gm;
 
 /** SIP.js module source without its dead `log` and `debug` lines, each left as an empty statement. */
 export function dropDeadLogs(source: string): string {

@@ -52,15 +52,42 @@ describe('sip-trim', () => {
     const trimmed = await bundleSip(USER_AGENT, true);
     expect(plain).toContain('this.logger.log("Configuration:")');
     expect(trimmed).not.toContain('this.logger.log("Configuration:")');
-    // A log line that builds its message from values stays (it is not of the one safe shape).
-    expect(trimmed).toContain('this.logger.log("\\xB7 " + key');
+    // One that joins literals and names is dropped too (reading a name calls nothing); one that calls something stays.
+    expect(plain).toContain('this.logger.log("\\xB7 " + key + ": " + value)');
+    expect(trimmed).not.toContain('this.logger.log("\\xB7 " + key + ": " + value)');
+    expect(trimmed).toContain('this.logger.log("\\xB7 " + key + ": " + JSON.stringify(value))');
+    // A deprecation notice goes with its line, and with it the long text only that line read.
+    expect(plain).toContain('this.logger.warn(deprecatedMessage)');
+    expect(trimmed).not.toContain('this.logger.warn(deprecatedMessage)');
     expect(plain).toContain('this.logger.warn("Registration expired")');
     expect(trimmed).not.toContain('this.logger.warn("Registration expired")');
     expect(trimmed).toContain('this.logger.error(');
   });
 
   it('leaves a statement in place of each dropped line, so a brace-less if keeps its body', () => {
-    const source = ['if (ready)', '    this.logger.log("ready");', 'start();', '  this.logger.debug(`state ${this.state}`);', '  this.logger.log("a", b);', '  this.logger.warn("gone");', '  this.logger.error("kept");'].join('\n');
-    expect(dropDeadLogs(source).split('\n')).toEqual(['if (ready)', ';', 'start();', ';', '  this.logger.log("a", b);', ';', '  this.logger.error("kept");']);
+    const source = [
+      'if (ready)',
+      '    this.logger.log("ready");',
+      'start();',
+      '  this.logger.debug(`state ${this.state}`);',
+      '  this.logger.log("a", b);',
+      '  this.logger.warn("gone");',
+      '  this.logger.warn(message);',
+      '  this.logger.log("Sent: " + request.method + "\\n");',
+      '  this.logger.log("Sent: " + describe(request));',
+      '  this.logger.error("kept");',
+    ].join('\n');
+    expect(dropDeadLogs(source).split('\n')).toEqual([
+      'if (ready)',
+      ';',
+      'start();',
+      ';',
+      '  this.logger.log("a", b);',
+      ';',
+      ';',
+      ';',
+      '  this.logger.log("Sent: " + describe(request));',
+      '  this.logger.error("kept");',
+    ]);
   });
 });
