@@ -129,7 +129,7 @@ async function withHelper(page: Page): Promise<void> {
     const api = (window as unknown as { VoiceBrowser: typeof import('../lib/index.js') }).VoiceBrowser;
     const listeners = new Set<(s: import('../lib/index.js').VoiceBrowserStatus) => void>();
     const voice = api.createVoiceBrowser({
-      backend: api.createFetchBackend(),
+      backend: api.createFetchBackend({ queues: true }),
       remoteAudio: document.body.appendChild(document.createElement('audio')),
       onStatus: (status) => listeners.forEach((listen) => listen(status)),
     });

@@ -2,7 +2,8 @@ import { VoiceBrowserError } from './errors.js';
 import type { VoiceBackend } from './types.js';
 
 /**
- * The default backend: the six callbacks over `fetch` to the proxy's same-origin routes, and the queue ones.
+ * The default backend: the six callbacks over `fetch` to the proxy's same-origin routes, and the queue ones
+ * when asked for.
  * The only file of the library that touches `fetch`.
  */
 
@@ -11,6 +12,12 @@ export interface FetchBackendOptions {
   baseUrl?: string;
   /** Injected fetch; default the page's. */
   fetch?: typeof fetch;
+  /**
+   * Support desks: adds the queue callbacks (dequeue, the agent's claimed callers, the waiting callers' event
+   * stream) over the proxy's queue routes, which its `queues` option turns on. Default false: the helper then
+   * never asks for them, and `recover()` reads only the current session.
+   */
+  queues?: boolean;
 }
 
 /** Seconds or an HTTP date (RFC 9110 section 10.2.3) as milliseconds to wait. */
@@ -65,10 +72,14 @@ export function createFetchBackend(options: FetchBackendOptions = {}): VoiceBack
     getCall: (callId, { signal }) => request('GET', `/browser-calls/${id(callId)}`, signal),
     hangupCall: (callId, { signal }) => request('POST', `/browser-calls/${id(callId)}/hangup`, signal, {}),
     endSession: (sessionId, { signal }) => request('DELETE', `/browser-sessions/${id(sessionId)}`, signal, {}),
-    dequeue: (queueId, { signal }) => request('POST', `/queues/${id(queueId)}/dequeue`, signal, {}),
-    getQueueCall: (callId, { signal }) => request('GET', `/calls/${id(callId)}`, signal),
-    hangupQueueCall: (callId, { signal }) => request('POST', `/calls/${id(callId)}/hangup`, signal, {}),
-    listQueueCalls: ({ signal }) => request('GET', '/calls', signal),
-    queueEventsUrl: `${base}/queue-events`,
+    ...(options.queues
+      ? {
+          dequeue: (queueId, { signal }) => request('POST', `/queues/${id(queueId)}/dequeue`, signal, {}),
+          getQueueCall: (callId, { signal }) => request('GET', `/calls/${id(callId)}`, signal),
+          hangupQueueCall: (callId, { signal }) => request('POST', `/calls/${id(callId)}/hangup`, signal, {}),
+          listQueueCalls: ({ signal }) => request('GET', '/calls', signal),
+          queueEventsUrl: `${base}/queue-events`,
+        }
+      : {}),
   };
 }

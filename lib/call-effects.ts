@@ -27,6 +27,8 @@ export interface CallEffectsHost {
   dispatch(event: CallEvent): void;
   /** The current call's own routes (a queue's caller); undefined: a browser call's. */
   routes(): CallRoutes | undefined;
+  /** Starts the reads that look for a lost request's call (reconcile.ts, with the SIP chunk). */
+  reconcile(): void;
   /** Runs an INVITE's effect; undefined before a SIP link brought any. */
   invites(): ((effect: InviteEffect) => void) | undefined;
   /** The SIP link of the session now shown, if any. */
@@ -62,7 +64,7 @@ export function createCallEffects(host: CallEffectsHost) {
       case 'start_polling':
         return host.signal().aborted ? reads.stop() : reads.poll(effect.callId);
       case 'start_reconciling':
-        return host.signal().aborted ? reads.stop() : reads.reconcile();
+        return host.signal().aborted ? reads.stop() : host.reconcile();
       case 'stop_polling':
         return reads.stop();
       case 'hang_up':

@@ -1,12 +1,12 @@
 import { isTerminal, type CallEvent, type CallSlice } from './call-machine.js';
 import type { Clock } from './clock.js';
 import { toVoiceError } from './errors.js';
-import { createPoller, type Expectation, type Poller } from './poller.js';
+import { createPoller, type Expectation, type Poller, type PollerOptions } from './poller.js';
 import type { BrowserCall, CallbackOptions, VoiceBackend } from './types.js';
 
 /**
- * The reads of the call half: the one poller of a named call, or the reads of the user's current session
- * that look for the call of a lost request (reconcile by reads, never by dialing again). What a read
+ * The reads of the call half: the one poller of a named call, or the reads that look for the call of a lost
+ * request (reconcile.ts: reconcile by reads, never by dialing again). What a read
  * shows goes back to the call machine as an event; this file decides nothing about the call.
  */
 
@@ -38,8 +38,15 @@ export interface CallRoutes {
 export interface CallReads {
   /** Reads the call about once a second until a read shows it over. */
   poll(callId: string): void;
-  /** Reads the current session until it names the attempt's call, at most {@link RECONCILE_READS} times. */
-  reconcile(): void;
+  /** Replaces the poller with one of `read` (the reconciling reads of a lost request: reconcile.ts). */
+  watch<T>(options: Omit<PollerOptions<T>, 'clock'>): void;
+  /**
+   * The call a lost request may have made, if a read finds it: a browser call's in the current session (only
+   * this session's call, and one not seen before), another's where its routes say. Null: none runs.
+   */
+  lostCall(signal: AbortSignal): Promise<BrowserCall | null>;
+  /** Shows a failed read (the error clears at the next good read). */
+  failed(error: unknown): void;
   /** Reads now instead of at the next tick (see `Poller.pollNow`). */
   pollNow(expect?: Expectation): void;
   stop(): void;
@@ -57,13 +64,6 @@ export interface CallReads {
   proveEnded(ms: number): Promise<boolean>;
 }
 
-/**
- * How many reads of the current session look for the call of a lost request. A call the request made is
- * named by the first read while it runs; past the proxy's upstream deadline nothing new can appear, so
- * reading on would only spend the key's quota on a loop without end.
- */
-export const RECONCILE_READS = 15;
-
 /** Creates the call's reads; its closure holds the one poller and who waits for the call's end. */
 export function createCallReads(host: CallReadsHost): CallReads {
   const { backend, clock, dispatch } = host;
@@ -72,42 +72,9 @@ export function createCallReads(host: CallReadsHost): CallReads {
   const failed = (error: unknown) => dispatch({ type: 'read_failed', error: toVoiceError(error, 'network_error', 'reading the call failed; retrying').toStatus() });
   const unknownOutcome = () => host.call().attempt?.phase === 'outcome_unknown';
 
-  /**
-   * The call a lost request may have made, if a read finds it: a browser call's in the current session (only
-   * this session's call, and one not seen before), another's where its routes say. Null: none runs.
-   */
   const lostCall = (signal: AbortSignal): Promise<BrowserCall | null> =>
     host.routes()?.find({ signal }) ??
     backend.getCurrentSession({ signal }).then(({ call }) => (call && call.sessionId === host.sessionId() && !host.seen(call.id) ? call : null));
-
-  function reconcile(): void {
-    let reads = 0;
-    const exhausted = () => {
-      if (++reads < RECONCILE_READS || !unknownOutcome()) return;
-      dispatch({
-        type: 'reconcile_exhausted',
-        error: claimed
-          ? { code: 'dequeue_outcome_unknown', message: 'no caller was claimed: answerNext() again' }
-          : { code: 'call_outcome_unknown', message: 'no call of the lost request was found: retry startCall() with the same idempotencyKey to learn its outcome, or disconnect()' },
-      });
-    };
-    poller?.stop();
-    const claimed = host.call().attempt?.queueId !== undefined;
-    poller = createPoller({
-      clock,
-      read: lostCall,
-      isTerminal: () => !unknownOutcome(),
-      onRead: (call) => {
-        dispatch({ type: 'read_ok' });
-        if (call) dispatch({ type: 'attempt_reconciled', call });
-        else exhausted();
-      },
-      onError: (error) => {
-        failed(error);
-        exhausted();
-      },
-    });
-  }
 
   function poll(callId: string): void {
     poller?.stop();
@@ -164,7 +131,12 @@ export function createCallReads(host: CallReadsHost): CallReads {
 
   return {
     poll,
-    reconcile,
+    watch(options) {
+      poller?.stop();
+      poller = createPoller({ clock, ...options });
+    },
+    lostCall,
+    failed,
     pollNow: (expect) => poller?.pollNow(expect),
     stop() {
       poller?.stop();

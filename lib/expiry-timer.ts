@@ -3,6 +3,9 @@ import type { Clock } from './clock.js';
 /**
  * The timer of a session's `expiresAt` (expiry blocks new calls; an accepted call keeps its own
  * limit). The connection machine asks for it (`watch_expiry`, `stop_expiry`); the runtime runs it.
+ *
+ * @remarks
+ * Part of the SIP chunk (sip-adapter.ts re-exports it): only a registered session is watched.
  */
 
 /** The longest delay a browser timer takes (2^31 - 1 ms): a far expiry is timed in steps of it. */

@@ -2,7 +2,8 @@ import { LOSS_WARN_PERCENT, RTT_WARN_MS, SILENT_LEVEL } from './call-warnings.js
 import { checkStart } from './call-input.js';
 import type { Clock } from './clock.js';
 import { microphoneError } from './media-controls.js';
-import type { CallInput, CallQuality, PreflightCheck, PreflightReport, TimingEvent, VoiceBrowser, VoiceBrowserStatus } from './types.js';
+import type { Phone } from './tab-environment.js';
+import type { CallInput, CallQuality, PreflightCheck, PreflightReport, TimingEvent, VoiceBrowserStatus } from './types.js';
 
 /**
  * `preflight()`: whether calls will work in this browser, on this network, before the first one. It opens the
@@ -21,7 +22,7 @@ export const JITTER_WARN_MS = 30;
 /** What preflight needs from the helper that runs it. */
 export interface PreflightHost {
   /** A fresh helper of its own, over the page's backend and devices, telling its milestones and statuses here. */
-  helper(report: { onTiming(event: TimingEvent): void; onStatus(status: VoiceBrowserStatus): void }): VoiceBrowser;
+  helper(report: { onTiming(event: TimingEvent): void; onStatus(status: VoiceBrowserStatus): void }): Phone;
   clock: Clock;
   microphoneId?: string;
   /** Opens the microphone (default: getUserMedia); a seam for tests. */

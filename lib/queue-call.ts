@@ -38,3 +38,10 @@ export function queueRoutes(backend: VoiceBackend): CallRoutes {
     find: (options) => routes.listQueueCalls(options).then(({ calls }) => calls.map(asBrowserCall).find((call) => call.busy) ?? null),
   };
 }
+
+/** The caller still bridged to this agent, with its routes, if a read of its claimed callers finds one (recover()). */
+export async function claimedCaller(backend: VoiceBackend, signal: AbortSignal): Promise<{ call: BrowserCall; routes: CallRoutes } | null> {
+  const routes = queueRoutes(backend);
+  const call = await routes.find({ signal });
+  return call && { call, routes };
+}

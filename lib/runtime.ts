@@ -5,9 +5,10 @@ import { createCallReads, type CallRoutes } from './call-reads.js';
 import type { Clock } from './clock.js';
 import { disconnected, transition as connectionTransition, type ConnectionEvent, type ConnectionSlice } from './connection-machine.js';
 import type { VoiceBrowserError } from './errors.js';
-import { createExpiryTimer } from './expiry-timer.js';
+import type { createExpiryTimer, ExpiryTimer } from './expiry-timer.js';
 import type { createInviteEffects, InviteEffects } from './invite-effects.js';
-import type { queueRoutes } from './queue-call.js';
+import type { claimedCaller } from './queue-call.js';
+import type { reconcileReads } from './reconcile.js';
 import type { createLinkEvents } from './link-events.js';
 import type { createMediaStatus, MediaStatus } from './media-status.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
@@ -36,7 +37,9 @@ export interface RuntimeSeams {
 export interface LinkParts {
   openSipLink(options: SipLinkOptions): Promise<SipLink>;
   createInviteEffects: typeof createInviteEffects;
-  queueRoutes: typeof queueRoutes;
+  claimedCaller: typeof claimedCaller;
+  reconcileReads: typeof reconcileReads;
+  createExpiryTimer: typeof createExpiryTimer;
   createMediaStatus: typeof createMediaStatus;
   createLinkEvents: typeof createLinkEvents;
 }
@@ -74,11 +77,12 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
   let origin: CallOrigin | undefined;
   let mediaStatus: MediaStatus | undefined;
   let invites: InviteEffects | undefined;
+  /** Only startCall() and answerNext() lose an answer, and both come with the SIP chunk that brings this. */
+  let reconcile: (() => void) | undefined;
   const milestones = createCallMilestones(store.timing, RECENT_CALLS);
   const callTiming = (name: CallMilestone, callId: string | undefined) => milestones.report(name, callId, origin?.startedAt);
-  const expiry = createExpiryTimer(clock, () =>
-    connection({ type: 'session_expired', error: { code: 'browser_session_unavailable', message: 'the session expired; renew() it while idle to take calls again' } }),
-  );
+  /** The session's expiry timer: only a registered session is watched, so it comes with the SIP chunk. */
+  let expiry: ExpiryTimer | undefined;
   const reads = createCallReads({ backend, clock, call: () => callSlice, dispatch: (event) => call(event), sessionId: () => origin?.sessionId, seen: milestones.seen, routes: () => origin?.routes });
   const effects = createCallEffects({
     backend,
@@ -90,6 +94,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     dispatch: (event) => call(event),
     routes: () => origin?.routes,
     invites: () => invites?.run,
+    reconcile: () => reconcile?.(),
     link: () => link,
     signal: () => lifetime.signal,
     timing: callTiming,
@@ -103,8 +108,8 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     const reported = produced.find((effect) => effect.type === 'report');
     store.commit({ connection: next.connection, session: next.session, ...(reported ? { error: reported.error } : {}) });
     for (const effect of produced) {
-      if (effect.type === 'watch_expiry') expiry.watch(effect.expiresAt);
-      if (effect.type === 'stop_expiry') expiry.stop();
+      if (effect.type === 'watch_expiry') expiry?.watch(effect.expiresAt);
+      if (effect.type === 'stop_expiry') expiry?.stop();
     }
   }
 
@@ -164,6 +169,10 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
         isCurrent: effects.isCurrent,
       }));
       invites ??= parts.createInviteEffects({ call: () => callSlice, dispatch: call, reads, show: store.commit, timing: callTiming });
+      reconcile ??= () => parts.reconcileReads(reads, { call: () => callSlice, dispatch: call });
+      expiry ??= parts.createExpiryTimer(clock, () =>
+        connection({ type: 'session_expired', error: { code: 'browser_session_unavailable', message: 'the session expired; renew() it while idle to take calls again' } }),
+      );
       const events = parts.createLinkEvents({
         live: () => token === linkToken,
         effects: { ...effects, receive: invites.receive },
@@ -201,15 +210,14 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
      * milestones untimed (it did not start in this page).
      */
     recoverCall(found: BrowserCall, sessionId: string, routes?: CallRoutes): void {
-      origin = { sessionId, ...(routes ? { routes } : {}) };
+      origin = { sessionId, routes };
       call({ type: 'call_recovered', call: found });
     },
-    /** A queue's caller claimed for this agent, with its routes, if a read finds one (they come with the SIP chunk). */
-    async claimedCaller(): Promise<{ call: BrowserCall; routes: CallRoutes } | null> {
-      const routes = (await seams.linkParts()).queueRoutes(backend);
-      const claimed = await routes.find({ signal: lifetime.signal });
-      return claimed && { call: claimed, routes };
-    },
+    /**
+     * A queue's caller still bridged to this agent, with its routes, if a read finds one. They come with the SIP
+     * chunk, which a desk's page has loaded already to watch its queues.
+     */
+    claimedCaller: () => seams.linkParts().then((parts) => parts.claimedCaller(backend, lifetime.signal)),
     /** Asks the service to end the call; with no call id yet, as soon as one is known (busy stays). */
     hangup: effects.hangup,
     waitForCallEnd: reads.waitForEnd,

@@ -1,7 +1,7 @@
 import { toVoiceError, VoiceBrowserError, type VoiceErrorCode } from './errors.js';
-import type { TabAnswer, TabEnvironment, TabMessage, TabMethod } from './tab-environment.js';
+import type { Phone, TabAnswer, TabEnvironment, TabMessage, TabMethod } from './tab-environment.js';
 import { deepFreeze, INITIAL_STATUS } from './status-snapshot.js';
-import type { Connection, VoiceBrowser, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
+import type { Connection, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
 
 /**
  * Many tabs, one phone (`tabs: 'shared'`): the tabs of one origin elect a leader with a lock; the leader alone
@@ -47,14 +47,14 @@ const FORWARDED = ['recover', 'connect', 'disconnect', 'startCall', 'answerNext'
  * The helper of one tab among shared tabs. `makeLeader` makes the real helper, once this tab leads. One
  * closure past 40 lines: the leader's and the followers' halves share who leads and what was last shown.
  */
-export function createSharedTabs(options: VoiceBrowserOptions, env: TabEnvironment, makeLeader: (options: VoiceBrowserOptions) => VoiceBrowser): VoiceBrowser {
+export function createSharedTabs(options: VoiceBrowserOptions, env: TabEnvironment, makeLeader: (options: VoiceBrowserOptions) => Phone): Phone {
   const me = Math.random().toString(36).slice(2);
   const channel = env.open(TABS_NAME);
   /** The tab whose status this one shows: itself once it leads, unknown until one is heard. */
   let leader: string | undefined;
   /** Whether a leader's status was ever shown here: what a new leader picks up from. */
   let heard = false;
-  let helper: VoiceBrowser | undefined;
+  let helper: Phone | undefined;
   let left = false;
   let shown = withTab(INITIAL_STATUS, false);
   let nextId = 0;
@@ -70,7 +70,7 @@ export function createSharedTabs(options: VoiceBrowserOptions, env: TabEnvironme
 
   /** Runs a method in this tab's helper: the leader's own calls and the ones other tabs send it. */
   const run = (method: TabMethod, args: unknown[]): Promise<unknown> => {
-    const own = helper as VoiceBrowser;
+    const own = helper as Phone;
     const status = own.status();
     // In shared tabs recover() asks what the phone holds: once the leader has a session, its status is the answer.
     if (method === 'recover' && (status.connection !== 'disconnected' || status.session || status.busy)) return Promise.resolve(status);
@@ -199,7 +199,7 @@ export function createSharedTabs(options: VoiceBrowserOptions, env: TabEnvironme
     },
   };
   for (const method of FORWARDED) Object.assign(shared, { [method]: (...args: unknown[]) => call(method, args) });
-  return shared as VoiceBrowser;
+  return shared as Phone;
 }
 
 /** The status as this tab shows it: the leader's, with which tab holds the phone. */

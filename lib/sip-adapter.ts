@@ -16,11 +16,13 @@ import { callIdOf, handlerOf, incomingInvite, sendInfo, watchSession } from './s
 // and preflight().
 export { createCallControl } from './call-control.js';
 export { createCloseProtection } from './close-protection.js';
+export { createExpiryTimer } from './expiry-timer.js';
 export { createInviteEffects } from './invite-effects.js';
 export { createLinkEvents } from './link-events.js';
 export { createMediaStatus } from './media-status.js';
 export { runPreflight } from './preflight.js';
-export { queueRoutes } from './queue-call.js';
+export { claimedCaller } from './queue-call.js';
+export { reconcileReads } from './reconcile.js';
 export { watchQueueStream } from './queue-watch.js';
 export { createSessionSetup } from './session-setup.js';
 

@@ -6,6 +6,9 @@ import type { BrowserCall, PreflightReport, TimingEvent, VoiceBrowser, VoiceBrow
  * touches either; tests hand in fakes (`voice-browser/testing`).
  */
 
+/** A helper before createVoiceBrowser gives it watchQueues(), which every tab runs for itself. */
+export type Phone = Omit<VoiceBrowser, 'watchQueues'>;
+
 /** The methods a tab that does not hold the phone runs in the one that does. */
 export type TabMethod = Exclude<keyof VoiceBrowser, 'status' | 'resumeAudio' | 'destroy' | 'watchQueues'>;
 

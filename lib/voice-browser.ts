@@ -9,7 +9,7 @@ import type { watchQueueStream } from './queue-watch.js';
 import { createRuntime, type LinkParts } from './runtime.js';
 import type { createSessionSetup, SessionSetup } from './session-setup.js';
 import { createSharedTabs } from './shared-tabs.js';
-import { browserTabs, type TabEnvironment } from './tab-environment.js';
+import { browserTabs, type Phone, type TabEnvironment } from './tab-environment.js';
 import { RENEWABLE_CONNECTIONS, type PreflightReport, type VoiceBrowser, type VoiceBrowserOptions, type VoiceBrowserStatus } from './types.js';
 
 
@@ -74,7 +74,8 @@ export interface HelperInternals {
  */
 export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: HelperInternals): VoiceBrowser {
   const tabs = options.tabs === 'independent' ? undefined : internals.tabs === undefined ? browserTabs() : internals.tabs;
-  const voice = tabs ? createSharedTabs(options, tabs, (leading) => createHelper(leading, internals, tabs.page)) : createHelper(options, internals, pageOf());
+  const phone = tabs ? createSharedTabs(options, tabs, (leading) => createHelper(leading, internals, tabs.page)) : createHelper(options, internals, pageOf());
+  const voice = phone as VoiceBrowser;
   // Every tab watches the queues itself: the stream only reads, so it needs no leader.
   voice.watchQueues = (listener) => {
     const url = options.backend.queueEventsUrl;
@@ -95,7 +96,7 @@ const pageOf = (): EventTarget | undefined => (typeof globalThis.addEventListene
  * The helper that holds a phone: a tab's own, or the shared tabs' leader's. One closure past 40 lines: the
  * methods, each a few lines, share the operations in flight.
  */
-function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, page: EventTarget | undefined): VoiceBrowser {
+function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, page: EventTarget | undefined): Phone {
   /** closeProtection's watch of the status: it matters only once a call can hold audio, so it comes with SIP.js. */
   let guard: ((status: VoiceBrowserStatus) => void) | undefined;
   const options: VoiceBrowserOptions = {
@@ -114,9 +115,12 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
     if (given.closeProtection !== false) guard ??= parts.createCloseProtection(page);
     return (loaded ??= { setup: parts.createSessionSetup(rt), calls: parts.createCallControl(rt) });
   };
-  /** Runs an operation of the SIP chunk, loaded on first use; a failed download rejects it `connection_failed`. */
-  const withSip = <T>(run: (operations: SipOperations) => Promise<T>): Promise<T> =>
-    loaded ? run(loaded) : load().then(run, (error: unknown) => rt.fail(toVoiceError(error, 'connection_failed', 'could not load the SIP part of the helper')));
+  /** A failed download of the SIP chunk rejects the operation that needed it `connection_failed`. */
+  const unloaded = (error: unknown) => rt.fail(toVoiceError(error, 'connection_failed', 'could not load the SIP part of the helper'));
+  /** Runs an operation of the SIP chunk, loaded on first use. */
+  const withSip = <T>(run: (operations: SipOperations) => Promise<T>): Promise<T> => (loaded ? run(loaded) : load().then(run, unloaded));
+  /** recover() and preflight() are for a helper that holds nothing yet. */
+  const notFresh = (method: string) => rt.fail(new VoiceBrowserError('browser_session_unavailable', `${method}() is for a fresh helper, before connect()`));
   const connection = () => rt.connectionState.connection;
   /** The operation of each kind in flight: a second call joins it. */
   let connecting: Promise<void> | undefined;
@@ -127,14 +131,12 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
   /** Before connect(): nothing held, nothing being found. */
   const fresh = () => connection() === 'disconnected' && !rt.status().session && !rt.callState.busy && !recovering && !connecting;
 
-  const helper: VoiceBrowser = {
+  const helper: Phone = {
     recover() {
       if (recovering) return recovering;
       // A preflight's own session would be found: recover() looks after it is gone.
       if (testing) return testing.then(() => helper.recover());
-      if (!fresh()) {
-        return rt.fail(new VoiceBrowserError('browser_session_unavailable', 'recover() is for a fresh helper, before connect()'));
-      }
+      if (!fresh()) return notFresh('recover');
       recovering = lines.recover().finally(() => (recovering = undefined));
       return recovering;
     },
@@ -168,8 +170,6 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
     },
     startCall: (input, callOptions) => withSip(({ calls }) => calls.startCall(input, callOptions)),
     answerNext: (queueId) => withSip(({ calls }) => calls.answerNext(queueId)),
-    // Set by createVoiceBrowserWith for every tab.
-    watchQueues: () => () => undefined,
     hangup: rt.hangup,
     mute(muted) {
       try {
@@ -193,10 +193,10 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
     status: () => rt.status(),
     preflight(call) {
       if (testing) return testing;
-      if (!fresh()) return rt.fail(new VoiceBrowserError('browser_session_unavailable', 'preflight() is for a fresh helper, before connect()'));
+      if (!fresh()) return notFresh('preflight');
       testing = sip()
         .then((chunk) => chunk.runPreflight(call, { helper: (report) => createHelper({ ...given, ...report, remoteAudio: undefined, closeProtection: false }, internals, undefined), clock: rt.clock, microphoneId: options.audioDevices?.microphoneId }))
-        .catch((error: unknown) => rt.fail(toVoiceError(error, 'connection_failed', 'preflight() could not load its SIP part')))
+        .catch(unloaded)
         .finally(() => (testing = undefined));
       return testing;
     },

@@ -60,7 +60,8 @@ const sameDevices = (a: AudioDevices, b: AudioDevices) => (a.microphoneId || '')
 function buildHelper(chosen: AudioDevices, audio: HTMLAudioElement, slot: RefObject<Held | null>, listener: HelperListener): Held {
   const audioDevices = { ...(chosen.microphoneId ? { microphoneId: chosen.microphoneId } : {}), ...(chosen.speakerId ? { speakerId: chosen.speakerId } : {}) };
   const voice: VoiceBrowser = createVoiceBrowser({
-    backend: createFetchBackend(),
+    // The demo server turns its proxy's queues on: the support desk panel uses them.
+    backend: createFetchBackend({ queues: true }),
     // `?tabs=independent` shows each tab as a phone of its own (the e2e suite's tests of that mode use it).
     tabs: new URLSearchParams(location.search).get('tabs') === 'independent' ? 'independent' : 'shared',
     remoteAudio: audio,

@@ -15,7 +15,9 @@ import { createLinkEvents } from '../link-events.js';
 import { createMediaStatus } from '../media-status.js';
 import { runPreflight } from '../preflight.js';
 import { createInviteEffects } from '../invite-effects.js';
-import { queueRoutes } from '../queue-call.js';
+import { claimedCaller } from '../queue-call.js';
+import { reconcileReads } from '../reconcile.js';
+import { createExpiryTimer } from '../expiry-timer.js';
 import { watchQueueStream } from '../queue-watch.js';
 import type { VoiceBrowser, VoiceBrowserOptions } from '../types.js';
 import { createVoiceBrowserWith } from '../voice-browser.js';
@@ -80,6 +82,6 @@ export function createTestVoiceBrowser(options: TestVoiceBrowserOptions = {}): T
   const backend = given ?? new FakeBackend(journal);
   const sip = new FakeSip(journal);
   const clock = givenClock ?? new FakeClock(startAt ?? DEFAULT_START);
-  const voice = createVoiceBrowserWith({ ...helperOptions, backend }, { clock, sipParts: { openSipLink: sip.openSipLink, createMediaStatus, createLinkEvents, createCallControl, createSessionSetup, createCloseProtection, runPreflight, watchQueueStream, createInviteEffects, queueRoutes }, tabs: tab ?? null });
+  const voice = createVoiceBrowserWith({ ...helperOptions, backend }, { clock, sipParts: { openSipLink: sip.openSipLink, createMediaStatus, createLinkEvents, createCallControl, createSessionSetup, createCloseProtection, runPreflight, watchQueueStream, createInviteEffects, claimedCaller, reconcileReads, createExpiryTimer }, tabs: tab ?? null });
   return { voice, backend, sip, clock, journal };
 }

@@ -101,6 +101,24 @@ describe('createFetchBackend', () => {
     await expect(backend.createCall(input, { idempotencyKey: 'key-1', signal })).resolves.toEqual({ call });
   });
 
+  it('speaks to the queue routes only when asked to (queues: true), escaping ids', async () => {
+    expect(createFetchBackend({ fetch: fakeFetch().fetch })).not.toHaveProperty('dequeue');
+    expect(createFetchBackend({ fetch: fakeFetch().fetch }).queueEventsUrl).toBeUndefined();
+    const { fetch, sent } = fakeFetch();
+    const backend = createFetchBackend({ fetch, queues: true, baseUrl: 'https://app.example/api' });
+    await backend.dequeue?.('q/1', { signal });
+    await backend.getQueueCall?.('c 1', { signal });
+    await backend.hangupQueueCall?.('c-1', { signal });
+    await backend.listQueueCalls?.({ signal });
+    expect(sent.map((request) => `${request.method} ${request.url}`)).toEqual([
+      'POST https://app.example/api/voice/queues/q%2F1/dequeue',
+      'GET https://app.example/api/voice/calls/c%201',
+      'POST https://app.example/api/voice/calls/c-1/hangup',
+      'GET https://app.example/api/voice/calls',
+    ]);
+    expect(backend.queueEventsUrl).toBe('https://app.example/api/voice/queue-events');
+  });
+
   it('escapes ids in paths', async () => {
     const { fetch, sent } = fakeFetch();
     await createFetchBackend({ fetch }).getCall('a/b?c', { signal });

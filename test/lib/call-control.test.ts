@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
 import { VoiceBrowserError } from '../../lib/errors.js';
-import { RECONCILE_READS } from '../../lib/call-reads.js';
+import { RECONCILE_READS } from '../../lib/reconcile.js';
 import { EXPECT_RETRY_MS } from '../../lib/poller.js';
 import { httpError, networkError } from '../../lib/testing/fake-backend.js';
 import { CALL, connected, inCall, talking } from '../support/helper-world.js';

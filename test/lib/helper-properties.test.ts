@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RECONCILE_READS } from '../../lib/call-reads.js';
+import { RECONCILE_READS } from '../../lib/reconcile.js';
 import { VoiceBrowserError } from '../../lib/errors.js';
 import { EXPECT_TRIES } from '../../lib/poller.js';
 import type { BrowserCall } from '../../lib/types.js';

@@ -6,7 +6,9 @@ import { createSessionSetup } from '../../lib/session-setup.js';
 import { createLinkEvents } from '../../lib/link-events.js';
 import { createMediaStatus } from '../../lib/media-status.js';
 import { createInviteEffects } from '../../lib/invite-effects.js';
-import { queueRoutes } from '../../lib/queue-call.js';
+import { claimedCaller } from '../../lib/queue-call.js';
+import { reconcileReads } from '../../lib/reconcile.js';
+import { createExpiryTimer } from '../../lib/expiry-timer.js';
 import { watchQueueStream } from '../../lib/queue-watch.js';
 import { PREFLIGHT_BUDGET_MS, runPreflight, type PreflightHost } from '../../lib/preflight.js';
 import { FakeBackend, httpError } from '../../lib/testing/fake-backend.js';
@@ -28,7 +30,7 @@ function preflightWorld(microphone?: () => Promise<MediaStream>) {
   const released: string[] = [];
   const stream = { getTracks: () => [{ stop: () => released.push('microphone') }] } as unknown as MediaStream;
   const host: PreflightHost = {
-    helper: (report) => createVoiceBrowserWith({ backend, ...report }, { clock, sipParts: { openSipLink: sip.openSipLink, createMediaStatus, createLinkEvents, createCallControl, createSessionSetup, createCloseProtection, runPreflight, watchQueueStream, createInviteEffects, queueRoutes }, tabs: null }),
+    helper: (report) => createVoiceBrowserWith({ backend, ...report }, { clock, sipParts: { openSipLink: sip.openSipLink, createMediaStatus, createLinkEvents, createCallControl, createSessionSetup, createCloseProtection, runPreflight, watchQueueStream, createInviteEffects, claimedCaller, reconcileReads, createExpiryTimer }, tabs: null }),
     clock,
     openMicrophone: microphone ?? (() => Promise.resolve(stream)),
   };

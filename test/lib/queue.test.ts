@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { RECONCILE_READS } from '../../lib/call-reads.js';
+import { RECONCILE_READS } from '../../lib/reconcile.js';
 import { REOPEN_MS, watchQueueStream } from '../../lib/queue-watch.js';
 import { httpError, networkError } from '../../lib/testing/fake-backend.js';
 import type { QueueCaller } from '../../lib/types.js';
