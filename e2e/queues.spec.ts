@@ -2,15 +2,15 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from '@playwright/test';
 import { SIGNATURE_HEADER, serializeEvent, signBody } from '../contract/queue-webhook.js';
 import type { InboundCallRecord } from '../simulator/control-client.js';
-import { expect, hangUp, logInAndConnect, pageAudioStats, recordPeerConnections, screenshot, test, type Simulator } from './fixtures.js';
+import { expect, hangUp, logInAndConnect, pageAudioStats, recordPeerConnections, reloadConfirmed, screenshot, test, type Simulator } from './fixtures.js';
 
 /**
  * Support desks (DESIGN.md, "Support desks: queued inbound calls"), in real Chromium against the demo server and
  * its simulator: callers arrive through the control API (`/__sim/inbound`), every agent's queue panel lists them
  * live, Answer next claims the head caller and the call rings that agent's page, where it runs on the call card
  * like a browser call (audio both ways, DTMF, hang-up). A caller who hangs up while queued leaves every panel; an
- * agent whose page never answers puts the caller back at the head for the next agent; a webhook not signed with
- * the queues' secret is refused and shows nobody.
+ * agent whose page never answers puts the caller back at the head for the next agent; a reload mid-call shows the
+ * caller for cleanup; a webhook not signed with the queues' secret is refused and shows nobody.
  */
 
 /** The number the callers dialled (the desk's line). */
@@ -286,6 +286,38 @@ test("an agent whose page never answers puts the caller back at the head of the 
   } finally {
     await silent.context.close();
     await next.context.close();
+  }
+});
+
+test('a reload while talking with a caller shows that caller for cleanup, and Hang up ends the call at the service', async ({ browser, simulator }) => {
+  test.setTimeout(90_000);
+  await emptyTheQueues(simulator);
+  const agent = await openAgent(browser, 'e2e-queue-reload');
+  const page = agent.page;
+  try {
+    const support = (await queueIds(page)).Support ?? '';
+    const caller = await simulator.inbound({ queueId: support, from: '+14155550141', to: LINE });
+    await allList([page], 'Support', [caller.from]);
+    await answerNext(page, 'Support').click();
+    await holdsCaller(page, caller, 'Support');
+
+    // The reload ends the page's audio (closeProtection asks first); recover() finds the caller among the agent's.
+    await reloadConfirmed(page);
+    await expect(page.getByTestId('connection')).toHaveText('recovery_required');
+    await expect(page.getByTestId('call-id')).toHaveText(caller.id);
+    await expect(page.getByTestId('call-queue')).toHaveText(support);
+    await expect(page.getByTestId('busy')).toHaveText('true');
+    await expect(page.getByRole('button')).toHaveText(['Hang up', 'End session']);
+    expect(await stateOf(simulator, caller.id)).toBe('established');
+
+    await page.getByRole('button', { name: 'Hang up' }).click();
+    await expect(page.getByTestId('busy')).toHaveText('false');
+    await expect(page.getByTestId('call-state')).toHaveText('ended');
+    expect(await stateOf(simulator, caller.id)).toBe('finished');
+    await page.getByRole('button', { name: 'End session' }).click();
+    await expect(page.getByTestId('connection')).toHaveText('disconnected');
+  } finally {
+    await agent.context.close();
   }
 });
 
