@@ -109,7 +109,7 @@ async function startDesk(simUrl: string, received: Stamps): Promise<{ url: strin
     return new Promise<void>((resolve) => server.close(() => resolve()));
   };
   let refusal = 'the queues could not be made';
-  const queues = await createDemoQueues(voice, `${url}/voice/queue-events`, (line) => (refusal = line));
+  const queues = await createDemoQueues(voice, `${url}/voice/queue-events`, undefined, (line) => (refusal = line));
   if (!queues) {
     await close();
     throw new Error(refusal);

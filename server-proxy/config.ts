@@ -21,6 +21,7 @@ const variables = {
   VOICE_USER_RATE_PER_MINUTE: requestCount().optional(),
   VOICE_USER_RATE_PER_HOUR: requestCount().optional(),
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+  QUEUE_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent'], { error: 'must be one of debug, info, warn, error, silent' }).default('info'),
 };
 
@@ -67,6 +68,12 @@ export interface Config {
   userRate(keyQuota?: Rate): Rate;
   /** Set: the per-user counts and the key's budget live in this Redis, shared by every proxy replica. */
   redisUrl: string | undefined;
+  /**
+   * The `notifySecret` of the demo's queues. Set, replicas that share it share the queues: one that finds them
+   * at the service takes them instead of making its own. Unset, each process makes its queues with a secret of
+   * its own.
+   */
+  queueSecret: string | undefined;
   /** The proxy's log level: `info` writes a JSON line per request, `warn` only its notices. */
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
@@ -85,6 +92,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       perHour: e.VOICE_USER_RATE_PER_HOUR ?? Math.max(1, Math.floor(0.5 * keyQuota.perHour)),
     }),
     redisUrl: e.REDIS_URL,
+    queueSecret: e.QUEUE_SECRET,
     logLevel: e.LOG_LEVEL,
   };
 }

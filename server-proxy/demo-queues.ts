@@ -31,16 +31,29 @@ async function createQueue(upstream: ReturnType<typeof createUpstream>, name: st
   return id;
 }
 
+/** The key's queues of each demo name, as the service lists them (the first of a name, if several). */
+async function existingQueues(upstream: ReturnType<typeof createUpstream>): Promise<Map<string, string>> {
+  const response = await upstream({ method: 'GET', path: '/queues' });
+  if (response.status !== 200) throw new Error(`GET /queues answered ${response.status}`);
+  const queues = (response.body as { queues?: Array<{ id?: unknown; name?: unknown }> } | undefined)?.queues ?? [];
+  const byName = new Map<string, string>();
+  for (const { id, name } of queues) if (typeof id === 'string' && typeof name === 'string' && !byName.has(name)) byName.set(name, id);
+  return byName;
+}
+
 /**
  * Makes the demo's queues at the service, posting their webhooks to `notifyUrl`; resolves null, after one line
- * on `log` saying why, when the service would not (the demo then runs without its support desk).
+ * on `log` saying why, when the service would not (the demo then runs without its support desk). With `secret`
+ * (`QUEUE_SECRET`), queues of the demo's names already at the service are taken as they are: another replica
+ * made them with that secret, and their webhooks reach this one's agents through Redis.
  */
-export async function createDemoQueues(voice: UpstreamOptions, notifyUrl: string, log: (line: string) => void = console.error): Promise<DemoQueues | null> {
+export async function createDemoQueues(voice: UpstreamOptions, notifyUrl: string, secret?: string, log: (line: string) => void = console.error): Promise<DemoQueues | null> {
   const upstream = createUpstream({ timeoutMs: 5000, ...voice });
-  const notifySecret = randomBytes(32).toString('base64url');
+  const notifySecret = secret ?? randomBytes(32).toString('base64url');
   try {
+    const existing = secret ? await existingQueues(upstream) : new Map<string, string>();
     const ids: string[] = [];
-    for (const name of DEMO_QUEUE_NAMES) ids.push(await createQueue(upstream, name, notifyUrl, notifySecret));
+    for (const name of DEMO_QUEUE_NAMES) ids.push(existing.get(name) ?? (await createQueue(upstream, name, notifyUrl, notifySecret)));
     return { notifySecret, ids };
   } catch (error) {
     log(`start-up: the demo's queues could not be made (${error instanceof HttpError ? error.code : error instanceof Error ? error.message : String(error)}); the support desk is off`);

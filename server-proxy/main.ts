@@ -76,7 +76,7 @@ async function main(): Promise<void> {
     server.listen(config.port, config.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const queues = await createDemoQueues(running.voice, `http://${config.host === '::1' ? '[::1]' : '127.0.0.1'}:${port}/voice/queue-events`);
+  const queues = await createDemoQueues(running.voice, `http://${config.host === '::1' ? '[::1]' : '127.0.0.1'}:${port}/voice/queue-events`, config.queueSecret);
   const app = createDemoApp({
     voice: running.voice,
     sessionSecret: config.sessionSecret,

@@ -25,6 +25,7 @@ describe('per-user limits', () => {
     ['VOICE_USER_RATE_PER_MINUTE', '0'],
     ['VOICE_USER_RATE_PER_HOUR', 'lots'],
     ['REDIS_URL', 'http://127.0.0.1:6379'],
+    ['QUEUE_SECRET', 'too-short'],
   ])('stop start-up with one line naming %s=%s', (name, value) => {
     expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => parseConfig({ [name]: value })).toThrow(new RegExp(`^configuration: ${name} `));
@@ -35,6 +36,13 @@ describe('REDIS_URL', () => {
   it('is unset by default (counts in memory) and kept when it is a redis:// URL', () => {
     expect(parseConfig({}).redisUrl).toBeUndefined();
     expect(parseConfig({ REDIS_URL: 'redis://127.0.0.1:6379/2' }).redisUrl).toBe('redis://127.0.0.1:6379/2');
+  });
+});
+
+describe('QUEUE_SECRET', () => {
+  it('is unset by default (a secret per process) and kept when long enough', () => {
+    expect(parseConfig({}).queueSecret).toBeUndefined();
+    expect(parseConfig({ QUEUE_SECRET: 'q'.repeat(32) }).queueSecret).toBe('q'.repeat(32));
   });
 });
 
