@@ -1,3 +1,4 @@
+import { TERMINAL_GENERIC_STATES, type QueueCallRecord } from '../contract/queue-call.js';
 import type { WaitingCaller } from './queue-events.js';
 
 /**
@@ -6,24 +7,11 @@ import type { WaitingCaller } from './queue-events.js';
  * a call is the user's.
  */
 
-/** A generic call, the fields the proxy reads. */
-export interface QueueCall {
-  id: string;
-  queueId: string;
-  from: string;
-  to: string;
-  /** spec 3.1: `queued`, `dequeuing`, `established`, ... or a terminal state. */
-  state: string;
-  /** The agent the call was last bridged to by a dequeue; null before any. */
-  agentId: string | null;
-  createdAt: string;
-}
-
-/** spec 3.1: the terminal generic call states. */
-const TERMINAL_STATES: ReadonlySet<string> = new Set(['finished', 'failed', 'cancelled', 'no_answer', 'busy']);
+/** A generic call, the fields the proxy reads (contract/queue-call.ts). */
+export type QueueCall = Pick<QueueCallRecord, 'id' | 'queueId' | 'from' | 'to' | 'state' | 'agentId' | 'createdAt'>;
 
 /** Whether `state` is one a call never leaves (spec 3.1). */
-export const isTerminal = (state: string): boolean => TERMINAL_STATES.has(state);
+export const isTerminal = (state: string): boolean => TERMINAL_GENERIC_STATES.has(state);
 
 /** The call in a record the service returned, or null when it is not one. */
 export function queueCallOf(value: unknown): QueueCall | null {

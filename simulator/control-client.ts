@@ -5,8 +5,11 @@
  *
  * @remarks
  * The shapes here are the wire's, written out so the package's types reach nothing of werift;
- * test/simulator/wire-shapes.test.ts holds them to the simulator's own.
+ * test/simulator/wire-shapes.test.ts holds them to the simulator's own. An inbound call's is the contract's
+ * (contract/queue-call.ts), which the simulator and the proxy share.
  */
+
+import type { QueueCallRecord } from '../contract/queue-call.js';
 
 /** A browser call as the simulator holds it (the REST record, every field). */
 export interface SimulatedCallRecord {
@@ -168,22 +171,8 @@ export interface SimulatorControl {
   reset(): Promise<void>;
 }
 
-/** An inbound call (spec 3.1 states) as the service holds it. */
-export interface InboundCallRecord {
-  /** `c_` and letters or digits. */
-  id: string;
-  direction: 'inbound';
-  queueId: string;
-  from: string;
-  to: string;
-  state: string;
-  /** The agent the last dequeue bridged the call to; null until one did. */
-  agentId: string | null;
-  createdAt: string;
-  /** When the agent answered the last dequeue's INVITE. */
-  answeredAt: string | null;
-  endedAt: string | null;
-}
+/** An inbound call (spec 3.1 states) as the service holds it: the record its REST API answers. */
+export type InboundCallRecord = QueueCallRecord;
 
 /**
  * The control API of the simulator listening at `url` (its root, e.g. `http://127.0.0.1:8090`).

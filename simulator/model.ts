@@ -1,3 +1,4 @@
+import type { QueueCallRecord } from '../contract/queue-call.js';
 import { TERMINAL_CALL_STATES, type BROWSER_CALL_STATES } from '../lib/types.js';
 
 /**
@@ -106,28 +107,12 @@ export interface Queue {
 /** Generic call states (spec 3.1); `active` in a listing is every state before the terminal ones. */
 export type GenericCallState = 'calling' | 'ringing' | 'pre_established' | 'established' | 'queued' | 'dequeuing' | 'finished' | 'failed' | 'cancelled' | 'no_answer' | 'busy';
 
-export const TERMINAL_GENERIC_STATES: ReadonlySet<GenericCallState> = new Set(['finished', 'failed', 'cancelled', 'no_answer', 'busy']);
+export { TERMINAL_GENERIC_STATES } from '../contract/queue-call.js';
 
 /** DESIGN.md: an agent that does not answer a dequeued caller in 20 s puts the caller back at the head. */
 export const QUEUE_ANSWER_TIMEOUT_MS = 20_000;
 
-/** An inbound call that reached a queue (spec 3.1, 4.8, 6.1). */
-export interface QueueCall {
-  id: string;
-  direction: 'inbound';
-  queueId: string;
-  /** The caller, E.164. */
-  from: string;
-  /** The number dialled, E.164. */
-  to: string;
+/** An inbound call that reached a queue (contract/queue-call.ts), in a state the simulator sets. */
+export interface QueueCall extends QueueCallRecord {
   state: GenericCallState;
-  /**
-   * The agent the last dequeue bridged the call to: set by the dequeue, kept when the call ends or goes back to
-   * the queue unanswered, replaced by the next dequeue. Null while no agent claimed it.
-   */
-  agentId: string | null;
-  createdAt: string;
-  /** When the agent answered the last dequeue's INVITE (`established`). */
-  answeredAt: string | null;
-  endedAt: string | null;
 }
