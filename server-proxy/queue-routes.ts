@@ -68,6 +68,12 @@ const agentOf = (q: Queues, c: QueueContext): Promise<string> => q.agents.ensure
 
 const callIn = (body: unknown) => queueCallOf((body as { call?: unknown } | undefined)?.call);
 
+/** A call an answer names holds a place in the key's budget while it runs, as a browser call does. */
+const seen = (q: Queues, body: unknown): void => {
+  const call = callIn(body);
+  if (call) q.budget.callSeen(budgetViewOf(call));
+};
+
 /** `GET /queue-events`: the agent's event stream (queue-stream.ts). */
 async function follow(q: Queues, c: QueueContext): Promise<Response> {
   return followQueues(q, c, await allowedQueues(q, c));
@@ -105,19 +111,14 @@ async function listOwnCalls(q: Queues, c: QueueContext): Promise<Response> {
   const agentId = await agentOf(q, c);
   await q.budget.admitRecoveryRead();
   const response = q.ensureOk(await q.upstream({ method: 'GET', path: '/calls', query: { status: 'active' } }));
-  const calls = (response.body as { calls?: unknown[] } | undefined)?.calls ?? [];
-  const own = calls.filter((value) => {
-    const call = queueCallOf(value);
-    return call !== null && call.agentId === agentId && (call.state === 'dequeuing' || call.state === 'established');
-  });
+  const own = queueCallsIn(response.body).filter((call) => call.agentId === agentId && (call.state === 'dequeuing' || call.state === 'established'));
   return answer(q, { calls: own });
 }
 
 /** `GET /calls/:id`: a call bridged to the user's agent. */
 async function readQueueCall(q: Queues, c: QueueContext, id: string): Promise<Response> {
   const response = await q.ownQueueCall(await agentOf(q, c), id);
-  const call = callIn(response.body);
-  if (call) q.budget.callSeen(budgetViewOf(call));
+  seen(q, response.body);
   return q.relay(response);
 }
 
@@ -126,8 +127,7 @@ async function hangUpQueueCall(q: Queues, c: QueueContext, id: string): Promise<
   parseInput(emptyInput, await readJsonBody(c.req.raw));
   await q.ownQueueCall(await agentOf(q, c), id);
   const response = await q.upstream({ method: 'POST', path: `/calls/${id}/hangup`, body: {}, lostCode: 'cleanup_unknown' });
-  const call = callIn(response.body);
-  if (call) q.budget.callSeen(budgetViewOf(call));
+  seen(q, response.body);
   return q.relay(response);
 }
 
