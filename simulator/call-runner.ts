@@ -1,8 +1,8 @@
 import { initialFacts, type CallFacts } from './call-facts.js';
+import { LegMedia } from './leg-media.js';
 import type { MediaCounts, MediaPeer } from './media.js';
 import type { BrowserCall, BrowserCallState, CallError } from './model.js';
 import { recipientFor, type RecipientTimings } from './recipients.js';
-import { sipInfoDigit } from './sip-info-dtmf.js';
 import type { BrowserLeg, SipServer } from './sip-server.js';
 import { TimerSet } from './timer-set.js';
 
@@ -45,7 +45,7 @@ export interface CallRunnerDeps {
 /** One call's runner, from its INVITE to both legs down; the service keeps one per call (browser-calls.ts). */
 export class CallRunner {
   readonly facts: CallFacts;
-  private media: MediaPeer | undefined;
+  private media: LegMedia | undefined;
   private leg: BrowserLeg | undefined;
   private readonly timers = new TimerSet();
   private finishing = false;
@@ -78,9 +78,8 @@ export class CallRunner {
 
   /** Creates the offer and sends the INVITE; false when the agent is not registered. */
   private async invite(): Promise<boolean> {
-    const media = this.deps.createMedia();
+    const media = new LegMedia(this.deps.createMedia(), this.facts, () => this.stamp());
     this.media = media;
-    media.onDtmf((digit) => this.facts.dtmf.push({ digit, method: 'rfc4733', at: this.stamp() }));
     const offerSdp = await media.createOffer();
     const leg = this.deps.sip.invite(this.call.sessionId, {
       callId: this.call.id,
@@ -95,8 +94,8 @@ export class CallRunner {
           void this.finish('failed', 'agent_rejected', { code: 'agent_rejected', message: `the browser answered ${status} ${reason}`.trim() });
         },
         onBye: () => void this.finish('ended', 'agent_hangup'),
-        onInfo: (contentType, body) => this.onInfo(contentType, body),
-        onReoffer: (sdp) => this.onReoffer(sdp),
+        onInfo: (contentType, body) => media.info(contentType, body),
+        onReoffer: (sdp) => (this.finishing ? Promise.reject(new Error('the call has no media to offer to')) : media.reoffer(sdp)),
         onTransportLost: () => this.onTransportLost(),
       },
     });
@@ -108,10 +107,6 @@ export class CallRunner {
     this.facts.inviteSentAt = this.stamp();
     this.timers.after(this.deps.timings.agentAnswerTimeoutMs, () =>
       this.finish('failed', 'agent_no_answer', { code: 'agent_no_answer', message: 'the browser did not answer the INVITE' }),
-    );
-    void media.connected.then(
-      () => (this.facts.mediaConnectedAt = this.stamp()),
-      () => undefined,
     );
     return true;
   }
@@ -174,7 +169,7 @@ export class CallRunner {
       void this.finish('failed', 'connection_lost', { code: 'connection_lost', message: "the browser agent's SIP connection closed before it answered" });
       return;
     }
-    endWhenQuiet(this.timers, this.deps.timings.mediaTimeoutMs, this.deps.now, () => this.media?.counts().lastPacketFromBrowserAt ?? 0, () => {
+    endWhenQuiet(this.timers, this.deps.timings.mediaTimeoutMs, this.deps.now, () => this.media?.lastHeardAt() ?? 0, () => {
       void this.finish('ended', 'connection_lost');
     });
   }
@@ -209,21 +204,6 @@ export class CallRunner {
     }
   }
 
-  /** The page's re-INVITE: its new offer answered by the call's media, an ICE restart counted. */
-  private async onReoffer(sdp: string): Promise<string> {
-    if (!this.media || this.finishing) throw new Error('the call has no media to offer to');
-    this.facts.reinvites++;
-    const answer = await this.media.answerReoffer(sdp);
-    if (answer.iceRestart) this.facts.iceRestarts++;
-    return answer.sdp;
-  }
-
-  /** SIP INFO DTMF (sip-info-dtmf.ts): recorded beside the RFC 4733 digits media reports. */
-  private onInfo(contentType: string, body: string): void {
-    const digit = sipInfoDigit(contentType, body);
-    if (digit) this.facts.dtmf.push({ digit, method: 'sip-info', at: this.stamp() });
-  }
-
   /** Fails a call that never reached the page: there is no leg to take down. */
   private failAtOnce(endReason: string, error: CallError): void {
     this.finishing = true;
@@ -243,11 +223,9 @@ export class CallRunner {
   }
 
   private async closeMedia(): Promise<void> {
-    if (!this.media) return;
     const media = this.media;
-    this.facts.media = media.counts();
     this.media = undefined;
-    await media.close();
+    await media?.close();
   }
 
   private set(state: BrowserCallState, patch: Partial<BrowserCall> = {}): void {

@@ -1,7 +1,7 @@
 import { endWhenQuiet } from './call-runner.js';
 import type { CallFacts } from './call-facts.js';
+import { LegMedia } from './leg-media.js';
 import type { MediaCounts, MediaPeer } from './media.js';
-import { sipInfoDigit } from './sip-info-dtmf.js';
 import type { BrowserLeg, SipServer } from './sip-server.js';
 import { TimerSet } from './timer-set.js';
 
@@ -33,7 +33,7 @@ export interface QueueBridgeDeps {
 
 /** The INVITE of one dequeue to one agent, and the caller's media behind it. */
 export class QueueBridge {
-  private media: MediaPeer | undefined;
+  private media: LegMedia | undefined;
   private leg: BrowserLeg | undefined;
   private readonly timers = new TimerSet();
   /** Set once the outcome is decided or the desk ends the bridge: nothing more is told. */
@@ -53,9 +53,8 @@ export class QueueBridge {
 
   /** Creates the caller's offer and rings the agent registered under `sessionId`; false when it is not registered. */
   async start(sessionId: string, callerNumber: string): Promise<boolean> {
-    const media = this.deps.createMedia();
+    const media = new LegMedia(this.deps.createMedia(), this.facts, () => this.stamp());
     this.media = media;
-    media.onDtmf((digit) => this.facts.dtmf.push({ digit, method: 'rfc4733', at: this.stamp() }));
     const offerSdp = await media.createOffer();
     this.leg = this.deps.sip.invite(sessionId, {
       callId: this.callId,
@@ -69,17 +68,8 @@ export class QueueBridge {
           void this.settle('unanswered');
         },
         onBye: () => void this.settle('ended'),
-        onInfo: (contentType, body) => {
-          const digit = sipInfoDigit(contentType, body);
-          if (digit) this.facts.dtmf.push({ digit, method: 'sip-info', at: this.stamp() });
-        },
-        onReoffer: async (sdp) => {
-          if (!this.media || this.settled) throw new Error('the call has no media to offer to');
-          this.facts.reinvites++;
-          const answer = await this.media.answerReoffer(sdp);
-          if (answer.iceRestart) this.facts.iceRestarts++;
-          return answer.sdp;
-        },
+        onInfo: (contentType, body) => media.info(contentType, body),
+        onReoffer: (sdp) => (this.settled ? Promise.reject(new Error('the call has no media to offer to')) : media.reoffer(sdp)),
         onTransportLost: () => this.onTransportLost(),
       },
     });
@@ -90,10 +80,6 @@ export class QueueBridge {
     }
     this.facts.inviteSentAt = this.stamp();
     this.timers.after(this.deps.agentAnswerTimeoutMs, () => this.settle('unanswered'));
-    void media.connected.then(
-      () => (this.facts.mediaConnectedAt = this.stamp()),
-      () => undefined,
-    );
     return true;
   }
 
@@ -120,7 +106,7 @@ export class QueueBridge {
     if (this.settled) return;
     this.facts.transportLostAt = this.stamp();
     if (this.facts.browserAnsweredAt === null) return void this.settle('unanswered');
-    endWhenQuiet(this.timers, this.deps.mediaTimeoutMs, this.deps.now, () => this.media?.counts().lastPacketFromBrowserAt ?? 0, () => void this.settle('ended'));
+    endWhenQuiet(this.timers, this.deps.mediaTimeoutMs, this.deps.now, () => this.media?.lastHeardAt() ?? 0, () => void this.settle('ended'));
   }
 
   /** Takes the leg and media down, then tells the desk how it went (once). */
@@ -138,9 +124,7 @@ export class QueueBridge {
     if (leg) this.facts.browserLegEnd = await leg.end();
     const media = this.media;
     this.media = undefined;
-    if (!media) return;
-    this.facts.media = media.counts();
-    await media.close();
+    await media?.close();
   }
 
   private stamp(): string {

@@ -1,0 +1,72 @@
+import type { CallFacts } from './call-facts.js';
+import type { MediaCounts, MediaPeer } from './media.js';
+import { sipInfoDigit } from './sip-info-dtmf.js';
+
+/**
+ * The simulator's end of a browser leg's audio (media.ts's peer), and what it records of that audio in the
+ * call's facts: the DTMF it heard (RFC 4733, and SIP INFO in the leg's dialog), when the audio connected, the
+ * page's re-INVITEs and ICE restarts, and the last counts once it closes. A browser call (call-runner.ts) and a
+ * dequeued caller (queue-bridge.ts) each ring the page with one.
+ */
+export class LegMedia {
+  private closed = false;
+
+  constructor(
+    private readonly peer: MediaPeer,
+    private readonly facts: CallFacts,
+    private readonly stamp: () => string,
+  ) {
+    peer.onDtmf((digit) => facts.dtmf.push({ digit, method: 'rfc4733', at: stamp() }));
+    void peer.connected.then(
+      () => (facts.mediaConnectedAt = stamp()),
+      () => undefined,
+    );
+  }
+
+  /** The offer the INVITE carries. */
+  createOffer(): Promise<string> {
+    return this.peer.createOffer();
+  }
+
+  /** The page's answer to it. */
+  acceptAnswer(sdp: string): Promise<void> {
+    return this.peer.acceptAnswer(sdp);
+  }
+
+  /** A SIP INFO of the leg's dialog (sip-info-dtmf.ts): a digit is recorded beside the RFC 4733 ones. */
+  info(contentType: string, body: string): void {
+    const digit = sipInfoDigit(contentType, body);
+    if (digit) this.facts.dtmf.push({ digit, method: 'sip-info', at: this.stamp() });
+  }
+
+  /** The page's re-INVITE: its new offer answered, an ICE restart counted. */
+  async reoffer(sdp: string): Promise<string> {
+    if (this.closed) throw new Error('the call has no media to offer to');
+    this.facts.reinvites++;
+    const answer = await this.peer.answerReoffer(sdp);
+    if (answer.iceRestart) this.facts.iceRestarts++;
+    return answer.sdp;
+  }
+
+  /** The `media-blackhole` fault: the path drops everything, both ways, for `ms`. */
+  blackhole(ms: number): void {
+    this.peer.blackhole(ms);
+  }
+
+  counts(): MediaCounts {
+    return this.peer.counts();
+  }
+
+  /** When the page's audio last arrived, epoch ms (0: never), for the RTP timeout after its socket closed. */
+  lastHeardAt(): number {
+    return this.peer.counts().lastPacketFromBrowserAt ?? 0;
+  }
+
+  /** Closes the peer; its last counts stay in the facts. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.facts.media = this.peer.counts();
+    await this.peer.close();
+  }
+}
