@@ -1,12 +1,11 @@
 import { isTerminal, type CallEffect, type CallEvent, type CallSlice } from './call-machine.js';
 import type { CallMilestone } from './call-milestones.js';
 import type { CallReads } from './call-reads.js';
-import type { Clock } from './clock.js';
 import { toVoiceError } from './errors.js';
 import type { Expectation } from './poller.js';
 import type { CallRoutes } from './call-reads.js';
 import type { SipLink } from './sip-link.js';
-import type { BrowserCall, VoiceBackend, VoiceBrowserStatus } from './types.js';
+import type { BrowserCall, VoiceBrowserStatus } from './types.js';
 
 /**
  * What the call machine's effects do (call-machine.ts decides them; the runtime hands them here in order):
@@ -17,16 +16,14 @@ import type { BrowserCall, VoiceBackend, VoiceBrowserStatus } from './types.js';
 
 /** The runtime's parts that effects act on. */
 export interface CallEffectsHost {
-  backend: VoiceBackend;
-  clock: Clock;
   /** Shows what no machine owns: the call's audio and warnings, and an error of a SIP action. */
   show(patch: Partial<Pick<VoiceBrowserStatus, 'audio' | 'warnings' | 'error'>>): void;
   audio(): VoiceBrowserStatus['audio'];
   reads: CallReads;
   call(): CallSlice;
   dispatch(event: CallEvent): void;
-  /** The current call's own routes (a queue's caller); undefined: a browser call's. */
-  routes(): CallRoutes | undefined;
+  /** The current call's routes: a browser call's, or a queue's caller's. */
+  routes(): CallRoutes;
   /** Starts the reads that look for a lost request's call (reconcile.ts, with the SIP chunk). */
   reconcile(): void;
   /** Runs an INVITE's effect; undefined before a SIP link brought any. */
@@ -51,7 +48,7 @@ export type InviteEffect = Extract<CallEffect, { type: 'answer_invite' | 'hold_i
 
 /** Creates the effects' runner; its closure holds the one hangup request in flight. */
 export function createCallEffects(host: CallEffectsHost) {
-  const { backend, reads, show } = host;
+  const { reads, show } = host;
   let hangingUp: Promise<void> | undefined;
 
   function isCurrent(callId: string | undefined): boolean {
@@ -110,9 +107,7 @@ export function createCallEffects(host: CallEffectsHost) {
 
   async function postHangup(call: BrowserCall): Promise<void> {
     try {
-      const routes = host.routes();
-      const options = { signal: host.signal() };
-      host.dispatch({ type: 'call_read', call: await (routes ? routes.hangup(call.id, options) : backend.hangupCall(call.id, options).then((r) => r.call)) });
+      host.dispatch({ type: 'call_read', call: await host.routes().hangup(call.id, { signal: host.signal() }) });
     } catch (cause) {
       // The service did not take the hangup: end our leg by SIP BYE, which ends the call too.
       host.link()?.endSession();

@@ -12,21 +12,17 @@ import type { BrowserCall, CallbackOptions, VoiceBackend } from './types.js';
 
 /** What the reads need of the runtime: the call's state, and where to send what they read. */
 export interface CallReadsHost {
-  backend: VoiceBackend;
   clock: Clock;
   call(): CallSlice;
   dispatch(event: CallEvent): void;
-  /** The session of the current call: only its call can be a lost request's. */
-  sessionId(): string | undefined;
-  /** Whether the helper has seen a call already (an old call is never a lost request's). */
-  seen(callId: string): boolean;
-  /** The current call's own routes; undefined: a browser call's (getCall, hangupCall, the current session). */
-  routes(): CallRoutes | undefined;
+  /** The current call's routes: a browser call's ({@link browserCallRoutes}), or a queue's caller's. */
+  routes(): CallRoutes;
 }
 
 /**
- * How a call other than a browser call is read, hung up, and looked for after its request lost its answer: a
- * caller claimed from a queue (queue-call.ts, which comes with answerNext() in the SIP chunk).
+ * How a call is read, hung up, and looked for after its request lost its answer: a browser call's routes
+ * ({@link browserCallRoutes}), or a caller's claimed from a queue (queue-call.ts, which comes with answerNext()
+ * in the SIP chunk).
  */
 export interface CallRoutes {
   read(id: string, options: CallbackOptions): Promise<BrowserCall>;
@@ -40,10 +36,7 @@ export interface CallReads {
   poll(callId: string): void;
   /** Replaces the poller with one of `read` (the reconciling reads of a lost request: reconcile.ts). */
   watch<T>(options: Omit<PollerOptions<T>, 'clock'>): void;
-  /**
-   * The call a lost request may have made, if a read finds it: a browser call's in the current session (only
-   * this session's call, and one not seen before), another's where its routes say. Null: none runs.
-   */
+  /** The call a lost request may have made, if its routes' read finds it; null: none runs. */
   lostCall(signal: AbortSignal): Promise<BrowserCall | null>;
   /** Shows a failed read (the error clears at the next good read). */
   failed(error: unknown): void;
@@ -64,24 +57,34 @@ export interface CallReads {
   proveEnded(ms: number): Promise<boolean>;
 }
 
+/**
+ * A browser call's routes: getCall and hangupCall, and, after a lost createCall, the current session's call,
+ * only when it is `sessionId()`'s and not `seen` before (an old call is never a lost request's).
+ */
+export function browserCallRoutes(backend: VoiceBackend, sessionId: () => string | undefined, seen: (callId: string) => boolean): CallRoutes {
+  return {
+    read: (id, options) => backend.getCall(id, options).then((r) => r.call),
+    hangup: (id, options) => backend.hangupCall(id, options).then((r) => r.call),
+    find: (options) => backend.getCurrentSession(options).then(({ call }) => (call && call.sessionId === sessionId() && !seen(call.id) ? call : null)),
+  };
+}
+
 /** Creates the call's reads; its closure holds the one poller and who waits for the call's end. */
 export function createCallReads(host: CallReadsHost): CallReads {
-  const { backend, clock, dispatch } = host;
+  const { clock, dispatch } = host;
   let poller: Poller | undefined;
   const endWaiters = new Set<() => void>();
   const failed = (error: unknown) => dispatch({ type: 'read_failed', error: toVoiceError(error, 'network_error', 'reading the call failed; retrying').toStatus() });
   const unknownOutcome = () => host.call().attempt?.phase === 'outcome_unknown';
 
-  const lostCall = (signal: AbortSignal): Promise<BrowserCall | null> =>
-    host.routes()?.find({ signal }) ??
-    backend.getCurrentSession({ signal }).then(({ call }) => (call && call.sessionId === host.sessionId() && !host.seen(call.id) ? call : null));
+  const lostCall = (signal: AbortSignal): Promise<BrowserCall | null> => host.routes().find({ signal });
 
   function poll(callId: string): void {
     poller?.stop();
     const routes = host.routes();
     poller = createPoller({
       clock,
-      read: (signal) => (routes ? routes.read(callId, { signal }) : backend.getCall(callId, { signal }).then((r) => r.call)),
+      read: (signal) => routes.read(callId, { signal }),
       isTerminal,
       onRead: (call) => {
         dispatch({ type: 'read_ok' });

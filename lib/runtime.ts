@@ -1,7 +1,7 @@
 import { createCallEffects } from './call-effects.js';
 import { idleCall, transition as callTransition, type CallEvent, type CallSlice } from './call-machine.js';
 import { createCallMilestones, type CallMilestone } from './call-milestones.js';
-import { createCallReads, type CallRoutes } from './call-reads.js';
+import { browserCallRoutes, createCallReads, type CallRoutes } from './call-reads.js';
 import type { Clock } from './clock.js';
 import { disconnected, transition as connectionTransition, type ConnectionEvent, type ConnectionSlice } from './connection-machine.js';
 import type { VoiceBrowserError } from './errors.js';
@@ -46,7 +46,8 @@ export interface LinkParts {
 
 /**
  * Where the current call came from: its session, when this page started it (unset: recover() found it), and,
- * for a caller claimed from a queue, the routes it is read and hung up by (queue-call.ts).
+ * for a caller claimed from a queue, the routes it is read and hung up by (queue-call.ts); unset, a browser
+ * call's.
  */
 export interface CallOrigin {
   sessionId: string;
@@ -83,16 +84,16 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
   const callTiming = (name: CallMilestone, callId: string | undefined) => milestones.report(name, callId, origin?.startedAt);
   /** The session's expiry timer: only a registered session is watched, so it comes with the SIP chunk. */
   let expiry: ExpiryTimer | undefined;
-  const reads = createCallReads({ backend, clock, call: () => callSlice, dispatch: (event) => call(event), sessionId: () => origin?.sessionId, seen: milestones.seen, routes: () => origin?.routes });
+  const browserRoutes = browserCallRoutes(backend, () => origin?.sessionId, milestones.seen);
+  const routes = () => origin?.routes ?? browserRoutes;
+  const reads = createCallReads({ clock, call: () => callSlice, dispatch: (event) => call(event), routes });
   const effects = createCallEffects({
-    backend,
-    clock,
     reads,
     show: (patch) => store.commit(patch),
     audio: () => store.get().audio,
     call: () => callSlice,
     dispatch: (event) => call(event),
-    routes: () => origin?.routes,
+    routes,
     invites: () => invites?.run,
     reconcile: () => reconcile?.(),
     link: () => link,
