@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { BrowserCall, VoiceBrowserStatus } from '../../lib/index.js';
+import { useSecondTick } from './use-second-tick.js';
 
 /**
  * When the call's timer starts: the moment the page saw `connected` (spec 3.2: the service's word, not local
@@ -18,7 +19,6 @@ export function useCallTimer(status: VoiceBrowserStatus): number | null {
   const connected = call?.state === 'connected';
   const [firstSeen, setFirstSeen] = useState<{ callId: string; state: string } | null>(null);
   const [since, setSince] = useState<{ callId: string; at: number } | null>(null);
-  const [now, setNow] = useState(() => Date.now());
 
   useEffect(() => {
     if (call && firstSeen?.callId !== call.id) setFirstSeen({ callId: call.id, state: call.state });
@@ -28,12 +28,7 @@ export function useCallTimer(status: VoiceBrowserStatus): number | null {
     if (connected && call && since?.callId !== call.id) setSince({ callId: call.id, at: timerStart(call, firstSeen?.callId !== call.id || firstSeen.state === 'connected', Date.now()) });
   }, [connected, call, since, firstSeen]);
 
-  useEffect(() => {
-    if (!connected) return;
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    setNow(Date.now());
-    return () => clearInterval(timer);
-  }, [connected]);
+  const now = useSecondTick(connected);
 
   if (!since || since.callId !== callId) return null;
   return Math.max(0, Math.floor((now - since.at) / 1000));

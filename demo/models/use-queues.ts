@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { errorMessage } from './voice-actions.js';
 import { queueNamer, queueRows, type QueueRow } from './queue-rows.js';
+import { useSecondTick } from './use-second-tick.js';
 import { listQueues, type DemoQueue } from '../api.js';
 import type { QueueCaller, VoiceBrowser } from '../../lib/index.js';
 
@@ -36,18 +37,6 @@ function useQueueList(): { queues: DemoQueue[]; error: string | null } {
     return () => void (live = false);
   }, []);
   return list;
-}
-
-/** Now, as epoch ms, moving on every second while `ticking`. */
-function useSecondTick(ticking: boolean): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    if (!ticking) return;
-    setNow(Date.now());
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, [ticking]);
-  return now;
 }
 
 /** The queues and their waiting callers, watched through `helper` (see the file comment). */
