@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { startApp, type RunningApp } from '../scripts/start-app.js';
-import { expect, test } from './fixtures.js';
+import { expect, logInAndConnect, test } from './fixtures.js';
 
 /**
  * The key's budget as a user meets it: on the default quota (100 requests a minute, spec 8) the key keeps one
@@ -18,11 +18,7 @@ test.afterAll(async () => {
 });
 
 async function readyUser(page: Page, username: string) {
-  await page.goto(`${app.demo}/`);
-  await page.getByLabel('Username').fill(username);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('button', { name: 'Connect', exact: true }).click();
-  await expect(page.getByTestId('connection')).toHaveText('ready');
+  await logInAndConnect(page, username, `${app.demo}/`);
 }
 
 test("a second user's call on a key that serves one is refused at once, in the proxy's words, and goes through once the first ends", async ({ page, browser }) => {

@@ -3,7 +3,7 @@ import type { Browser, Page } from '@playwright/test';
 import { startApp, type RunningApp } from '../scripts/start-app.js';
 import { startRedis, type RunningRedis } from '../scripts/start-redis.js';
 import { createSimulatorControl } from '../simulator/control-client.js';
-import { expect, test } from './fixtures.js';
+import { expect, logInAndConnect, test } from './fixtures.js';
 
 /**
  * Support desks behind two proxy replicas on one real Redis (DESIGN.md: "with REDIS_URL an event that reached
@@ -36,11 +36,7 @@ test.afterAll(async () => {
 async function agentAt(browser: Browser, app: RunningApp, username: string): Promise<Page> {
   const context = await browser.newContext({ permissions: ['microphone'] });
   const page = await context.newPage();
-  await page.goto(`${app.demo}/`);
-  await page.getByLabel('Username').fill(username);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('button', { name: 'Connect', exact: true }).click();
-  await expect(page.getByTestId('connection')).toHaveText('ready');
+  await logInAndConnect(page, username, `${app.demo}/`);
   return page;
 }
 
