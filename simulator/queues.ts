@@ -135,9 +135,7 @@ export class QueueDesk {
 
   /** One of the key's calls; another key's is the same 404 as none (spec 4.7). */
   get(owner: string, id: string): QueueCall {
-    const call = this.calls.get(id);
-    if (!call || call.owner !== owner) throw new HttpError(404, 'not_found', 'no such call');
-    return { ...call.value };
+    return { ...this.found(id, owner).value };
   }
 
   /** The key's calls, oldest first; `active` keeps only those in a non-terminal state (spec 3.1). */
@@ -149,18 +147,23 @@ export class QueueDesk {
 
   /** Ends one of the key's calls (`finished`, `call.ended` sent); an ended one is answered as it is. */
   hangup(owner: string, id: string): QueueCall {
-    const found = this.calls.get(id);
-    if (!found || found.owner !== owner) throw new HttpError(404, 'not_found', 'no such call');
+    const found = this.found(id, owner);
     void this.finish(found);
     return { ...found.value };
   }
 
   /** The caller hangs up (the control API acts the caller): as {@link hangup}, from the far end. */
   callerHangup(id: string): QueueCall {
-    const found = this.calls.get(id);
-    if (!found) throw new HttpError(404, 'not_found', 'no such call');
+    const found = this.found(id);
     void this.finish(found);
     return { ...found.value };
+  }
+
+  /** The call `id`, of `owner` when one is given; `404 not_found` otherwise, another key's call alike. */
+  private found(id: string, owner?: string): DeskCall {
+    const call = this.calls.get(id);
+    if (!call || (owner !== undefined && call.owner !== owner)) throw new HttpError(404, 'not_found', 'no such call');
+    return call;
   }
 
   /** Stops every bridge, then forgets every queue and call (simulator reset). */
