@@ -144,8 +144,6 @@ export class CallRunner {
 
   private async onBrowserAnswered(sdp: string): Promise<void> {
     this.timers.clear();
-    this.facts.browserAnsweredAt = this.stamp();
-    this.facts.browserFinalStatus = 200;
     try {
       await this.media?.acceptAnswer(sdp);
     } catch (error) {

@@ -4,8 +4,8 @@ import { sipInfoDigit } from './sip-info-dtmf.js';
 
 /**
  * The simulator's end of a browser leg's audio (media.ts's peer), and what it records of that audio in the
- * call's facts: the DTMF it heard (RFC 4733, and SIP INFO in the leg's dialog), when the audio connected, the
- * page's re-INVITEs and ICE restarts, and the last counts once it closes. A browser call (call-runner.ts) and a
+ * call's facts: the page's answer, the DTMF it heard (RFC 4733, and SIP INFO in the leg's dialog), when the
+ * audio connected, the page's re-INVITEs and ICE restarts, and the last counts once it closes. A browser call (call-runner.ts) and a
  * dequeued caller (queue-bridge.ts) each ring the page with one.
  */
 export class LegMedia {
@@ -28,8 +28,10 @@ export class LegMedia {
     return this.peer.createOffer();
   }
 
-  /** The page's answer to it. */
+  /** The page answered the INVITE (200 OK): recorded, and its answer applied; rejects when it is not usable. */
   acceptAnswer(sdp: string): Promise<void> {
+    this.facts.browserAnsweredAt = this.stamp();
+    this.facts.browserFinalStatus = 200;
     return this.peer.acceptAnswer(sdp);
   }
 

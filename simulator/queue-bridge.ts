@@ -91,8 +91,6 @@ export class QueueBridge {
 
   private async onAnswered(sdp: string): Promise<void> {
     this.timers.clear();
-    this.facts.browserAnsweredAt = this.stamp();
-    this.facts.browserFinalStatus = 200;
     try {
       await this.media?.acceptAnswer(sdp);
     } catch {
