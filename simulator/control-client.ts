@@ -5,11 +5,9 @@
  *
  * @remarks
  * The shapes here are the wire's, written out so the package's types reach nothing of werift;
- * test/simulator/wire-shapes.test.ts holds them to the simulator's own. An inbound call's is the contract's
- * (contract/queue-call.ts), which the simulator and the proxy share.
+ * test/simulator/wire-shapes.test.ts holds them to the simulator's own (an inbound call's to
+ * contract/queue-call.ts, which the simulator and the proxy share).
  */
-
-import type { QueueCallRecord } from '../contract/queue-call.js';
 
 /** A browser call as the simulator holds it (the REST record, every field). */
 export interface SimulatedCallRecord {
@@ -172,7 +170,23 @@ export interface SimulatorControl {
 }
 
 /** An inbound call (spec 3.1 states) as the service holds it: the record its REST API answers. */
-export type InboundCallRecord = QueueCallRecord;
+export interface InboundCallRecord {
+  /** `c_` and letters or digits. */
+  id: string;
+  direction: 'inbound';
+  queueId: string;
+  /** The caller, E.164. */
+  from: string;
+  /** The number dialled, E.164. */
+  to: string;
+  state: string;
+  /** The agent the last dequeue bridged the call to; null until one did. */
+  agentId: string | null;
+  createdAt: string;
+  /** When the agent answered the last dequeue's INVITE. */
+  answeredAt: string | null;
+  endedAt: string | null;
+}
 
 /**
  * The control API of the simulator listening at `url` (its root, e.g. `http://127.0.0.1:8090`).

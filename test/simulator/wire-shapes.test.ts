@@ -3,7 +3,8 @@ import type { BrowserCall as PageCall, SessionTransport as PageTransport } from 
 import { BROWSER_CALL_STATES, TERMINAL_CALL_STATES } from '../../lib/types.js';
 import { TERMINAL_STATES, type BrowserCall, type SessionTransport } from '../../simulator/model.js';
 import type { z } from 'zod';
-import type { SimulatedCall, SimulatorFault } from '../../simulator/control-client.js';
+import type { InboundCallRecord, SimulatedCall, SimulatorFault } from '../../simulator/control-client.js';
+import type { QueueCallRecord } from '../../contract/queue-call.js';
 import type { faultInput } from '../../simulator/faults.js';
 import type { VoiceService } from '../../simulator/voice-service.js';
 import { callRecord } from '../server-proxy/calls-overlay.js';
@@ -29,6 +30,8 @@ type Inspected = NonNullable<ReturnType<VoiceService['inspectCall']>>;
 const asPublicCall = (inspected: Inspected): SimulatedCall => inspected;
 const asPublicFault = (fault: z.input<typeof faultInput>): SimulatorFault => fault;
 const asFaultInput = (fault: SimulatorFault): z.input<typeof faultInput> => fault;
+const asPublicInbound = (record: QueueCallRecord): InboundCallRecord => record;
+const asContractInbound = (record: InboundCallRecord): QueueCallRecord => record;
 
 describe('the wire between simulator and page', () => {
   it("reads the simulator's session transport and call as the page library's", () => {
@@ -48,5 +51,7 @@ describe('the wire between simulator and page', () => {
     const fault: SimulatorFault = { method: 'POST', path: '/api/v1/voice/browser-calls', fault: 'drop-response' };
     expect(asPublicFault(asFaultInput(fault))).toEqual(fault);
     expect(typeof asPublicCall).toBe('function');
+    const inbound: QueueCallRecord = { id: 'c_1', direction: 'inbound', queueId: 'q_1', from: '+12025550121', to: '+12025550150', state: 'queued', agentId: null, createdAt: '2026-11-26T10:00:00.000Z', answeredAt: null, endedAt: null };
+    expect(asContractInbound(asPublicInbound(inbound))).toEqual(inbound);
   });
 });
