@@ -1,7 +1,10 @@
 import { defineConfig } from '@playwright/test';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from './e2e/chromium.js';
+import { CHROMIUM_LAUNCH, FIREFOX_LAUNCH } from './e2e/browsers.js';
 
-/** e2e: the demo in real Chromium with fake media, against the real proxy and simulator (started once). */
+/**
+ * e2e: the demo in real Chromium and real Firefox ESR with fake media, against the real proxy and simulator
+ * (started once for both). The projects run one after the other, one test at a time.
+ */
 export default defineConfig({
   testDir: 'e2e',
   testMatch: '**/*.spec.ts',
@@ -14,9 +17,16 @@ export default defineConfig({
   reporter: [['list']],
   outputDir: 'test-results',
   use: {
-    browserName: 'chromium',
-    launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
     permissions: ['microphone'],
     trace: 'retain-on-failure',
   },
+  projects: [
+    { name: 'chromium', use: { browserName: 'chromium', launchOptions: CHROMIUM_LAUNCH } },
+    {
+      name: 'firefox',
+      use: { browserName: 'firefox', launchOptions: FIREFOX_LAUNCH },
+      // bfcache.spec.ts turns back on Chromium's back/forward cache, which Playwright's own switch turns off.
+      testIgnore: ['**/bfcache.spec.ts'],
+    },
+  ],
 });

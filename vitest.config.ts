@@ -1,8 +1,16 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /** Unit tests: Node by default; library tests opt into happy-dom with a `@vitest-environment` comment. */
 export default defineConfig({
   root: '.',
+  // The demo imports the library by its package name; its unit tests run before the build, on the sources.
+  resolve: {
+    alias: [
+      { find: /^voice-browser$/, replacement: fileURLToPath(new URL('lib/index.ts', import.meta.url)) },
+      { find: /^voice-browser\/advice$/, replacement: fileURLToPath(new URL('lib/error-advice.ts', import.meta.url)) },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // The packed packages are tested after the build (vitest.packages.config.ts).

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../e2e/chromium.js';
+import { CHROMIUM_LAUNCH } from '../e2e/browsers.js';
 
 /**
  * The page the latency and soak parts measure in, as a user's page runs the library: Debian's Chromium with the e2e flags (loopback only, fake media), logged
@@ -91,8 +91,7 @@ export async function openBenchPage(demoUrl: string, username: string): Promise<
 export async function openBenchTabs(demoUrl: string, username: string, count: number): Promise<{ pages: Page[]; open(): Promise<Page>; close(): Promise<void> }> {
   const profile = mkdtempSync(join(tmpdir(), 'voice-bench-'));
   const context: BrowserContext = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM_PATH,
-    args: CHROMIUM_ARGS,
+    ...CHROMIUM_LAUNCH,
     headless: true,
     permissions: ['microphone'],
     baseURL: demoUrl,

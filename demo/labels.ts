@@ -1,4 +1,4 @@
-import { RENEWABLE_CONNECTIONS, type BrowserCall, type CallQuality, type CallWarning, type PreflightReport, type PreflightStatus, type TimingEvent, type VoiceBrowserStatus } from '../lib/index.js';
+import { RENEWABLE_CONNECTIONS, type BrowserCall, type CallQuality, type CallWarning, type PreflightReport, type PreflightStatus, type TimingEvent, type VoiceBrowserStatus } from 'voice-browser';
 
 /**
  * Words for what the page shows and which controls it offers, as pure functions (tested directly in

@@ -1,4 +1,4 @@
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.js';
+import { CHROMIUM_LAUNCH } from './browsers.js';
 import { callConnected, expect, hangUp, INDEPENDENT, logInAndConnect, test } from './fixtures.js';
 
 /**
@@ -10,7 +10,7 @@ import { callConnected, expect, hangUp, INDEPENDENT, logInAndConnect, test } fro
  * tabs do, in the cache (they load again, and recover() or the next leader picks up).
  */
 
-test.use({ launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, ignoreDefaultArgs: ['--disable-back-forward-cache'] } });
+test.use({ launchOptions: { ...CHROMIUM_LAUNCH, ignoreDefaultArgs: ['--disable-back-forward-cache'] } });
 
 test('a page restored from the back/forward cache reconnects, then calls as before', async ({ page }) => {
   await page.addInitScript(() => {

@@ -80,12 +80,14 @@ export async function screenshot(page: Page, name: string, options: { asSeen?: b
 }
 
 /**
- * `username` for this run of the current test: a repeat (`--repeat-each`) or a retry gets a user of its own,
- * so it never meets the session or call an earlier run left at the app (which would put it in recovery).
+ * `username` for this run of the current test: each browser's project, a repeat (`--repeat-each`) and a retry
+ * get a user of their own, so a run never meets the session or call an earlier one left at the app (which
+ * would put it in recovery): both projects share one app.
  */
 export function userOfThisRun(username: string): string {
-  const { repeatEachIndex, retry } = base.info();
-  return repeatEachIndex === 0 && retry === 0 ? username : `${username}.${repeatEachIndex}.${retry}`;
+  const { repeatEachIndex, retry, project } = base.info();
+  const browser = project.name === 'chromium' ? username : `${username}.${project.name}`;
+  return repeatEachIndex === 0 && retry === 0 ? browser : `${browser}.${repeatEachIndex}.${retry}`;
 }
 
 /** Logs in as `username` (any name: the demo's stand-in login), made unique to this run of the test. */

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 
 /**
  * The proxy's Redis rate store is tested against a real `redis-server` (Debian package `redis-server`).
- * Installs it when missing and running as root, as `ensure-chromium.ts` does for Chromium; otherwise fails
+ * Installs it when missing and running as root, as `ensure-browsers.ts` does for the browsers; otherwise fails
  * with one line saying how.
  */
 export const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? '/usr/bin/redis-server';

@@ -36,6 +36,7 @@ import {
 import { createSimulatorControl, startSimulator, type SimulatorControl, type SimulatorOptions } from './index.js';
 
 export { chromiumArgs, chromiumLaunchOptions, type ChromiumLaunchOptions } from './chromium-flags.js';
+export { firefoxLaunchOptions, firefoxUserPrefs, type FirefoxLaunchOptions } from './firefox-prefs.js';
 export { createSimulatorControl, SimulatorControlError } from './control-client.js';
 export type { SimulatedCall, SimulatedCallRecord, SimulatedMedia, SimulatorControl, SimulatorFault } from './control-client.js';
 export { expect };

@@ -1,4 +1,4 @@
-import type { VoiceBrowserStatus } from '../../lib/index.js';
+import type { VoiceBrowserStatus } from 'voice-browser';
 import { canHangUp, canSendDtmf, dialName, KEYPAD_DIGITS } from '../labels.js';
 
 /** Props of {@link CallControls}. */

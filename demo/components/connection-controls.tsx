@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import type { VoiceBrowserStatus } from '../../lib/index.js';
+import type { VoiceBrowserStatus } from 'voice-browser';
 import { canRenew, connectionButton, connectionLabel, isCleanupOnly, tabLabel } from '../labels.js';
 
 export interface ConnectionControlsProps {

@@ -1,4 +1,4 @@
-import type { VoiceBrowserStatus } from '../../lib/index.js';
+import type { VoiceBrowserStatus } from 'voice-browser';
 import { callButtonLabel, canCall } from '../labels.js';
 import { FROM_NUMBERS, TEST_NUMBERS } from '../test-numbers.js';
 import { MuteButton } from './call-controls.js';

@@ -1,4 +1,4 @@
-import { errorAdvice } from '../../lib/error-advice.js';
+import { errorAdvice } from 'voice-browser/advice';
 import type { ShownError } from '../models/voice-actions.js';
 
 export interface ErrorNoticeProps {

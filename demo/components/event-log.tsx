@@ -1,4 +1,4 @@
-import type { TimingEvent } from '../../lib/index.js';
+import type { TimingEvent } from 'voice-browser';
 import { qualityLabel } from '../labels.js';
 
 export interface EventLogProps {

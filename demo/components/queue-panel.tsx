@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import type { VoiceBrowserStatus } from '../../lib/index.js';
+import type { VoiceBrowserStatus } from 'voice-browser';
 import { durationLabel } from '../labels.js';
 import type { QueueRow } from '../models/queue-rows.js';
 import { canAnswerNext, queueSummaryLabel, waitingListName } from '../queue-labels.js';

@@ -1,4 +1,4 @@
-import type { PreflightReport } from '../../lib/index.js';
+import type { PreflightReport } from 'voice-browser';
 import { preflightRows, preflightStatusLabel, preflightVerdictLabel } from '../labels.js';
 
 export interface SetupTestProps {

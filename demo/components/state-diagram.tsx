@@ -1,4 +1,4 @@
-import { BROWSER_CALL_STATES, BROWSER_CALL_TRANSITIONS, CONNECTION_STATES, CONNECTION_TRANSITIONS, type VoiceBrowserStatus } from '../../lib/index.js';
+import { BROWSER_CALL_STATES, BROWSER_CALL_TRANSITIONS, CONNECTION_STATES, CONNECTION_TRANSITIONS, type VoiceBrowserStatus } from 'voice-browser';
 import { BOX, layoutDiagram, type DiagramShape } from '../models/diagram-layout.js';
 import type { StatePaths } from '../models/state-paths.js';
 

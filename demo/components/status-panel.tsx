@@ -1,4 +1,4 @@
-import type { VoiceBrowserStatus } from '../../lib/index.js';
+import type { VoiceBrowserStatus } from 'voice-browser';
 import { inboundQueueId } from '../labels.js';
 
 export interface StatusPanelProps {

@@ -1,4 +1,4 @@
-import type { QueueCaller } from '../../lib/index.js';
+import type { QueueCaller } from 'voice-browser';
 import type { DemoQueue } from '../api.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { VoiceBrowserStatus } from '../../lib/index.js';
+import type { VoiceBrowserStatus } from 'voice-browser';
 
 /**
  * The paths the page has taken through the connection states and the current call's states (spec 3.2), for

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { BrowserCall, VoiceBrowserStatus } from '../../lib/index.js';
+import type { BrowserCall, VoiceBrowserStatus } from 'voice-browser';
 import { useSecondTick } from './use-second-tick.js';
 
 /**

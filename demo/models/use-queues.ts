@@ -3,7 +3,7 @@ import { errorMessage } from './voice-actions.js';
 import { queueNamer, queueRows, type QueueRow } from './queue-rows.js';
 import { useSecondTick } from './use-second-tick.js';
 import { listQueues, type DemoQueue } from '../api.js';
-import type { QueueCaller, VoiceBrowser } from '../../lib/index.js';
+import type { QueueCaller, VoiceBrowser } from 'voice-browser';
 
 /**
  * The support desk's model (DESIGN.md, "Support desks"): the user's queues, read once from the proxy, and the

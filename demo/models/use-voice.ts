@@ -3,7 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { emptyPaths, trackPaths, type StatePaths } from './state-paths.js';
 import { createAct, errorMessage, noErrors, shownError, voiceActions, type ErrorView, type PreflightView, type ShownError, type VoiceActions } from './voice-actions.js';
 import { logEvent, type RecoveredFrom } from '../labels.js';
-import { createFetchBackend, createVoiceBrowser, type TimingEvent, type VoiceBrowser, type VoiceBrowserStatus } from '../../lib/index.js';
+import { createFetchBackend, createVoiceBrowser, type TimingEvent, type VoiceBrowser, type VoiceBrowserStatus } from 'voice-browser';
 
 /**
  * The demo's model: one helper per logged-in page, its status as state, and the actions the buttons call

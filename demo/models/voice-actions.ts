@@ -1,4 +1,4 @@
-import type { PreflightReport, StatusError, VoiceBrowser } from '../../lib/index.js';
+import type { PreflightReport, StatusError, VoiceBrowser } from 'voice-browser';
 import { errorArea, retriesAttempt, type ErrorArea } from '../labels.js';
 import { FROM_NUMBERS, TEST_NUMBERS } from '../test-numbers.js';
 

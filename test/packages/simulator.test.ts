@@ -16,7 +16,7 @@ import { expectRestGuardedBy, MODULE_RESOLUTIONS, simulatorBaseUrl, typeCheckApp
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const KEY = 'vsk_PackageTestKey000000000000000000';
-/** The browser the Playwright run launches (scripts/ensure-chromium.ts installs it). */
+/** The browser the Playwright run launches (scripts/ensure-browsers.ts installs it). */
 const CHROMIUM_PATH = '/usr/bin/chromium';
 
 let work: string;
@@ -120,7 +120,7 @@ describe('the @voice-browser/simulator package', () => {
   }
 
   it('runs a Playwright project whose spec uses its test and simulator fixture, in Chromium with its flags', () => {
-    expect(existsSync(CHROMIUM_PATH), `${CHROMIUM_PATH} is missing: npx tsx scripts/ensure-chromium.ts`).toBe(true);
+    expect(existsSync(CHROMIUM_PATH), `${CHROMIUM_PATH} is missing: npx tsx scripts/ensure-browsers.ts`).toBe(true);
     writeFileSync(
       join(consumer, 'playwright.config.ts'),
       [
