@@ -30,6 +30,7 @@ export const VOICE_ERROR_ADVICE: Readonly<Record<VoiceErrorCode, string>> = {
   audio_playback_blocked: 'The browser blocked the call audio. Press Resume audio to hear the call.',
   microphone_permission_denied: "The microphone was refused. Allow it in the browser's site settings, then call again.",
   microphone_unavailable: 'No usable microphone was found. Plug one in or pick another microphone, then call again.',
+  microphone_in_use: 'Another application or tab is using the microphone. Close it, then try again.',
   dtmf_outcome_unknown: 'The digit may not have arrived. Press it again only if the far end did not react.',
   no_active_call: 'Digits need an answered call. Wait until the call is connected.',
   invalid_argument: 'The input was refused. Numbers are E.164, like +12025550100.',

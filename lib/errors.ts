@@ -17,6 +17,7 @@ export const VOICE_ERROR_CODES = [
   'audio_playback_blocked',
   'microphone_permission_denied',
   'microphone_unavailable',
+  'microphone_in_use',
   'dtmf_outcome_unknown',
   'no_active_call',
   'invalid_argument',

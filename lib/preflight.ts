@@ -32,7 +32,8 @@ export interface PreflightHost {
 /** What to do about each thing a check can find, in words a page can show. */
 const ADVICE: Readonly<Record<string, string>> = {
   microphone_permission_denied: "The browser blocked the microphone: allow it in this site's settings, then test again.",
-  microphone_unavailable: 'No microphone could be opened: plug one in, or close the application holding it, then test again.',
+  microphone_unavailable: 'No microphone could be opened: plug one in, or pick another, then test again.',
+  microphone_in_use: 'Another application or tab is using the microphone: close it, then test again.',
   silent_microphone: 'The microphone sends silence: check it is not muted on the headset or in the system settings.',
   connection_failed: 'The voice service could not be reached: a firewall or proxy may block its WebSocket; try another network.',
   slow_signalling: 'The voice service answers slowly: calls will take longer to ring.',

@@ -163,8 +163,15 @@ describe('microphoneError', () => {
     expect(microphoneError(named('NotAllowedError')).code).toBe('microphone_permission_denied');
     expect(microphoneError(named('SecurityError')).code).toBe('microphone_permission_denied');
     expect(microphoneError(named('NotFoundError')).code).toBe('microphone_unavailable');
-    expect(microphoneError(named('NotReadableError')).code).toBe('microphone_unavailable');
     expect(microphoneError(named('OverconstrainedError')).code).toBe('microphone_unavailable');
     expect(microphoneError(new Error('SDP negotiation failed')).code).toBe('connection_failed');
+  });
+
+  it('tells a microphone held by another application or tab apart, as Chromium (NotReadableError) and Firefox (AbortError) report it', () => {
+    for (const name of ['NotReadableError', 'AbortError']) {
+      const error = microphoneError(new DOMException('Could not start audio source', name));
+      expect(error.code, name).toBe('microphone_in_use');
+      expect(error.message).toMatch(/another application or tab; close it/);
+    }
   });
 });

@@ -110,6 +110,16 @@ describe('runPreflight', () => {
     expect(world.clock.pendingTimers).toBe(0);
   });
 
+  it('fails the microphone as in use, with advice to close the other application, when another one holds it', async () => {
+    const held = new DOMException('Failed to allocate audiosource', 'AbortError');
+    const world = preflightWorld(() => Promise.reject(held));
+    const report = await verdict(world, runPreflight(CALL, world.host));
+
+    expect(report.microphone).toMatchObject({ status: 'failed', code: 'microphone_in_use', level: null });
+    expect(report.microphone.advice).toMatch(/Another application or tab is using the microphone: close it/);
+    expect(report.media.status).toBe('skipped');
+  });
+
   it('fails signalling with the service code when no session can be made', async () => {
     const world = preflightWorld();
     world.backend.fail('createSession', httpError(403, 'voice_not_entitled'));
