@@ -27,8 +27,8 @@ interface AudioStats {
   jitter?: number;
   roundTripTime?: number;
   currentRoundTripTime?: number;
-  nominated?: boolean;
-  state?: string;
+  selectedCandidatePairId?: string;
+  selected?: boolean;
   codecId?: string;
   mimeType?: string;
   totalAudioEnergy?: number;
@@ -53,7 +53,8 @@ export function readQuality(report: RTCStatsReport, previous?: QualityTotals): {
   let inbound: AudioStats | undefined;
   let outbound: AudioStats | undefined;
   let remoteRtt: number | undefined;
-  let pairRtt: number | undefined;
+  let pairId: string | undefined;
+  let selectedPair: AudioStats | undefined;
   let source: AudioStats | undefined;
   report.forEach((stat: AudioStats) => {
     if (stat.type === 'inbound-rtp' && stat.kind === 'audio') inbound = stat;
@@ -61,8 +62,13 @@ export function readQuality(report: RTCStatsReport, previous?: QualityTotals): {
     else if (stat.type === 'outbound-rtp' && stat.kind === 'audio') outbound = stat;
     // RTCP receiver reports give the round trip of the media itself; ICE's own checks are the fallback.
     else if (stat.type === 'remote-inbound-rtp' && stat.kind === 'audio' && stat.roundTripTime !== undefined) remoteRtt = stat.roundTripTime;
-    else if (stat.type === 'candidate-pair' && stat.nominated && stat.state === 'succeeded' && stat.currentRoundTripTime !== undefined) pairRtt = stat.currentRoundTripTime;
+    // The pair in use: webrtc-stats names it on the transport (libwebrtc: Chromium, Safari); Firefox has no
+    // transport stats (bug 1225723) and marks the pair itself `selected`. A nominated pair may be one left from
+    // before an ICE restart.
+    else if (stat.type === 'transport') pairId ??= stat.selectedCandidatePairId;
+    else if (stat.type === 'candidate-pair' && stat.selected) selectedPair = stat;
   });
+  const pair: AudioStats | undefined = (pairId && report.get(pairId)) || selectedPair;
   const totals = {
     packetsReceived: inbound?.packetsReceived ?? 0,
     packetsLost: Math.max(0, inbound?.packetsLost ?? 0),
@@ -71,7 +77,7 @@ export function readQuality(report: RTCStatsReport, previous?: QualityTotals): {
   };
   const received = totals.packetsReceived - (previous?.packetsReceived ?? 0);
   const lost = totals.packetsLost - (previous?.packetsLost ?? 0);
-  const rtt = remoteRtt ?? pairRtt;
+  const rtt = remoteRtt ?? pair?.currentRoundTripTime;
   const rttMs = rtt === undefined ? null : round1(rtt * 1000);
   const jitterMs = inbound?.jitter === undefined ? null : round1(inbound.jitter * 1000);
   const lossPercent = received + lost > 0 ? round1((100 * Math.max(0, lost)) / (received + lost)) : null;

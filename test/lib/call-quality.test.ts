@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { QUALITY_SAMPLE_MS, estimateMos, readQuality, watchQuality } from '../../lib/call-quality.js';
 import type { CallQuality } from '../../lib/types.js';
 import { FakeClock } from '../../lib/testing/fake-clock.js';
+import { firefoxReport } from '../support/firefox-stats.js';
 import { inCall } from '../support/helper-world.js';
 
 /** A stats report as Chromium gives one for an audio call: a Map of stats by id. */
@@ -11,8 +12,11 @@ function report(inbound: { packetsReceived: number; packetsLost: number; jitter?
     { id: 'IT01A', type: 'inbound-rtp', kind: 'audio', codecId: 'CIT01_0', ...inbound },
     { id: 'OT01A', type: 'outbound-rtp', kind: 'audio', packetsSent: 250 },
     { id: 'CIT01_0', type: 'codec', mimeType: 'audio/PCMU' },
-    { id: 'CP1', type: 'candidate-pair', nominated: true, state: 'succeeded', currentRoundTripTime: 0.004 },
-    { id: 'CP2', type: 'candidate-pair', nominated: false, state: 'failed', currentRoundTripTime: 9 },
+    // Chromium names the pair in use on the transport; CP2 is the pair of the ICE generation before a restart.
+    { id: 'T01', type: 'transport', selectedCandidatePairId: 'CP1', dtlsState: 'connected', iceState: 'connected' },
+    { id: 'CP1', type: 'candidate-pair', transportId: 'T01', nominated: true, state: 'succeeded', currentRoundTripTime: 0.004 },
+    { id: 'CP2', type: 'candidate-pair', transportId: 'T01', nominated: true, state: 'succeeded', currentRoundTripTime: 0.9 },
+    { id: 'CP3', type: 'candidate-pair', transportId: 'T01', nominated: false, state: 'failed', currentRoundTripTime: 9 },
     ...extra,
   ];
   return new Map(stats.map((stat) => [stat.id as string, stat])) as unknown as RTCStatsReport;
@@ -32,6 +36,12 @@ describe('readQuality', () => {
     // Then silence for 2 s: the energy stays, the level of that interval is 0.
     const second = readQuality(report({ packetsReceived: 200, packetsLost: 0 }, source(0.02, 4)), first.totals);
     expect(second.quality.microphoneLevel).toBe(0);
+  });
+
+  it("reads Firefox's statistics: the pair marked selected (it has no transport stats), RTCP's round trip, no microphone level", () => {
+    const { quality } = readQuality(firefoxReport({ packetsReceived: 100, jitter: 0.0031, pairRoundTripTime: 0.012 }));
+    expect(quality).toEqual({ rttMs: 12, jitterMs: 3.1, packetsReceived: 100, packetsLost: 0, lossPercent: 0, packetsSent: 100, mos: 4.4, codec: 'PCMU', microphoneLevel: null });
+    expect(readQuality(firefoxReport({ packetsReceived: 100, roundTripTime: 0.021, pairRoundTripTime: 0.012 })).quality.rttMs).toBe(21);
   });
 
   it('prefers the RTCP round trip of the media to the ICE checks', () => {
