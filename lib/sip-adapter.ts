@@ -4,6 +4,7 @@ import { RegistererState } from 'sip.js/lib/api/registerer-state.js';
 import type { Session } from 'sip.js/lib/api/session.js';
 import { SessionState } from 'sip.js/lib/api/session-state.js';
 import { UserAgent } from 'sip.js/lib/api/user-agent.js';
+import { IncomingResponseMessage } from 'sip.js/lib/core/messages/incoming-response-message.js';
 import { AudioSessionHandler } from './audio-session-handler.js';
 import { VoiceBrowserError } from './errors.js';
 import { createKeepAlive } from './keep-alive.js';
@@ -39,6 +40,12 @@ export { createSessionSetup } from './session-setup.js';
 
 /** Reconnection after a dropped WebSocket: attempts and the wait before each (ms). */
 const RECONNECT_DELAYS_MS = [250, 1000, 3000];
+/**
+ * How long a restored link must stay up before a drop starts the attempts afresh. A socket the network kills as
+ * soon as it is up (Safari closes it 1006 at once, say) goes on with the attempts left, so the link ends `offline`
+ * instead of being restored and lost again for ever.
+ */
+const SETTLED_MS = 10_000;
 /** How long a dead socket's closing handshake is waited for before the socket is taken as closed. */
 const CLOSE_WAIT_MS = 1000;
 
@@ -55,6 +62,24 @@ function register(registerer: Registerer): Promise<void> {
       })
       .catch((error: unknown) => fail(String(error)));
   });
+}
+
+/**
+ * Fails a REGISTER still waiting for its answer when its socket closed. A response goes back on the connection its
+ * request came on, or on a new one to the client (RFC 3261 section 18.2.2), and a browser takes no incoming
+ * connection (RFC 7118 section 5): that answer will never come. SIP.js waits for Timer F (RFC 3261 section
+ * 17.1.2.2) all the same, and its registerer sends no REGISTER meanwhile (RFC 3261 section 10.2), so connect() and
+ * every reconnection attempt would hang that long. The transaction is given the 503 SIP.js itself makes up when a
+ * send fails, through the core's public API.
+ */
+function failRegistrationsInFlight(ua: UserAgent): void {
+  for (const client of [...ua.userAgentCore.userAgentClients.values()]) {
+    if (client.message.method !== 'REGISTER') continue;
+    const lost = new IncomingResponseMessage();
+    lost.statusCode = 503;
+    lost.reasonPhrase = 'Service Unavailable';
+    client.transaction.receiveResponse(lost);
+  }
 }
 
 /**
@@ -99,6 +124,11 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   let current: Session | undefined;
   let closing = false;
   let reconnecting = false;
+  /** Registered once: only a link that was up is reconnected; a connect() whose socket drops fails. */
+  let up = false;
+  /** The reconnection attempts spent since the link last settled, and when it was last restored. */
+  let attempts = 0;
+  let restoredAt = -Infinity;
   const media: MediaControls = createMediaControls({
     peerConnection: () => handlerOf(current)?.peerConnection,
     sendInfo: (contentType, content) => sendInfo(current, contentType, content),
@@ -133,7 +163,9 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
         ),
       onDisconnect: (error?: Error) => {
         keepAlive.stop();
-        if (!closing && !reconnecting) void reconnect(error);
+        if (up && !closing && !reconnecting) void reconnect(error);
+        // After reconnect() began: the registration's refusal is then part of the reconnection, not its end.
+        failRegistrationsInFlight(ua);
       },
     },
   });
@@ -187,7 +219,9 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   async function reconnect(cause: Error | undefined): Promise<void> {
     reconnecting = true;
     events.onReconnecting();
-    for (const delay of RECONNECT_DELAYS_MS) {
+    if (clock.now() - restoredAt >= SETTLED_MS) attempts = 0;
+    for (const delay of RECONNECT_DELAYS_MS.slice(attempts)) {
+      attempts++;
       await new Promise<void>((resolve) => {
         const timer = clock.setTimeout(resolve, delay);
         wake = () => {
@@ -201,6 +235,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
         await ua.reconnect();
         await register(registerer);
         reconnecting = false;
+        restoredAt = clock.now();
         keepAlive.start();
         events.onReconnected();
         return;
@@ -229,7 +264,10 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     await ua.stop().catch(() => undefined);
     throw error;
   });
+  up = true;
   keepAlive.start();
+  // A socket lost between the registration's answer and here is reconnected as any drop is.
+  if (!ua.transport.isConnected()) void reconnect(undefined);
   for (const [name, listener] of pageEvents) globalThis.addEventListener?.(name, listener);
 
   return {
