@@ -1,4 +1,5 @@
 import type { Clock } from './clock.js';
+import { statsMicrophone, type MicrophoneTotals } from './microphone-meter.js';
 import type { CallQuality } from './types.js';
 
 /**
@@ -13,7 +14,7 @@ export const QUALITY_SAMPLE_MS = 2000;
 export interface QualityTotals {
   packetsReceived: number;
   packetsLost: number;
-  /** The microphone's `totalAudioEnergy` and `totalSamplesDuration` (media-source). */
+  /** The microphone's `totalAudioEnergy` and `totalSamplesDuration` (media-source, or microphone-meter.ts's). */
   micEnergy: number;
   micSeconds: number;
 }
@@ -31,8 +32,6 @@ interface AudioStats {
   selected?: boolean;
   codecId?: string;
   mimeType?: string;
-  totalAudioEnergy?: number;
-  totalSamplesDuration?: number;
 }
 
 const round1 = (value: number): number => Math.round(value * 10) / 10;
@@ -48,17 +47,18 @@ export function estimateMos(rttMs: number, jitterMs: number, lossPercent: number
   return round1(Math.min(4.5, 1 + 0.035 * r + 0.000007 * r * (r - 60) * (100 - r)));
 }
 
-/** One sample from a stats report; `previous` is the last sample's totals. */
-export function readQuality(report: RTCStatsReport, previous?: QualityTotals): { quality: CallQuality; totals: QualityTotals } {
+/**
+ * One sample from a stats report; `previous` is the last sample's totals, `microphone` the microphone's (default:
+ * the report's own, which Firefox lacks).
+ */
+export function readQuality(report: RTCStatsReport, previous?: QualityTotals, microphone = statsMicrophone(report)): { quality: CallQuality; totals: QualityTotals } {
   let inbound: AudioStats | undefined;
   let outbound: AudioStats | undefined;
   let remoteRtt: number | undefined;
   let pairId: string | undefined;
   let selectedPair: AudioStats | undefined;
-  let source: AudioStats | undefined;
   report.forEach((stat: AudioStats) => {
     if (stat.type === 'inbound-rtp' && stat.kind === 'audio') inbound = stat;
-    else if (stat.type === 'media-source' && stat.kind === 'audio') source = stat;
     else if (stat.type === 'outbound-rtp' && stat.kind === 'audio') outbound = stat;
     // RTCP receiver reports give the round trip of the media itself; ICE's own checks are the fallback.
     else if (stat.type === 'remote-inbound-rtp' && stat.kind === 'audio' && stat.roundTripTime !== undefined) remoteRtt = stat.roundTripTime;
@@ -72,8 +72,8 @@ export function readQuality(report: RTCStatsReport, previous?: QualityTotals): {
   const totals = {
     packetsReceived: inbound?.packetsReceived ?? 0,
     packetsLost: Math.max(0, inbound?.packetsLost ?? 0),
-    micEnergy: source?.totalAudioEnergy ?? 0,
-    micSeconds: source?.totalSamplesDuration ?? 0,
+    micEnergy: microphone?.energy ?? 0,
+    micSeconds: microphone?.seconds ?? 0,
   };
   const received = totals.packetsReceived - (previous?.packetsReceived ?? 0);
   const lost = totals.packetsLost - (previous?.packetsLost ?? 0);
@@ -103,15 +103,17 @@ export function readQuality(report: RTCStatsReport, previous?: QualityTotals): {
 
 /**
  * Reads `pc`'s statistics every {@link QUALITY_SAMPLE_MS} and reports each sample; returns the stop function.
- * A failed read (the connection closing) is skipped, never thrown from the timer.
+ * A failed read (the connection closing) is skipped, never thrown from the timer. `microphone` reads the
+ * microphone's totals from each report (microphone-meter.ts; default: the report's own).
  */
-export function watchQuality(pc: RTCPeerConnection, clock: Clock, onSample: (quality: CallQuality) => void): () => void {
+export function watchQuality(pc: RTCPeerConnection, clock: Clock, onSample: (quality: CallQuality) => void, microphone = statsMicrophone): () => void {
   let previous: QualityTotals | undefined;
   let timer: unknown;
   let stopped = false;
   const tick = async () => {
     try {
-      const { quality, totals } = readQuality(await pc.getStats(), previous);
+      const report = await pc.getStats();
+      const { quality, totals } = readQuality(report, previous, microphone(report));
       previous = totals;
       if (!stopped) onSample(quality);
     } catch {

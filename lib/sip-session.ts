@@ -8,6 +8,7 @@ import type { Clock } from './clock.js';
 import { VoiceBrowserError } from './errors.js';
 import { microphoneError, type MediaControls } from './media-controls.js';
 import { watchMediaPath, type PathSample } from './media-path.js';
+import { createMicrophoneMeter, type MeterAudioContext, type MicrophoneMeter } from './microphone-meter.js';
 import type { IncomingInvite, SipEvents } from './sip-link.js';
 
 /**
@@ -26,14 +27,18 @@ export interface SessionWatch {
   media: MediaControls;
   clock: Clock;
   onTerminated(): void;
+  /** Makes the AudioContext of a microphone meter (default: the browser's); a seam for tests. */
+  audio?: () => MeterAudioContext | undefined;
 }
 
 /**
  * Follows an answered session: in-dialog INFO/NOTIFY (a change of the call), media up or failed, quality
  * samples while up, and its end.
  */
-export function watchSession(session: Session, callId: string | undefined, { events, media, clock, onTerminated }: SessionWatch): void {
+export function watchSession(session: Session, callId: string | undefined, { events, media, clock, onTerminated, audio }: SessionWatch): void {
   let stopQuality: (() => void) | undefined;
+  /** The microphone's level where the stats lack it (Firefox): open while the call's media is, closed at its end. */
+  let microphone: MicrophoneMeter | undefined;
   // A service may tell of a state change in the dialog (the simulator sends INFO): read the call at once.
   // Setting the delegate means answering ourselves.
   session.delegate = {
@@ -54,10 +59,11 @@ export function watchSession(session: Session, callId: string | undefined, { eve
       const pc = handler?.peerConnection;
       if (handler) handler.onMicrophone = (outcome) => events.onMicrophone(callId, outcome);
       if (pc) {
+        const meter = (microphone = createMicrophoneMeter(pc, audio));
         const warnings = createCallWarnings(clock, (warning, raised) => events.onWarning(callId, warning, raised));
         stopPath = watchMediaPath({
           sample: async () => {
-            const look = await samplePath(pc);
+            const look = await samplePath(pc, meter);
             warnings.look({ ...look, muted: media.isMuted() });
             return look;
           },
@@ -69,10 +75,15 @@ export function watchSession(session: Session, callId: string | undefined, { eve
           restartIce: () => restartIce(session),
           onConnected: () => {
             events.onMediaConnected(callId);
-            stopQuality ??= watchQuality(pc, clock, (quality) => {
-              warnings.quality(quality);
-              events.onQuality(callId, quality);
-            });
+            stopQuality ??= watchQuality(
+              pc,
+              clock,
+              (quality) => {
+                warnings.quality(quality);
+                events.onQuality(callId, quality);
+              },
+              meter.read,
+            );
           },
           onReconnecting: () => events.onMediaReconnecting(callId),
           onFailed: () => events.onMediaFailed(callId),
@@ -84,24 +95,27 @@ export function watchSession(session: Session, callId: string | undefined, { eve
     if (state === SessionState.Terminated) {
       stopPath?.();
       stopQuality?.();
+      microphone?.close();
       onTerminated();
       events.onSessionEnded(callId);
     }
   });
 }
 
-/** The call's path as media-path.ts judges it: the connection's state, the audio received, the far end's direction. */
-async function samplePath(pc: RTCPeerConnection): Promise<PathSample & Omit<AudioLook, 'muted'>> {
+/**
+ * The call's path as media-path.ts judges it: the connection's state, the audio received, the far end's
+ * direction; with the microphone's totals for the silent-microphone warning.
+ */
+async function samplePath(pc: RTCPeerConnection, microphone: MicrophoneMeter): Promise<PathSample & Omit<AudioLook, 'muted'>> {
   let received = 0;
-  let micEnergy: number | undefined;
-  let micSeconds: number | undefined;
-  (await pc.getStats()).forEach((stat: { type: string; kind?: string; packetsReceived?: number; totalAudioEnergy?: number; totalSamplesDuration?: number }) => {
+  const report = await pc.getStats();
+  report.forEach((stat: { type: string; kind?: string; packetsReceived?: number }) => {
     if (stat.type === 'inbound-rtp' && stat.kind === 'audio') received += stat.packetsReceived ?? 0;
-    if (stat.type === 'media-source' && stat.kind === 'audio') [micEnergy, micSeconds] = [stat.totalAudioEnergy, stat.totalSamplesDuration];
   });
+  const mic = microphone.read(report);
   // RFC 3264 section 6.1: a far end that answered recvonly or inactive sends nothing, so its silence says nothing.
   const farEndSends = !/^a=(?:recvonly|inactive)\s*$/m.test(pc.currentRemoteDescription?.sdp ?? '');
-  return { state: pc.connectionState, received, farEndSends, micEnergy, micSeconds };
+  return { state: pc.connectionState, received, farEndSends, micEnergy: mic?.energy, micSeconds: mic?.seconds };
 }
 
 /** Restarts the call's ICE by a re-INVITE whose offer carries new ICE credentials; resolves on its 2xx. */

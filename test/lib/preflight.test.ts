@@ -1,4 +1,5 @@
 // @vitest-environment happy-dom
+import { SessionState } from 'sip.js/lib/api/session-state.js';
 import { describe, expect, it } from 'vitest';
 import { createCallControl } from '../../lib/call-control.js';
 import { createCloseProtection } from '../../lib/close-protection.js';
@@ -16,6 +17,9 @@ import { FakeClock } from '../../lib/testing/fake-clock.js';
 import { FakeSip } from '../../lib/testing/fake-sip.js';
 import type { CallQuality, PreflightReport } from '../../lib/types.js';
 import { createVoiceBrowserWith } from '../../lib/voice-browser.js';
+import { watchSession } from '../../lib/sip-session.js';
+import { FakeCallPeerConnection, fakeSession, quietMedia } from '../support/fake-call-media.js';
+import { fakeWebAudio } from '../support/fake-web-audio.js';
 import { CALL, START, setup } from '../support/helper-world.js';
 import { rejection } from '../support/rejection.js';
 
@@ -64,6 +68,22 @@ async function answerTestCall(world: PreflightWorld, quality: CallQuality = GOOD
   world.sip.events.onMediaConnected('call-1');
   await world.clock.advance(2000);
   world.sip.events.onQuality('call-1', quality);
+}
+
+/**
+ * The service rings the probe's call and its media runs in Firefox: sip-session.ts follows a session whose
+ * statistics carry no microphone level, with a microphone sending `level`, and tells the helper as SIP.js would.
+ * Returns the end of that session.
+ */
+async function answerInFirefox(world: PreflightWorld, level: number) {
+  const audio = fakeWebAudio(world.clock);
+  await world.clock.flush();
+  world.sip.invite('call-1');
+  await world.clock.advance(300);
+  const { session, enter } = fakeSession(new FakeCallPeerConnection('firefox', world.clock));
+  watchSession(session, 'call-1', { events: world.sip.events, media: quietMedia(), clock: world.clock, onTerminated: () => undefined, audio: () => Object.assign(audio.open(), { level }) });
+  enter(SessionState.Established);
+  return { audio, end: () => enter(SessionState.Terminated) };
 }
 
 /** Nothing left: the microphone let go, the link closed, the session ended, no timer set. */
@@ -164,6 +184,27 @@ describe('runPreflight', () => {
     await answerTestCall(world, { ...GOOD, microphoneLevel: 0.0002 });
     const report = await verdict(world, pending);
     expect(report).toMatchObject({ verdict: 'warning', microphone: { status: 'warning', code: 'silent_microphone', level: 0.0002 }, media: { status: 'ok' } });
+  });
+
+  it("shows the microphone's level in Firefox, measured from the test call's own track where the statistics carry none", async () => {
+    const world = preflightWorld();
+    const pending = runPreflight(CALL, world.host);
+    const call = await answerInFirefox(world, 0.05);
+    const report = await verdict(world, pending);
+    call.end();
+
+    expect(report).toMatchObject({ verdict: 'ok', microphone: { status: 'ok', level: 0.05 }, media: { status: 'ok', rttMs: 20, jitterMs: 2.5, lossPercent: 0 } });
+    expect(call.audio.made.map((context) => context.state)).toEqual(['closed']);
+  });
+
+  it('warns of a silent microphone in Firefox from the measured level', async () => {
+    const world = preflightWorld();
+    const pending = runPreflight(CALL, world.host);
+    const call = await answerInFirefox(world, 0.0002);
+    const report = await verdict(world, pending);
+    call.end();
+
+    expect(report).toMatchObject({ verdict: 'warning', microphone: { status: 'warning', code: 'silent_microphone', level: 0.0002 } });
   });
 
   it('fails the media when no audio comes back', async () => {

@@ -1,0 +1,105 @@
+// @vitest-environment happy-dom
+import { SessionState } from 'sip.js/lib/api/session-state.js';
+import { describe, expect, it } from 'vitest';
+import type { SipEvents } from '../../lib/sip-link.js';
+import { watchSession } from '../../lib/sip-session.js';
+import { FakeClock } from '../../lib/testing/fake-clock.js';
+import type { CallQuality } from '../../lib/types.js';
+import { FakeCallPeerConnection, fakeSession, quietMedia } from '../support/fake-call-media.js';
+import { fakeWebAudio } from '../support/fake-web-audio.js';
+
+/**
+ * A call's session as sip-session.ts follows it, over a fake SIP.js session and peer connection whose statistics
+ * are Chromium's or Firefox's: the warnings and quality samples it tells, and the microphone meter it opens and
+ * closes with the call's media.
+ */
+
+function world(engine: 'chromium' | 'firefox') {
+  const clock = new FakeClock(0);
+  const audio = fakeWebAudio(clock);
+  const told: string[] = [];
+  const levels: Array<number | null> = [];
+  const events = new Proxy({} as SipEvents, {
+    get: (_, name: string) => (callId: string, ...args: unknown[]) => {
+      if (name === 'onQuality') levels.push((args[0] as CallQuality).microphoneLevel);
+      else told.push([name, callId, ...args].join(' '));
+    },
+  });
+  /** One call: its session established, its media watched until the test ends it. */
+  const call = (callId: string) => {
+    const pc = new FakeCallPeerConnection(engine, clock);
+    const { session, enter } = fakeSession(pc);
+    const media = quietMedia();
+    watchSession(session, callId, { events, media, clock, onTerminated: () => told.push(`terminated ${callId}`), audio: audio.open });
+    enter(SessionState.Established);
+    return { pc, media, end: () => enter(SessionState.Terminated) };
+  };
+  return { clock, audio, told, levels, call };
+}
+
+describe('a call in Firefox, whose statistics carry no microphone level', () => {
+  it('tells the level measured from the sent track in each quality sample', async () => {
+    const { clock, levels, call } = world('firefox');
+    call('call-1');
+    await clock.advance(6000);
+    expect(levels).toEqual([0.05, 0.05, 0.05]);
+  });
+
+  it('raises silent_microphone from the meter after 3 s of silence while not muted, and clears it on sound', async () => {
+    const { clock, audio, told, call } = world('firefox');
+    call('call-1');
+    await clock.advance(1000);
+    const context = audio.made[0];
+    if (!context) throw new Error('no meter opened');
+    context.level = 0.0002;
+    await clock.advance(2500);
+    expect(told.filter((line) => line.startsWith('onWarning'))).toEqual([]);
+    await clock.advance(1000);
+    expect(told.filter((line) => line.startsWith('onWarning'))).toEqual(['onWarning call-1 silent_microphone true']);
+    context.level = 0.05;
+    await clock.advance(1000);
+    expect(told.filter((line) => line.startsWith('onWarning'))).toEqual(['onWarning call-1 silent_microphone true', 'onWarning call-1 silent_microphone false']);
+  });
+
+  it('never raises it while muted', async () => {
+    const { clock, audio, told, call } = world('firefox');
+    const { media } = call('call-1');
+    media.muted = true;
+    await clock.advance(500);
+    const context = audio.made[0];
+    if (context) context.level = 0;
+    await clock.advance(10_000);
+    expect(told.filter((line) => line.startsWith('onWarning'))).toEqual([]);
+  });
+
+  it("closes the call's AudioContext at its end, and each call has its own: none is left across calls", async () => {
+    const { clock, audio, told, call } = world('firefox');
+    const first = call('call-1');
+    await clock.advance(3000);
+    first.end();
+    expect(audio.made.map((context) => context.state)).toEqual(['closed']);
+    const second = call('call-2');
+    await clock.advance(3000);
+    second.end();
+    expect(audio.made.map((context) => context.state)).toEqual(['closed', 'closed']);
+    expect(audio.made.flatMap((context) => context.sources).every((source) => !source.connected)).toBe(true);
+    expect(told).toContain('onSessionEnded call-2');
+    // Nothing runs after the end: no timer left, no context opened again.
+    expect(clock.pendingTimers).toBe(0);
+    await clock.advance(5000);
+    expect(audio.made).toHaveLength(2);
+  });
+});
+
+describe('a call in Chromium, whose statistics carry the microphone level', () => {
+  it('takes the level and the silent-microphone warning from the statistics, and makes no AudioContext', async () => {
+    const { clock, audio, told, levels, call } = world('chromium');
+    const { pc } = call('call-1');
+    await clock.advance(4000);
+    expect(levels).toEqual([0.05, 0.05]);
+    pc.level = 0;
+    await clock.advance(4000);
+    expect(told.filter((line) => line.startsWith('onWarning'))).toEqual(['onWarning call-1 silent_microphone true']);
+    expect(audio.made).toEqual([]);
+  });
+});
