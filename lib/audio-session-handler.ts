@@ -1,4 +1,5 @@
 import type { BodyAndContentType, SessionDescriptionHandler, SessionDescriptionHandlerOptions } from 'sip.js/lib/api/session-description-handler.js';
+import { keepAgreedCodecs } from './agreed-codecs.js';
 
 /**
  * The session description handler the helper gives SIP.js for each call: one peer connection with the
@@ -37,7 +38,14 @@ export class AudioSessionHandler implements SessionDescriptionHandler {
     });
   }
 
-  /** The answer to the service's offer, or in a call a new offer (an ICE restart when asked), with its candidates. */
+  /**
+   * The answer to the service's offer, or in a call a new offer (an ICE restart when asked), with its candidates.
+   * A new offer sent in a call lists only the codecs the call agreed (agreed-codecs.ts). The description set here
+   * keeps them all: the far end answers from the offer it got (RFC 3264 section 6), which is then an answer to
+   * this one too, and setting an offer other than the one created is refused (webrtc-pc, setLocalDescription).
+   * setCodecPreferences() would trim both, but needs the browser's capabilities matched to the SDP, and not
+   * every engine has it; this reads the same in each.
+   */
   async getDescription(options?: DescriptionOptions): Promise<BodyAndContentType> {
     const pc = this.peerConnection;
     if (!this.microphone) {
@@ -49,9 +57,13 @@ export class AudioSessionHandler implements SessionDescriptionHandler {
       }
     }
     const restart = !!options?.offerOptions?.iceRestart;
-    await pc.setLocalDescription(pc.signalingState === 'have-remote-offer' ? await pc.createAnswer() : await pc.createOffer(options?.offerOptions));
+    const offering = pc.signalingState !== 'have-remote-offer';
+    // The call's answer: ours to the INVITE's offer, or the far end's to an earlier re-offer.
+    const agreed = [pc.currentLocalDescription, pc.currentRemoteDescription].find((description) => description?.type === 'answer')?.sdp;
+    await pc.setLocalDescription(offering ? await pc.createOffer(options?.offerOptions) : await pc.createAnswer());
     await this.gathered(restart);
-    return { body: pc.localDescription?.sdp ?? '', contentType: 'application/sdp' };
+    const sdp = pc.localDescription?.sdp ?? '';
+    return { body: offering && agreed ? keepAgreedCodecs(sdp, agreed) : sdp, contentType: 'application/sdp' };
   }
 
   hasDescription(contentType: string): boolean {
