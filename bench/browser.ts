@@ -1,14 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { CHROMIUM_LAUNCH } from '../e2e/browsers.js';
+import { chromium, firefox, type BrowserContext, type Page } from 'playwright-core';
+import { CHROMIUM_LAUNCH, FIREFOX_LAUNCH } from '../e2e/browsers.js';
 
 /**
- * The page the latency and soak parts measure in, as a user's page runs the library: Debian's Chromium with the e2e flags (loopback only, fake media), logged
- * in to the demo server, with the script-tag library loaded and the page's peer connections, timers and
- * WebSockets counted so leaks can be seen.
+ * The page the latency and soak parts measure in, as a user's page runs the library: Debian's Chromium with the
+ * e2e flags (loopback only, fake media), or for the latency part's comparison Debian's Firefox ESR with the e2e
+ * preferences, logged in to the demo server, with the script-tag library loaded and the page's peer
+ * connections, timers and WebSockets counted so leaks can be seen.
  */
+
+/** The browser a bench page runs in. */
+export type Engine = 'chromium' | 'firefox';
 
 export interface BenchPage {
   page: Page;
@@ -78,34 +82,43 @@ function instrument(): void {
   }) as typeof window.clearInterval;
 }
 
-/** Opens the demo in a fresh Chromium, logged in, with the page instrumented; one setup, read top to bottom. */
-export async function openBenchPage(demoUrl: string, username: string): Promise<BenchPage> {
-  const { pages, close } = await openBenchTabs(demoUrl, username, 1);
+/** Opens the demo in a fresh browser (Chromium unless `engine` says), logged in, with the page instrumented; one setup, read top to bottom. */
+export async function openBenchPage(demoUrl: string, username: string, engine: Engine = 'chromium'): Promise<BenchPage> {
+  const { pages, close } = await openBenchTabs(demoUrl, username, 1, engine);
   return { page: pages[0] as Page, close };
 }
 
+/** Runs `measure` in `bench`'s page and closes it whatever happens. */
+export async function inPage<T>(bench: BenchPage, measure: (page: Page) => Promise<T>): Promise<T> {
+  try {
+    return await measure(bench.page);
+  } finally {
+    await bench.close();
+  }
+}
+
 /**
- * `count` tabs of one Chromium, one user, each set up as {@link openBenchPage}'s page: the first opened leads
+ * `count` tabs of one browser, one user, each set up as {@link openBenchPage}'s page: the first opened leads
  * the shared tabs (the library's default).
  */
-export async function openBenchTabs(demoUrl: string, username: string, count: number): Promise<{ pages: Page[]; open(): Promise<Page>; close(): Promise<void> }> {
-  const profile = mkdtempSync(join(tmpdir(), 'voice-bench-'));
-  const context: BrowserContext = await chromium.launchPersistentContext(profile, {
-    ...CHROMIUM_LAUNCH,
-    headless: true,
-    permissions: ['microphone'],
-    baseURL: demoUrl,
-  });
-  // tsx compiles with esbuild's keepNames, which wraps functions in __name(); functions shipped into the
-  // page by evaluate() need it there too.
-  await context.addInitScript({ content: 'window.__name = (fn) => fn;' });
-  await context.addInitScript(instrument);
-  const first = context.pages()[0] ?? (await context.newPage());
-  const login = await first.request.post('/auth/login', { data: { username } });
-  if (login.status() !== 200) throw new Error(`bench: login answered ${login.status()}`);
-  const pages = [first];
-  while (pages.length < count) pages.push(await context.newPage());
-  for (const page of pages) await withHelper(page);
+export async function openBenchTabs(demoUrl: string, username: string, count: number, engine: Engine = 'chromium'): Promise<{ pages: Page[]; open(): Promise<Page>; close(): Promise<void> }> {
+  const { context, close } = await launch(engine, demoUrl);
+  const pages: Page[] = [];
+  try {
+    // tsx compiles with esbuild's keepNames, which wraps functions in __name(); functions shipped into the
+    // page by evaluate() need it there too.
+    await context.addInitScript({ content: 'window.__name = (fn) => fn;' });
+    await context.addInitScript(instrument);
+    pages.push(context.pages()[0] ?? (await context.newPage()));
+    const login = await context.request.post('/auth/login', { data: { username } });
+    if (login.status() !== 200) throw new Error(`bench: login answered ${login.status()}`);
+    while (pages.length < count) pages.push(await context.newPage());
+    for (const page of pages) await withHelper(page);
+  } catch (error) {
+    // A browser that fails to set up (a login refused, a page that never loads) is closed, not left running.
+    await close();
+    throw error;
+  }
   return {
     pages,
     open: async () => {
@@ -113,6 +126,27 @@ export async function openBenchTabs(demoUrl: string, username: string, count: nu
       await withHelper(page);
       return page;
     },
+    close,
+  };
+}
+
+/** A fresh headless browser of `engine` and its one context, whose requests go to `demoUrl`; `close()` ends both. */
+async function launch(engine: Engine, demoUrl: string): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  if (engine === 'firefox') {
+    // No `permissions` option: simulator/firefox-prefs.ts's preferences already grant the fake microphone.
+    const browser = await firefox.launch({ ...FIREFOX_LAUNCH, headless: true });
+    const context = await browser.newContext({ baseURL: demoUrl });
+    return { context, close: () => browser.close() };
+  }
+  const profile = mkdtempSync(join(tmpdir(), 'voice-bench-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    ...CHROMIUM_LAUNCH,
+    headless: true,
+    permissions: ['microphone'],
+    baseURL: demoUrl,
+  });
+  return {
+    context,
     close: async () => {
       await context.close();
       rmSync(profile, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { startApp } from '../scripts/start-app.js';
-import { openBenchPage, type BenchPage } from './browser.js';
+import { startApp, type RunningApp } from '../scripts/start-app.js';
+import { inPage, openBenchPage, type BenchPage } from './browser.js';
 import { measureBudget } from './budget.js';
 import { measureLatency } from './latency.js';
 import { measureNetwork } from './network.js';
@@ -15,8 +15,8 @@ import { measureTabs } from './tabs.js';
 import { printTable, type Row } from './stats.js';
 
 /**
- * `npm run bench`: the figures users meet, beside DESIGN.md's targets: sizes (size.ts), the packages' tarballs and installs (packages.ts), latencies and the poll
- * budget (latency.ts), calls that survive the network (network.ts), many tabs sharing one phone (tabs.ts), a support desk's queues (queues.ts), the proxy's added latency (proxy.ts), the key's budget under 30 agents (budget.ts), the simulator's capacity (simulator.ts) and the
+ * `npm run bench`: the figures users meet, beside DESIGN.md's targets: sizes (size.ts), the packages' tarballs and installs (packages.ts), latencies in Chromium and
+ * Firefox and the poll budget (latency.ts), calls that survive the network (network.ts), many tabs sharing one phone (tabs.ts), a support desk's queues (queues.ts), the proxy's added latency (proxy.ts), the key's budget under 30 agents (budget.ts), the simulator's capacity (simulator.ts) and the
  * soak (soak.ts). One table, also written as JSON under bench/results/ (ignored by git). It measures and
  * prints; a part that fails becomes a row saying so, the others still run, and the exit code is then 1.
  * `BENCH_ONLY=size,packages,latency,network,tabs,queues,proxy,budget,simulator,soak` picks parts.
@@ -50,34 +50,31 @@ async function part(name: string, measure: () => Promise<{ rows: Row[]; figures:
   process.stderr.write(`bench: ${name} took ${((Date.now() - started) / 1000).toFixed(0)} s, load average ${loadavg()[0]?.toFixed(1)}\n`);
 }
 
-/** Runs `measure` with the app and a fresh Chromium page, and stops both whatever happens. */
-async function inBrowser<T>(user: string, measure: (page: BenchPage, simUrl: string) => Promise<T>): Promise<T> {
+/** Runs `measure` against the app, started as `npm start` runs it, and stops the app whatever happens. */
+async function withApp<T>(measure: (app: RunningApp) => Promise<T>): Promise<T> {
   // The bench's users make far more requests than spec 8's default quota allows a key.
   const app = await startApp({ SIM_QUOTA_PER_MINUTE: '10000000', SIM_QUOTA_PER_HOUR: '100000000' });
   try {
-    const page = await openBenchPage(app.demo, user);
-    try {
-      return await measure(page, app.sim);
-    } finally {
-      await page.close();
-    }
+    return await measure(app);
   } finally {
     await app.stop();
   }
 }
 
+/** Runs `measure` with the app and a fresh Chromium page, and stops both whatever happens. */
+async function inBrowser<T>(user: string, measure: (page: BenchPage, simUrl: string) => Promise<T>): Promise<T> {
+  return withApp(async (app) => {
+    const bench = await openBenchPage(app.demo, user);
+    return inPage(bench, () => measure(bench, app.sim));
+  });
+}
+
 await part('size', measureSize);
 await part('packages', measurePackages);
-await part('latency', () => inBrowser('bench-latency', (page, sim) => measureLatency(page, sim, RUNS)));
+// Chromium's page, then Firefox's, against the one app: Firefox is held to Chromium's figures of the same run.
+await part('latency', () => withApp((app) => measureLatency((engine) => openBenchPage(app.demo, `bench-latency-${engine}`, engine), app.sim, RUNS)));
 await part('network', () => inBrowser('bench-network', (page, sim) => measureNetwork(page, sim, { blackholes: NETWORK_RUNS, stalls: NETWORK_RUNS })));
-await part('tabs', async () => {
-  const app = await startApp({ SIM_QUOTA_PER_MINUTE: '10000000', SIM_QUOTA_PER_HOUR: '100000000' });
-  try {
-    return await measureTabs(app.demo, RUNS * 2);
-  } finally {
-    await app.stop();
-  }
-});
+await part('tabs', () => withApp((app) => measureTabs(app.demo, RUNS * 2)));
 await part('queues', () => measureQueues(RUNS));
 await part('proxy', measureProxy);
 await part('budget', measureBudget);
