@@ -1,3 +1,4 @@
+import { listAudioDevices } from './audio-devices.js';
 import { createFetchBackend } from './backend.js';
 import { isVoiceBrowserError, VoiceBrowserError } from './errors.js';
 import { createVoiceBrowser } from './voice-browser.js';
@@ -6,7 +7,7 @@ import { createVoiceBrowser } from './voice-browser.js';
  * Entry of the script-tag build: one self-contained file that sets `window.VoiceBrowser`.
  * Loading a script is the side effect a script tag asks for; the ES module entry has none.
  */
-const api = Object.freeze({ createVoiceBrowser, createFetchBackend, VoiceBrowserError, isVoiceBrowserError });
+const api = Object.freeze({ createVoiceBrowser, createFetchBackend, listAudioDevices, VoiceBrowserError, isVoiceBrowserError });
 
 declare global {
   interface Window {

@@ -7,6 +7,8 @@
 export { createVoiceBrowser } from './voice-browser.js';
 export { createFetchBackend } from './backend.js';
 export type { FetchBackendOptions } from './backend.js';
+export { listAudioDevices } from './audio-devices.js';
+export type { AudioDeviceList } from './audio-devices.js';
 export { VOICE_ERROR_CODES, VoiceBrowserError, isVoiceBrowserError } from './errors.js';
 export type { VoiceErrorCode } from './errors.js';
 export { BROWSER_CALL_STATES, BROWSER_CALL_TRANSITIONS, CONNECTION_STATES, CONNECTION_TRANSITIONS, RENEWABLE_CONNECTIONS, TERMINAL_CALL_STATES } from './types.js';

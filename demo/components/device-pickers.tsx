@@ -3,6 +3,8 @@ import type { DeviceOption } from '../models/use-devices.js';
 export interface DevicePickersProps {
   microphones: DeviceOption[];
   speakers: DeviceOption[];
+  /** False where this browser cannot play on a chosen speaker (yet): the speaker picker is left out. */
+  canChooseSpeaker: boolean;
   microphoneId: string;
   speakerId: string;
   /** The picks differ from the running helper's: they apply at the next Connect (spec 4.9). */
@@ -35,12 +37,16 @@ function DeviceSelect({ label, devices, value, onPick }: DeviceSelectProps) {
   );
 }
 
-/** Microphone and speaker pickers; a helper's devices are fixed for its life, so a change waits for Connect. */
-export function DevicePickers({ microphones, speakers, microphoneId, speakerId, pending, onMicrophone, onSpeaker }: DevicePickersProps) {
+/**
+ * Microphone and speaker pickers; a helper's devices are fixed for its life, so a change waits for Connect. The
+ * speaker picker shows only where a speaker can be chosen (not in Safari, nor in Firefox before the microphone
+ * was allowed).
+ */
+export function DevicePickers({ microphones, speakers, canChooseSpeaker, microphoneId, speakerId, pending, onMicrophone, onSpeaker }: DevicePickersProps) {
   return (
     <section aria-label="Audio devices">
       <DeviceSelect label="Microphone" devices={microphones} value={microphoneId} onPick={onMicrophone} />
-      <DeviceSelect label="Speaker" devices={speakers} value={speakerId} onPick={onSpeaker} />
+      {canChooseSpeaker && <DeviceSelect label="Speaker" devices={speakers} value={speakerId} onPick={onSpeaker} />}
       {pending && <p data-testid="devices-pending">The new devices apply at the next Connect (disconnect first if connected).</p>}
     </section>
   );

@@ -76,6 +76,7 @@ export function Phone({ user, onLogout }: PhoneProps) {
           <DevicePickers
             microphones={devices.microphones}
             speakers={devices.speakers}
+            canChooseSpeaker={devices.canChooseSpeaker}
             microphoneId={devices.microphoneId}
             speakerId={devices.speakerId}
             pending={voice.devicesPending}

@@ -50,6 +50,7 @@ describe('lib/index.ts', () => {
       'createFetchBackend',
       'createVoiceBrowser',
       'isVoiceBrowserError',
+      'listAudioDevices',
     ]);
   });
 
