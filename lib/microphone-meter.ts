@@ -80,7 +80,6 @@ export function createMicrophoneMeter(pc: RTCPeerConnection, open: () => MeterAu
     closed = true;
     source?.disconnect();
     void context?.close().catch(() => undefined);
-    context = source = analyser = undefined;
   }
 
   function measure(sending: MediaStreamTrack): MicrophoneTotals | undefined {
@@ -89,7 +88,7 @@ export function createMicrophoneMeter(pc: RTCPeerConnection, open: () => MeterAu
     if (sending !== track) {
       source?.disconnect();
       analyser ??= Object.assign(context.createAnalyser(), { fftSize: WINDOW });
-      samples = new Float32Array(analyser.fftSize);
+      samples = new Float32Array(WINDOW);
       source = context.createMediaStreamSource(new MediaStream([sending]));
       source.connect(analyser);
       track = sending;
