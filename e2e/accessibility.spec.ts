@@ -1,6 +1,4 @@
-import AxeBuilder from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
-import { callConnected, expect, hangUp, logInAndConnect, reloadConfirmed, test } from './fixtures.js';
+import { axeViolations, callConnected, expect, hangUp, logInAndConnect, reloadConfirmed, test } from './fixtures.js';
 
 /**
  * axe-core (WCAG 2.1 A and AA rules) finds no violation on the demo's main states: logged out, ready, in a
@@ -8,38 +6,33 @@ import { callConnected, expect, hangUp, logInAndConnect, reloadConfirmed, test }
  * impact and the elements it names.
  */
 
-async function violations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  return results.violations.map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
-
 test('the demo passes axe-core logged out, ready, with an error, in a call with the keypad open, after it, and in recovery', async ({ page }) => {
   await page.goto('/');
   await expect(page.getByLabel('Username')).toBeVisible();
-  expect(await violations(page), 'logged out').toEqual([]);
+  expect(await axeViolations(page), 'logged out').toEqual([]);
 
   await logInAndConnect(page, 'e2e-axe');
-  expect(await violations(page), 'ready').toEqual([]);
+  expect(await axeViolations(page), 'ready').toEqual([]);
   // A refused call puts its error on the card.
   await page.getByLabel('Number to call').fill('+12025550105');
   await page.getByRole('button', { name: 'Call', exact: true }).click();
   await expect(page.getByTestId('error-code')).toContainText('compliance_dnc');
-  expect(await violations(page), 'an error shown').toEqual([]);
+  expect(await axeViolations(page), 'an error shown').toEqual([]);
   await callConnected(page);
   await page.getByRole('button', { name: 'Keypad' }).click();
   // Screen readers hear the state change: one polite live region says it in words.
   await expect(page.getByTestId('call-words')).toHaveText('Connected to +12025550100');
-  expect(await violations(page), 'in a call').toEqual([]);
+  expect(await axeViolations(page), 'in a call').toEqual([]);
   await hangUp(page);
   await expect(page.getByTestId('call-words')).toHaveText('Ended: you hung up');
-  expect(await violations(page), 'after the call').toEqual([]);
+  expect(await axeViolations(page), 'after the call').toEqual([]);
 
   // A reload mid-call: the recovered call with its cleanup controls.
   await callConnected(page);
   await reloadConfirmed(page);
   await expect(page.getByTestId('connection')).toHaveText('recovery_required');
   await expect(page.getByTestId('recovery-words')).toBeVisible();
-  expect(await violations(page), 'recovery').toEqual([]);
+  expect(await axeViolations(page), 'recovery').toEqual([]);
   await page.getByRole('button', { name: 'Hang up' }).click();
   await expect(page.getByTestId('busy')).toHaveText('false');
   await page.getByRole('button', { name: 'End session' }).click();

@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test as base, type Page } from '@playwright/test';
 import { createSimulatorControl, type SimulatorControl } from '../simulator/control-client.js';
 
@@ -149,4 +150,19 @@ export async function pageAudioStats(page: Page): Promise<{ received: number; se
     });
     return { received, sent, connectionState: pc.connectionState, peerConnections: pcs.length };
   });
+}
+
+/** axe-core's WCAG 2.1 A and AA violations on the page now, each as its rule, its impact and the elements it names. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return results.violations.map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+/**
+ * Whether axe-core runs in this test's browser: not in Firefox, whose content process (ESR 153) crashes with
+ * SIGSEGV at the page's next input after axe's target-size or nested-interactive rule. The markup axe audits is
+ * the same in both engines, so Chromium's audit covers it.
+ */
+export function axeRunsHere(): boolean {
+  return base.info().project.name !== 'firefox';
 }
