@@ -1,10 +1,16 @@
 import { defineConfig } from '@playwright/test';
-import { chromiumLaunchOptions } from '@voice-browser/simulator/playwright';
+import { chromiumLaunchOptions, firefoxLaunchOptions } from '@voice-browser/simulator/playwright';
 
-/** Chromium with a fake microphone, every packet on loopback (CHROMIUM_PATH picks the browser, if set). */
+/**
+ * The app in Chromium and in Firefox, each with a fake microphone and every packet on loopback
+ * (CHROMIUM_PATH and FIREFOX_PATH pick the browsers, if set).
+ */
 export default defineConfig({
   testDir: 'tests',
   timeout: 60_000,
   reporter: 'list',
-  use: { browserName: 'chromium', launchOptions: chromiumLaunchOptions() },
+  projects: [
+    { name: 'chromium', use: { browserName: 'chromium', launchOptions: chromiumLaunchOptions() } },
+    { name: 'firefox', use: { browserName: 'firefox', launchOptions: firefoxLaunchOptions() } },
+  ],
 });

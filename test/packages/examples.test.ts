@@ -53,7 +53,7 @@ describe.each(EXAMPLES)('examples/%s', (example) => {
     const dir = join(work, 'examples', example);
     run(dir, 'npm', ['ci', '--prefer-offline', '--loglevel=error']);
     // Everything the example's tests rely on is set here; nothing comes from the shell.
-    const out = run(dir, 'npm', ['test'], { CI: 'true', CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' });
+    const out = run(dir, 'npm', ['test'], { CI: 'true', CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', FIREFOX_PATH: process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr' });
     expect(out).toMatch(/passed/);
   });
 });

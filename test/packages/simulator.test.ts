@@ -16,8 +16,9 @@ import { expectRestGuardedBy, MODULE_RESOLUTIONS, simulatorBaseUrl, typeCheckApp
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const KEY = 'vsk_PackageTestKey000000000000000000';
-/** The browser the Playwright run launches (scripts/ensure-browsers.ts installs it). */
+/** The browsers the Playwright run launches (scripts/ensure-browsers.ts installs them). */
 const CHROMIUM_PATH = '/usr/bin/chromium';
+const FIREFOX_PATH = '/usr/bin/firefox-esr';
 
 let work: string;
 let unpacked: string;
@@ -52,7 +53,7 @@ describe('the @voice-browser/simulator package', () => {
     expect(files).toContain(join('dist', 'simulator', 'playwright.js'));
     // Only the public declarations: the rest would reach werift's, which fail an app's tsc without skipLibCheck.
     const declarations = files.filter((file) => file.endsWith('.d.ts')).map((file) => file.replace(/^dist\/simulator\//, '')).sort();
-    expect(declarations).toEqual(['chromium-flags.d.ts', 'control-client.d.ts', 'index.d.ts', 'playwright.d.ts']);
+    expect(declarations).toEqual(['chromium-flags.d.ts', 'control-client.d.ts', 'firefox-prefs.d.ts', 'index.d.ts', 'playwright.d.ts']);
     expect(files.filter((file) => (file.endsWith('.ts') && !file.endsWith('.d.ts')) || file.endsWith('.map'))).toEqual([]);
   });
 
@@ -95,16 +96,18 @@ describe('the @voice-browser/simulator package', () => {
     it(`type-checks an app using both entries with tsc, strict and without skipLibCheck (moduleResolution ${moduleResolution})`, () => {
       const source = [
         "import { startSimulator, type Simulator, type SimulatorFault } from '@voice-browser/simulator';",
-        "import { test, expect, chromiumArgs, chromiumLaunchOptions, createSimulatorControl, SimulatorControlError, type SimulatedCallRecord } from '@voice-browser/simulator/playwright';",
+        "import { test, expect, chromiumArgs, chromiumLaunchOptions, firefoxLaunchOptions, firefoxUserPrefs, createSimulatorControl, SimulatorControlError, type SimulatedCallRecord } from '@voice-browser/simulator/playwright';",
         "const fault: SimulatorFault = { method: 'POST', path: '/api/v1/voice/browser-calls', fault: 'delay', delayMs: 500 };",
         "// @ts-expect-error: a fault the simulator does not have",
         "const unknown: SimulatorFault = { method: 'POST', path: '/api/v1/voice/browser-calls', fault: 'explode' };",
         'const flags: readonly string[] = chromiumArgs;',
+        "const prefs: boolean | number | string | undefined = firefoxUserPrefs['media.navigator.permission.fake'];",
+        "const firefox: 'moz-firefox' = firefoxLaunchOptions({ executablePath: '/usr/bin/firefox-esr' }).channel;",
         'async function callsOf(simulator: Simulator, sessionId: string): Promise<SimulatedCallRecord[] | number> {',
         '  const control = createSimulatorControl(simulator.url);',
         '  return control.callsOfSession(sessionId).catch((error: unknown) => (error instanceof SimulatorControlError ? error.status : 0));',
         '}',
-        'void [unknown, flags, callsOf];',
+        'void [unknown, flags, prefs, firefox, callsOf];',
         "test.use({ simulatorOptions: { noAnswerMs: 2000 }, launchOptions: chromiumLaunchOptions({ executablePath: '/usr/bin/chromium' }) });",
         "test('a call', async ({ simulator }) => {",
         '  await simulator.fault(fault);',
@@ -119,14 +122,17 @@ describe('the @voice-browser/simulator package', () => {
     });
   }
 
-  it('runs a Playwright project whose spec uses its test and simulator fixture, in Chromium with its flags', () => {
-    expect(existsSync(CHROMIUM_PATH), `${CHROMIUM_PATH} is missing: npx tsx scripts/ensure-browsers.ts`).toBe(true);
+  it('runs a Playwright project whose spec uses its test and simulator fixture, in Chromium with its flags and Firefox with its prefs', () => {
+    for (const path of [CHROMIUM_PATH, FIREFOX_PATH]) expect(existsSync(path), `${path} is missing: npx tsx scripts/ensure-browsers.ts`).toBe(true);
     writeFileSync(
       join(consumer, 'playwright.config.ts'),
       [
         "import { defineConfig } from '@playwright/test';",
-        "import { chromiumLaunchOptions } from '@voice-browser/simulator/playwright';",
-        "export default defineConfig({ testDir: 'e2e', workers: 1, retries: 0, timeout: 30_000, reporter: 'line', use: { launchOptions: chromiumLaunchOptions() } });",
+        "import { chromiumLaunchOptions, firefoxLaunchOptions } from '@voice-browser/simulator/playwright';",
+        "export default defineConfig({ testDir: 'e2e', workers: 1, retries: 0, timeout: 30_000, reporter: 'line', projects: [",
+        "  { name: 'chromium', use: { browserName: 'chromium', launchOptions: chromiumLaunchOptions() } },",
+        "  { name: 'firefox', use: { browserName: 'firefox', launchOptions: firefoxLaunchOptions() } },",
+        '] });',
       ].join('\n'),
     );
     mkdirSync(join(consumer, 'e2e'), { recursive: true });
@@ -135,7 +141,7 @@ describe('the @voice-browser/simulator package', () => {
       [
         "import { test, expect } from '@voice-browser/simulator/playwright';",
         `test.use({ simulatorOptions: { apiKey: '${KEY}' } });`,
-        "test('the worker simulator takes its key, faults on demand, and the flagged Chromium has a fake microphone', async ({ simulator, page, request }) => {",
+        "test('the worker simulator takes its key, faults on demand, and the launched browser has a fake microphone', async ({ simulator, page, request, browserName }) => {",
         `  expect(simulator.apiKey).toBe('${KEY}');`,
         "  expect(simulator.baseUrl).toMatch(/^http:\\/\\/127\\.0\\.0\\.1:\\d+\\/api$/);",
         "  const read = async () => (await request.get(`${simulator.baseUrl}/v1/voice/browser-sessions?externalSubject=someone`, { headers: { 'X-Api-Key': simulator.apiKey } })).status();",
@@ -147,20 +153,21 @@ describe('the @voice-browser/simulator package', () => {
         '  expect(await read()).toBe(200);',
         '  await page.goto(`${simulator.url}/__sim/faults`);',
         "  await expect(page.locator('body')).toContainText('armed');",
-        '  const microphone = await page.evaluate(async () => (await navigator.mediaDevices.getUserMedia({ audio: true })).getAudioTracks()[0]?.label);',
-        '  expect(microphone).toMatch(/fake/i);',
+        '  const microphone = await page.evaluate(async () => { const track = (await navigator.mediaDevices.getUserMedia({ audio: true })).getAudioTracks()[0]; return JSON.stringify({ label: track?.label, state: track?.readyState }); });',
+        '  // Opened without a prompt; Chromium names its fake device, Firefox gives its fake stream the default name.',
+        "  expect(JSON.parse(microphone)).toEqual({ label: browserName === 'chromium' ? expect.stringMatching(/fake/i) : 'Default Audio Device', state: 'live' });",
         '});',
       ].join('\n'),
     );
     const run = spawnSync(process.execPath, [join(consumer, 'node_modules/@playwright/test/cli.js'), 'test'], {
       cwd: consumer,
       encoding: 'utf8',
-      timeout: 90_000,
+      timeout: 150_000,
       // Only what the run needs: no CI, PW_* or E2E_* variables of the caller's shell.
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), CHROMIUM_PATH, FORCE_COLOR: '0' },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), CHROMIUM_PATH, FIREFOX_PATH, FORCE_COLOR: '0' },
     });
     expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
-    expect(run.stdout).toContain('1 passed');
+    expect(run.stdout).toContain('2 passed');
   });
 
   it('serves the simulator from its bin on plain node: REST with the key, 401 without', async () => {
