@@ -63,7 +63,8 @@ export function statsMicrophone(report: RTCStatsReport): MicrophoneTotals | unde
  * Each read adds the mean square of the analyser's window times the audio time since the last read, the sum
  * `totalAudioEnergy` keeps. A read that comes late (a hidden page's timer) counts that window for the whole gap.
  * The time is the context's own: it stands still while the context is suspended (autoplay policy; Firefox lets a
- * page that captures the microphone play), so nothing is counted then and the level stays unknown. A replaced
+ * page play while it captures the microphone, AutoplayPolicy.cpp `IsActivelyCapturingOrHasAPermission`), so
+ * nothing is counted then and the level stays unknown. A replaced
  * track (microphone unplugged mid-call) is followed.
  */
 export function createMicrophoneMeter(pc: RTCPeerConnection, open: () => MeterAudioContext | undefined = browserAudio): MicrophoneMeter {
