@@ -13,6 +13,9 @@
  * - `media.peerconnection.ice.loopback`, `…ice.obfuscate_host_addresses` off, `…ice.default_address_only` off:
  *   a real 127.0.0.1 host candidate that ICE can pair with the simulator's (no mDNS name, so no multicast).
  * - `media.autoplay.default` 0: the call's audio plays without a click.
+ * - `media.cubeb.force_mock_context`: an audio output that needs no sound device. Test machines have none, and
+ *   without one Firefox never starts an AudioContext (it stays `suspended`), so nothing measured through Web Audio,
+ *   such as the microphone level where Firefox's statistics lack it, would ever be seen.
  * - `network.proxy.*`: every request goes to a dead proxy on 127.0.0.1:9 except loopback's, so nothing the
  *   browser asks of itself reaches the internet; `network.trr.mode` 5 turns DNS over HTTPS off.
  * - `network.captive-portal-service.enabled`, `network.connectivity-service.enabled`, Remote Settings, Normandy
@@ -26,6 +29,7 @@ export const firefoxUserPrefs: Readonly<Record<string, string | number | boolean
   'media.peerconnection.ice.obfuscate_host_addresses': false,
   'media.peerconnection.ice.default_address_only': false,
   'media.autoplay.default': 0,
+  'media.cubeb.force_mock_context': true,
   'network.proxy.type': 1,
   'network.proxy.http': '127.0.0.1',
   'network.proxy.http_port': 9,
