@@ -51,6 +51,9 @@ export function watchSession(session: Session, callId: string | undefined, { eve
       void notification.accept().catch(() => undefined);
       events.onCallChanged(callId);
     },
+    // A REFER asks the page to transfer the call by dialling another party itself (RFC 3515). The helper only
+    // answers the calls its server places, so it declines (603); without a delegate SIP.js would follow it.
+    onRefer: (referral) => void referral.reject({ statusCode: 603 }).catch(() => undefined),
   };
   let stopPath: (() => void) | undefined;
   session.stateChange.addListener((state) => {

@@ -3,12 +3,12 @@ import type { BuildOptions, Plugin } from 'esbuild';
 
 /**
  * An esbuild plugin that leaves out the parts of SIP.js the helper can never reach. The helper registers,
- * answers one INVITE, sends INFO, BYE and the re-INVITE that restarts ICE (media-path.ts), and nothing else:
- * it never starts a call's first INVITE, nor sends MESSAGE, PUBLISH, REFER, NOTIFY, PRACK or SUBSCRIBE, nor follows a
- * REFER it receives. Those
- * client classes are replaced by stubs that throw if anything ever did reach them. SIP.js's own modules import
- * them (the user agent core and the session dialog hold a method for each), so tree shaking alone cannot drop
- * them. The unit and e2e suites run the built bundle, which proves nothing needed went missing.
+ * answers one INVITE, sends INFO, BYE and the re-INVITE that restarts ICE (media-path.ts), and nothing else: it
+ * never starts a call's first INVITE nor SUBSCRIBEs. Those client classes are replaced by stubs that throw if
+ * anything ever did reach them. SIP.js's own modules import them (the user agent core and the session dialog
+ * hold a method for each), so tree shaking alone cannot drop them. Only the classes whose stub the bench shows
+ * saving bytes are stubbed (docs/bench.md); every e2e spec runs the built bundle (the demo takes `lib/dist`),
+ * which proves nothing needed went missing.
  *
  * It also drops SIP.js's `log`, `debug` and `warn` statements whose only argument is a literal message, or
  * literals and plain names joined by `+` (a deprecation notice built beforehand goes with its line): the helper
@@ -20,13 +20,7 @@ import type { BuildOptions, Plugin } from 'esbuild';
 
 const STUBS: Record<string, string> = {
   'api/inviter.js': 'Inviter',
-  'core/dialogs/subscription-dialog.js': 'SubscriptionDialog',
   'core/user-agents/invite-user-agent-client.js': 'InviteUserAgentClient',
-  'core/user-agents/message-user-agent-client.js': 'MessageUserAgentClient',
-  'core/user-agents/publish-user-agent-client.js': 'PublishUserAgentClient',
-  'core/user-agents/refer-user-agent-client.js': 'ReferUserAgentClient',
-  'core/user-agents/notify-user-agent-client.js': 'NotifyUserAgentClient',
-  'core/user-agents/prack-user-agent-client.js': 'PrackUserAgentClient',
   'core/user-agents/subscribe-user-agent-client.js': 'SubscribeUserAgentClient',
 };
 
@@ -39,14 +33,13 @@ const DEFAULT_HANDLER = 'platform/web/session-description-handler/session-descri
 const DEFAULT_HANDLER_STUB = `export function defaultSessionDescriptionHandlerFactory() { return () => { throw new Error('voice-browser: the default session description handler is not part of this build'); }; }`;
 
 /**
- * SIP.js's Referral: a REFER in the call's dialog asks the page to transfer, which the helper never does. The
- * session makes a Referral for every REFER before asking its delegate, so the class stays, reduced to refusing:
- * accepting it declines the REFER (603) instead of dialling the target, so nothing is ever followed.
+ * SIP.js's Referral: the session makes one for every REFER and hands it to its delegate, whose `onRefer`
+ * (sip-session.ts) only ever declines it. So the class keeps `reject` alone; its `accept` and `makeInviter`,
+ * which would dial the REFER's target, go. e2e/refer.spec.ts sends a REFER to the built bundle.
  */
 const REFERRAL = 'api/referral.js';
 const REFERRAL_STUB = `export class Referral {
   constructor(request) { this.request = request; }
-  accept() { this.request.reject({ statusCode: 603 }); return Promise.reject(new Error('voice-browser: a REFER is declined')); }
   reject(options) { this.request.reject(options); return Promise.resolve(); }
 }`;
 
@@ -62,21 +55,31 @@ export function dropDeadLogs(source: string): string {
   return source.replace(DEAD_LOG, ';');
 }
 
-export const sipTrim: Plugin = {
-  name: 'sip-trim',
-  setup(build) {
-    build.onLoad({ filter: /sip\.js[\\/]lib[\\/].*\.js$/ }, async (args) => {
-      const path = args.path.replace(/\\/g, '/');
-      if (path.endsWith(`sip.js/lib/${DEFAULT_HANDLER}`)) return { contents: DEFAULT_HANDLER_STUB, loader: 'js' };
-      if (path.endsWith(`sip.js/lib/${REFERRAL}`)) return { contents: REFERRAL_STUB, loader: 'js' };
-      const stub = Object.keys(STUBS).find((module) => path.endsWith(`sip.js/lib/${module}`));
-      const name = stub ? STUBS[stub] : undefined;
-      if (name) return { contents: `export class ${name} { constructor() { throw new Error('voice-browser: ${name} is not part of this build'); } }`, loader: 'js' };
-      const source = await readFile(args.path, 'utf8');
-      return { contents: dropDeadLogs(source), loader: 'js' };
-    });
-  },
-};
+/** One trim of {@link createSipTrim}, named so the bench can weigh each (a trim that saves nothing goes). */
+export type SipTrimPart = 'client stubs' | 'default session description handler' | 'Referral' | 'dead log lines';
+
+/** The sip-trim plugin, with every trim but those in `without` (the bench builds with each left out in turn). */
+export function createSipTrim(without: readonly SipTrimPart[] = []): Plugin {
+  const on = (part: SipTrimPart) => !without.includes(part);
+  return {
+    name: 'sip-trim',
+    setup(build) {
+      build.onLoad({ filter: /sip\.js[\\/]lib[\\/].*\.js$/ }, async (args) => {
+        const path = args.path.replace(/\\/g, '/');
+        if (on('default session description handler') && path.endsWith(`sip.js/lib/${DEFAULT_HANDLER}`)) return { contents: DEFAULT_HANDLER_STUB, loader: 'js' };
+        if (on('Referral') && path.endsWith(`sip.js/lib/${REFERRAL}`)) return { contents: REFERRAL_STUB, loader: 'js' };
+        const stub = Object.keys(STUBS).find((module) => path.endsWith(`sip.js/lib/${module}`));
+        const name = stub && on('client stubs') ? STUBS[stub] : undefined;
+        if (name) return { contents: `export class ${name} { constructor() { throw new Error('voice-browser: ${name} is not part of this build'); } }`, loader: 'js' };
+        const source = await readFile(args.path, 'utf8');
+        return { contents: on('dead log lines') ? dropDeadLogs(source) : source, loader: 'js' };
+      });
+    },
+  };
+}
+
+/** Every trim: how the shipped library is built. */
+export const sipTrim: Plugin = createSipTrim();
 
 /**
  * How the shipped library is bundled (scripts/build-lib.ts), and the bench's size figures with it: minified,

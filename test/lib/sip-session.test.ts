@@ -1,4 +1,5 @@
 // @vitest-environment happy-dom
+import type { Referral } from 'sip.js/lib/api/referral.js';
 import { SessionState } from 'sip.js/lib/api/session-state.js';
 import { describe, expect, it } from 'vitest';
 import type { SipEvents } from '../../lib/sip-link.js';
@@ -32,7 +33,7 @@ function world(engine: 'chromium' | 'firefox') {
     const media = quietMedia();
     watchSession(session, callId, { events, media, clock, onTerminated: () => told.push(`terminated ${callId}`), audio: audio.open });
     enter(SessionState.Established);
-    return { pc, media, end: () => enter(SessionState.Terminated) };
+    return { pc, media, session, end: () => enter(SessionState.Terminated) };
   };
   return { clock, audio, told, levels, call };
 }
@@ -101,5 +102,20 @@ describe('a call in Chromium, whose statistics carry the microphone level', () =
     await clock.advance(4000);
     expect(told.filter((line) => line.startsWith('onWarning'))).toEqual(['onWarning call-1 silent_microphone true']);
     expect(audio.made).toEqual([]);
+  });
+});
+
+describe('a REFER in the call', () => {
+  it('is declined with 603 and never followed: the helper dials nobody itself', async () => {
+    const { call } = world('chromium');
+    const { session } = call('call-1');
+    const answers: unknown[] = [];
+    const referral = {
+      accept: () => Promise.reject(new Error('a REFER was accepted')),
+      reject: (options: unknown) => Promise.resolve(void answers.push(options)),
+    } as unknown as Referral;
+    session.delegate?.onRefer?.(referral);
+    await Promise.resolve();
+    expect(answers).toEqual([{ statusCode: 603 }]);
   });
 });
