@@ -132,6 +132,18 @@ export class BrowserCalls {
     return this.calls.get(id)?.value;
   }
 
+  /**
+   * The far end asks the page to transfer call `id` to `target` (a REFER); the page's final status code.
+   * Undefined for an unknown call, `409 call_not_answered` when its leg is not up.
+   */
+  async refer(id: string, target: string): Promise<number | undefined> {
+    const runner = this.runners.get(id);
+    if (!this.calls.has(id) || !runner) return undefined;
+    const status = await runner.refer(target);
+    if (status === undefined) throw new HttpError(409, 'call_not_answered', "this call's leg to the browser is not up: a REFER goes only in an answered dialog");
+    return status;
+  }
+
   /** Blackholes the media of the call `id`, or of every call still busy, for `ms` (the `media-blackhole` fault). */
   blackholeMedia(ms: number, id?: string): void {
     for (const [callId, runner] of this.runners) {

@@ -129,6 +129,11 @@ export class CallRunner {
     return true;
   }
 
+  /** The far end asks the page to transfer the call to `target` (a REFER in the leg's dialog): the page's answer. */
+  refer(target: string): Promise<number | undefined> {
+    return this.finishing || !this.leg ? Promise.resolve(undefined) : this.leg.refer(target);
+  }
+
   /** The `media-blackhole` fault: the call's media path drops everything, both ways, for `ms`. */
   blackholeMedia(ms: number): void {
     this.media?.blackhole(ms);

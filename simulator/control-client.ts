@@ -151,6 +151,8 @@ export interface SimulatorControl {
   callsOfSession(sessionId: string): Promise<SimulatedCallRecord[]>;
   /** The recipient hangs up the call. */
   remoteHangup(callId: string): Promise<SimulatedCallRecord>;
+  /** The far end asks the page to transfer the call (a REFER in its answered dialog); resolves with the page's final status code. */
+  refer(callId: string): Promise<number>;
   /** The service withdraws the call's INVITE before the page answered it (a CANCEL). */
   withdrawInvite(callId: string): Promise<SimulatedCallRecord>;
   /** The session's expiry time becomes now: it takes no new calls. Resolves with the session as it now stands. */
@@ -217,6 +219,7 @@ export function createSimulatorControl(url: string): SimulatorControl {
     call: (callId) => request('GET', `/calls/${id(callId)}`),
     callsOfSession: async (sessionId) => (await request<{ calls: SimulatedCallRecord[] }>('GET', `/calls?sessionId=${id(sessionId)}`)).calls,
     remoteHangup: async (callId) => (await request<{ call: SimulatedCallRecord }>('POST', `/calls/${id(callId)}/remote-hangup`)).call,
+    refer: async (callId) => (await request<{ status: number }>('POST', `/calls/${id(callId)}/refer`)).status,
     withdrawInvite: async (callId) => (await request<{ call: SimulatedCallRecord }>('POST', `/calls/${id(callId)}/withdraw-invite`)).call,
     expireSession: async (sessionId) => (await request<{ session: { id: string; status: string; expiresAt: string } }>('POST', `/sessions/${id(sessionId)}/expire`)).session,
     fault: async (fault) => void (await request('POST', '/faults', fault)),

@@ -46,6 +46,12 @@ function callRoutes(app: Hono, service: VoiceService): void {
     if (!call) throw new HttpError(404, 'not_found', 'no such browser call');
     return c.json({ call }, 202);
   });
+  app.post('/calls/:id/refer', async (c) => {
+    // The far end asks the page to transfer the call; answers the page's final status code.
+    const status = await service.refer(c.req.param('id'), 'sip:+12025550100@voice.invalid');
+    if (status === undefined) throw new HttpError(404, 'not_found', 'no such browser call');
+    return c.json({ status });
+  });
   app.post('/calls/:id/withdraw-invite', async (c) => {
     // Answers once the page answered the CANCEL and the call is `failed`: the caller reads a settled call.
     const call = await service.withdrawInvite(c.req.param('id'));

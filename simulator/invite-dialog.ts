@@ -43,6 +43,11 @@ export interface BrowserLeg {
    * leg already ended. A socket that died resolves it too: there is nobody left to tell.
    */
   end(): Promise<LegEnd>;
+  /**
+   * Sends a REFER in the answered leg's dialog asking the page to call `target` (RFC 3515); resolves with the
+   * page's final status code, or undefined when the leg is not up.
+   */
+  refer(target: string): Promise<number | undefined>;
 }
 
 /** What the INVITE that rings the agent carries. */
@@ -125,6 +130,15 @@ export class InviteDialog implements BrowserLeg {
         this.settleCancel = () => done('answered');
         this.outgoing.cancel();
       }
+    });
+  }
+
+  refer(target: string): Promise<number | undefined> {
+    const session = this.session;
+    if (!session || !this.up || !this.isOpen()) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const answered = (response: { message: { statusCode?: number } }) => resolve(response.message.statusCode);
+      session.refer({ onAccept: answered, onReject: answered }, { extraHeaders: [`Refer-To: <${target}>`] });
     });
   }
 

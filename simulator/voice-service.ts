@@ -202,6 +202,11 @@ export class VoiceService {
     return this.calls.remoteHangup(id);
   }
 
+  /** Simulator control: the far end asks the page to transfer the call (a REFER); resolves with the page's status code. */
+  refer(id: string, target: string): Promise<number | undefined> {
+    return this.calls.refer(id, target);
+  }
+
   /**
    * Simulator control: the service withdraws the call's INVITE before the page answered it (CANCEL, the page's
    * 487, the call `failed` with `invite_withdrawn`). Resolves once that is committed; undefined for an unknown

@@ -88,7 +88,8 @@ export class StubAgentConnection extends SipConnection {
 
   override invite(_registration: Registration, options: InviteOptions): BrowserLeg {
     this.invites.push(options);
-    return { end: async () => 'answered' as const };
+    // A stub leg is never answered: a REFER has no dialog to go in.
+    return { end: async () => 'answered' as const, refer: async () => undefined };
   }
 }
 
