@@ -1,9 +1,9 @@
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { sipChunkApart, sipChunkInline } from '../scripts/lib-chunks.js';
 import { minifyShipped } from '../scripts/minify.js';
-import { LIB_BUILD_OPTIONS } from '../scripts/sip-trim.js';
+import { createSipTrim, LIB_BUILD_OPTIONS, type SipTrimPart } from '../scripts/sip-trim.js';
 import { kb, type Row } from './stats.js';
 
 /**
@@ -21,10 +21,25 @@ export interface SizeFigure {
   brotli: number;
 }
 
-async function bundle(name: string, contents: string, format: 'iife' | 'esm', options: { ours?: boolean; resolveDir?: string } = {}): Promise<SizeFigure> {
+/** How a bundle of ours is built: as shipped, or with one trim left out (`without`) to weigh what it saves. */
+interface OursOptions {
+  ours?: boolean;
+  resolveDir?: string;
+  /** A sip-trim part left out, or the renaming of SIP.js's private names (`mangleProps`). */
+  without?: SipTrimPart | 'private names renamed';
+}
+
+/** LIB_BUILD_OPTIONS as shipped, or with the trim `without` left out. */
+function oursBuild(format: 'iife' | 'esm', without: OursOptions['without']): BuildOptions {
+  const trim = without === undefined || without === 'private names renamed' ? LIB_BUILD_OPTIONS.plugins ?? [] : [createSipTrim([without])];
+  const { mangleProps, ...rest } = LIB_BUILD_OPTIONS;
+  return { ...rest, ...(without === 'private names renamed' ? {} : { mangleProps }), plugins: [...trim, format === 'esm' ? sipChunkApart : sipChunkInline] };
+}
+
+async function bundle(name: string, contents: string, format: 'iife' | 'esm', options: OursOptions = {}): Promise<SizeFigure> {
   const result = await build({
     // Ours as we ship it (scripts/build-lib.ts); the peers as their users would bundle them.
-    ...(options.ours ? { ...LIB_BUILD_OPTIONS, plugins: [...(LIB_BUILD_OPTIONS.plugins ?? []), format === 'esm' ? sipChunkApart : sipChunkInline] } : {}),
+    ...(options.ours ? oursBuild(format, options.without) : {}),
     stdin: { contents, resolveDir: options.resolveDir ?? process.cwd(), loader: 'ts', sourcefile: `${name}.ts` },
     bundle: true,
     minify: true,
@@ -81,5 +96,21 @@ export async function measureSize(): Promise<{ figures: SizeFigure[]; rows: Row[
     { figure: 'peer: sip.js SimpleUser', value: `${describe(simpleUser)} (ours ${tag.gzip - simpleUser.gzip >= 0 ? '+' : ''}${tag.gzip - simpleUser.gzip} bytes gzip)`, target: 'for comparison', met: true },
     { figure: 'peer: jssip', value: `${describe(jssip)} (ours ${tag.gzip - jssip.gzip >= 0 ? '+' : ''}${tag.gzip - jssip.gzip} bytes gzip)`, target: 'for comparison', met: true },
   ];
-  return { figures, rows };
+  return { figures, rows: [...rows, ...(await trimSavings(tag.gzip))] };
+}
+
+/**
+ * What each trim of the shipped build saves on the script tag (scripts/sip-trim.ts, and the renaming of SIP.js's
+ * private names): the tag built with that trim left out, against the tag as shipped. A trim that saves nothing
+ * goes: every e2e spec runs the built files, so each trim is exercised; this shows what it buys.
+ */
+async function trimSavings(shipped: number): Promise<Row[]> {
+  const parts: Array<SipTrimPart | 'private names renamed'> = ['client stubs', 'default session description handler', 'Referral', 'dead log lines', 'private names renamed'];
+  const rows: Row[] = [];
+  for (const part of parts) {
+    const without = await bundle(`script tag without ${part}`, readFileSync('lib/global.ts', 'utf8'), 'iife', { ours: true, resolveDir: 'lib', without: part });
+    const saves = without.gzip - shipped;
+    rows.push({ figure: `trim: ${part}`, value: `saves ${saves} B gzip on the script tag`, target: '> 0 B', met: saves > 0 });
+  }
+  return rows;
 }
