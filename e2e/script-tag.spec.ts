@@ -22,7 +22,7 @@ test('window.VoiceBrowser from the minified script connects and disconnects', as
     return { exports: Object.keys(api).sort(), ready: ready.connection, session: ready.session?.id ?? '', after: voice.status().connection, seen };
   });
 
-  expect(result.exports).toEqual(['VoiceBrowserError', 'createFetchBackend', 'createVoiceBrowser', 'isVoiceBrowserError']);
+  expect(result.exports).toEqual(['VoiceBrowserError', 'createFetchBackend', 'createVoiceBrowser', 'isVoiceBrowserError', 'listAudioDevices']);
   expect(result.ready).toBe('ready');
   expect(result.session).toMatch(/^bs_/);
   expect(result.after).toBe('disconnected');
