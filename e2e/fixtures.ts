@@ -1,5 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test as base, type Page } from '@playwright/test';
+import { startApp, type RunningApp } from '../scripts/start-app.js';
 import { createSimulatorControl, type SimulatorControl } from '../simulator/control-client.js';
 
 /**
@@ -12,11 +13,46 @@ export interface Simulator extends SimulatorControl {
   url: string;
 }
 
-export const test = base.extend<{ simulator: Simulator }>({
-  baseURL: async ({}, use) => use(process.env.E2E_BASE_URL),
-  simulator: async ({}, use) => {
-    const url = process.env.E2E_SIM_URL ?? '';
-    await use({ url, ...createSimulatorControl(url) });
+/**
+ * The simulator's key for the suite, set here rather than taken from the shell (where a user of
+ * `npm run simulator` may have exported another): `vsk_` plus 32 letters or digits (spec 5.2).
+ */
+export const SIM_API_KEY = 'vsk_E2eSuiteSimulatorKey000000000000';
+
+export const test = base.extend<{ simulator: Simulator }, { app: RunningApp }>({
+  /**
+   * The app exactly as `npm start` runs it, one per worker, so the two browsers' workers can run side by side
+   * without meeting each other's callers, quotas or key changes. Its URLs also go into the worker's environment
+   * (`E2E_BASE_URL`, `E2E_SIM_URL`) for what runs outside a test's fixtures.
+   */
+  app: [
+    async ({}, use) => {
+      // One key serves every spec's user: the suite gets a quota above spec 8's default (tested in test/simulator).
+      // +12025550103 rings 3 s rather than 8 and +12025550107 stays unknown 4 s rather than 10: the same behaviour,
+      // with room to watch the state before it ends (as +12025550101's 3 s of ringing), in less of the suite's time.
+      // A queued caller claimed by a page that does not answer goes back after 5 s rather than 20 (queues.spec.ts),
+      // still far beyond the second a page that answers takes.
+      const app = await startApp({
+        SIM_API_KEY,
+        SIM_QUOTA_PER_MINUTE: '100000',
+        SIM_QUOTA_PER_HOUR: '1000000',
+        SIM_NO_ANSWER_MS: '3000',
+        SIM_OUTCOME_UNKNOWN_MS: '4000',
+        SIM_QUEUE_ANSWER_TIMEOUT_MS: '5000',
+      });
+      process.env.E2E_BASE_URL = app.demo;
+      process.env.E2E_SIM_URL = app.sim;
+      try {
+        await use(app);
+      } finally {
+        await app.stop();
+      }
+    },
+    { scope: 'worker', auto: true },
+  ],
+  baseURL: async ({ app }, use) => use(app.demo),
+  simulator: async ({ app }, use) => {
+    await use({ url: app.sim, ...createSimulatorControl(app.sim) });
   },
   page: async ({ page }, use) => {
     await page.addInitScript(recordPeerConnections);
@@ -39,8 +75,6 @@ export function recordPeerConnections(): void {
 
 export { expect };
 
-/** The simulator's key, as the global setup started it (never the shell's SIM_API_KEY). */
-const SIM_KEY = process.env.E2E_SIM_API_KEY ?? '';
 
 /** A fault of the network under a page: its session's SIP socket closed or stalled, or its call's media lost for `ms`. */
 export type NetworkFault = { fault: 'close-sip-socket' | 'stall-sip-socket'; sessionId: string } | { fault: 'media-blackhole'; ms: number; callId: string };
@@ -53,7 +87,7 @@ export type NetworkFault = { fault: 'close-sip-socket' | 'stall-sip-socket'; ses
 export async function strikeNow(simulator: Simulator, fault: NetworkFault): Promise<void> {
   const read = 'sessionId' in fault ? `browser-sessions/${fault.sessionId}` : `browser-calls/${fault.callId}`;
   await simulator.fault({ method: 'GET', path: `/api/v1/voice/${read.replace(/[^/]+$/, ':id')}`, ...fault });
-  const response = await fetch(`${simulator.url}/api/v1/voice/${read}`, { headers: { 'x-api-key': SIM_KEY } });
+  const response = await fetch(`${simulator.url}/api/v1/voice/${read}`, { headers: { 'x-api-key': SIM_API_KEY } });
   expect(response.status).toBe(200);
 }
 
@@ -72,11 +106,14 @@ const SCREENSHOT_WIDTH = 360;
  * the viewport the spec set, as a person at that screen sees it.
  */
 export async function screenshot(page: Page, name: string, options: { asSeen?: boolean } = {}): Promise<void> {
-  if (options.asSeen) return void (await page.screenshot({ path: `${SCREENSHOTS_DIR}/${name}.png` }));
+  // Chromium's are the set the README shows; another browser's go beside them, in a folder named after it.
+  const project = base.info().project.name;
+  const path = `${SCREENSHOTS_DIR}/${project === 'chromium' ? '' : `${project}/`}${name}.png`;
+  if (options.asSeen) return void (await page.screenshot({ path }));
   const viewport = page.viewportSize();
   const resize = viewport !== null && viewport.width !== SCREENSHOT_WIDTH;
   if (resize) await page.setViewportSize({ width: SCREENSHOT_WIDTH, height: viewport.height });
-  await page.screenshot({ path: `${SCREENSHOTS_DIR}/${name}.png`, fullPage: true });
+  await page.screenshot({ path, fullPage: true });
   if (resize) await page.setViewportSize(viewport);
 }
 

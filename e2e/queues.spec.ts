@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from '@playwright/test';
 import { SIGNATURE_HEADER, serializeEvent, signBody } from '../contract/queue-webhook.js';
 import type { InboundCallRecord } from '../simulator/control-client.js';
-import { axeRunsHere, axeViolations, expect, hangUp, logInAndConnect, pageAudioStats, recordPeerConnections, reloadConfirmed, screenshot, test, type Simulator } from './fixtures.js';
+import { axeRunsHere, axeViolations, expect, SIM_API_KEY, hangUp, logInAndConnect, pageAudioStats, recordPeerConnections, reloadConfirmed, screenshot, test, type Simulator } from './fixtures.js';
 
 /**
  * Support desks (DESIGN.md, "Support desks: queued inbound calls"), in real Chromium against the demo server and
@@ -17,7 +17,7 @@ const LINE = '+18005550100';
 
 /**
  * Long enough for the simulator's wait for an agent's answer (5 s in the suite: SIM_QUEUE_ANSWER_TIMEOUT_MS in
- * global-setup.ts) and the reads around it.
+ * the app fixture in fixtures.ts) and the reads around it.
  */
 const REQUEUE_MS = 20_000;
 
@@ -54,7 +54,7 @@ async function queueIds(page: Page): Promise<Record<string, string>> {
  * empty queues. The simulator lists its key's calls in progress; the control API acts the callers.
  */
 async function emptyTheQueues(simulator: Simulator): Promise<void> {
-  const response = await fetch(`${simulator.url}/api/v1/voice/calls?status=active`, { headers: { 'x-api-key': process.env.E2E_SIM_API_KEY ?? '' } });
+  const response = await fetch(`${simulator.url}/api/v1/voice/calls?status=active`, { headers: { 'x-api-key': SIM_API_KEY } });
   expect(response.status).toBe(200);
   const { calls } = (await response.json()) as { calls: Array<{ id: string; direction?: string; state: string }> };
   for (const call of calls) if (call.direction === 'inbound') await simulator.callerHangup(call.id);

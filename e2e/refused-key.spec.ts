@@ -1,4 +1,4 @@
-import { callConnected, expect, hangUp, logInAndConnect, test } from './fixtures.js';
+import { callConnected, expect, hangUp, logInAndConnect, SIM_API_KEY, test } from './fixtures.js';
 
 /**
  * Spec 5.3, 5.4: when the service refuses the server's key, no call was made. The proxy answers
@@ -7,10 +7,8 @@ import { callConnected, expect, hangUp, logInAndConnect, test } from './fixtures
  * account of the suite's own key (`PATCH /__sim/keys/:key`) for the length of the test.
  */
 
-const SIM_KEY = process.env.E2E_SIM_API_KEY ?? '';
-
 async function setAccount(simUrl: string, account: { suspended?: boolean; voiceEntitled?: boolean }): Promise<void> {
-  const response = await fetch(`${simUrl}/__sim/keys/${SIM_KEY}`, {
+  const response = await fetch(`${simUrl}/__sim/keys/${SIM_API_KEY}`, {
     method: 'PATCH',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ account }),
