@@ -37,6 +37,9 @@ test('a 5 s media blackhole is survived by an ICE restart: same call, audio flow
   const { call, facts } = await simulator.call(callId);
   expect(call).toMatchObject({ id: callId, state: 'connected', busy: true });
   expect(facts.iceRestarts).toBeGreaterThanOrEqual(1);
+  // The restart's re-offer lists only the codecs the call agreed (the simulator offered PCMU and
+  // telephone-event), not every codec the browser has: a gateway that does not transcode cannot switch there.
+  expect(facts.lastReofferFormats).toEqual(['PCMU/8000', 'telephone-event/8000']);
   await expect(page.getByTestId('call-id')).toHaveText(callId);
   const stats = await pageAudioStats(page);
   expect(stats.peerConnections).toBe(1);

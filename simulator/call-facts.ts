@@ -42,6 +42,8 @@ export interface CallFacts {
   /** Re-INVITEs the page sent in the call's dialog, and how many of them restarted ICE (new ICE credentials). */
   reinvites: number;
   iceRestarts: number;
+  /** The audio formats the page's last re-INVITE offered, by `rtpmap` name in its order; null before any. */
+  lastReofferFormats: string[] | null;
 }
 
 /** The facts of a call just placed: its first state, nothing observed yet. */
@@ -58,5 +60,6 @@ export function initialFacts(call: { state: StateEntered['state']; createdAt: st
     dtmf: [],
     reinvites: 0,
     iceRestarts: 0,
+    lastReofferFormats: null,
   };
 }

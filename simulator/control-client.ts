@@ -92,6 +92,8 @@ export interface SimulatedCall<Record = SimulatedCallRecord> {
     /** Re-INVITEs the page sent in the call's dialog, and how many restarted ICE. */
     reinvites: number;
     iceRestarts: number;
+    /** The audio formats the page's last re-INVITE offered, by `rtpmap` name (`PCMU/8000`) in its order; null before any. */
+    lastReofferFormats: string[] | null;
   };
   /** The browser leg's packet counts, once it has media (the same as `facts.media`). */
   media: SimulatedMedia | null;

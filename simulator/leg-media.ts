@@ -41,10 +41,11 @@ export class LegMedia {
     if (digit) this.facts.dtmf.push({ digit, method: 'sip-info', at: this.stamp() });
   }
 
-  /** The page's re-INVITE: its new offer answered, an ICE restart counted. */
+  /** The page's re-INVITE: its new offer answered, its audio formats kept, an ICE restart counted. */
   async reoffer(sdp: string): Promise<string> {
     if (this.closed) throw new Error('the call has no media to offer to');
     this.facts.reinvites++;
+    this.facts.lastReofferFormats = audioFormats(sdp);
     const answer = await this.peer.answerReoffer(sdp);
     if (answer.iceRestart) this.facts.iceRestarts++;
     return answer.sdp;
@@ -71,4 +72,14 @@ export class LegMedia {
     this.facts.media = this.peer.counts();
     await this.peer.close();
   }
+}
+
+/**
+ * The audio formats an SDP offers, in its order: each payload type of the `m=audio` line by its `rtpmap` name
+ * (`PCMU/8000`, `telephone-event/8000`), or by its number where it has none (a static type, RFC 3551).
+ */
+function audioFormats(sdp: string): string[] {
+  const types = /^m=audio \S+ \S+ (.*)$/m.exec(sdp)?.[1]?.trim().split(' ') ?? [];
+  const names = new Map([...sdp.matchAll(/^a=rtpmap:(\d+) (\S+)/gm)].map(([, type, name]) => [type, name]));
+  return types.map((type) => names.get(type) ?? type);
 }
