@@ -21,9 +21,10 @@ export const SIM_API_KEY = 'vsk_E2eSuiteSimulatorKey000000000000';
 
 export const test = base.extend<{ simulator: Simulator }, { app: RunningApp }>({
   /**
-   * The app exactly as `npm start` runs it, one per worker, so the two browsers' workers can run side by side
-   * without meeting each other's callers, quotas or key changes. Its URLs also go into the worker's environment
-   * (`E2E_BASE_URL`, `E2E_SIM_URL`) for what runs outside a test's fixtures.
+   * The app exactly as `npm start` runs it, one per worker: each browser's project gets its own, so neither meets
+   * the other's callers, quotas or key changes (and a worker started again after a failure gets a fresh one). Its
+   * URLs also go into the worker's environment (`E2E_BASE_URL`, `E2E_SIM_URL`) for what runs outside a test's
+   * fixtures.
    */
   app: [
     async ({}, use) => {
@@ -75,7 +76,6 @@ export function recordPeerConnections(): void {
 
 export { expect };
 
-
 /** A fault of the network under a page: its session's SIP socket closed or stalled, or its call's media lost for `ms`. */
 export type NetworkFault = { fault: 'close-sip-socket' | 'stall-sip-socket'; sessionId: string } | { fault: 'media-blackhole'; ms: number; callId: string };
 
@@ -119,8 +119,8 @@ export async function screenshot(page: Page, name: string, options: { asSeen?: b
 
 /**
  * `username` for this run of the current test: each browser's project, a repeat (`--repeat-each`) and a retry
- * get a user of their own, so a run never meets the session or call an earlier one left at the app (which
- * would put it in recovery): both projects share one app.
+ * get a user of their own, so a run never meets the session or call an earlier one left at an app it shares
+ * (which would put it in recovery), and the two browsers' users are told apart in the logs.
  */
 export function userOfThisRun(username: string): string {
   const { repeatEachIndex, retry, project } = base.info();
