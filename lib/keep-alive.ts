@@ -2,17 +2,20 @@ import type { Clock } from './clock.js';
 
 /**
  * Keeps the SIP WebSocket alive and notices one that stalls without closing (RFC 5626 section 3.5.1: a
- * double-CRLF ping, a CRLF pong): a ping goes out every {@link PING_EVERY_MS}, and a socket from which
- * nothing at all was heard for {@link DEAD_AFTER_MS} (two pings unanswered) is declared dead at that moment,
- * so the link reconnects it as it does a socket that closed.
+ * double-CRLF ping, a CRLF pong). A ping goes out every {@link PING_EVERY_MS}; one that finds the last ping
+ * unanswered is a last chance, and only a socket that then stays silent for {@link ANSWER_WAIT_MS} is dead, so
+ * the link reconnects it as it does a socket that closed.
+ *
+ * @remarks
+ * Only pings actually sent and left unanswered count, never the time since the socket last spoke: a hidden page's
+ * timers run once a minute, and a tick that wakes a minute late finds the answers of every ping it sent. A page
+ * that the browser freezes stops its pings (`stop()`) and asks at once when it resumes (`start()`, `probe()`).
  */
 
-/** How often a ping goes out while the socket is up. */
+/** How often a ping goes out while the socket answers. */
 export const PING_EVERY_MS = 5000;
-/** Silence after which the socket is dead: two pings gone unanswered. */
-export const DEAD_AFTER_MS = 12_000;
-/** How long a probe's ping may go unanswered (the network just changed under the socket). */
-export const PROBE_WAIT_MS = 3000;
+/** How long a last-chance ping, or a probe's, may go unanswered before the socket is dead. */
+export const ANSWER_WAIT_MS = 1500;
 
 /** What the watchdog needs from the link. */
 export interface KeepAliveLink {
@@ -29,55 +32,49 @@ export interface KeepAlive {
   start(): void;
   stop(): void;
   /**
-   * Pings now and declares the socket dead unless something is heard within {@link PROBE_WAIT_MS}: the
-   * browser said it is back `online`, so the network changed and the socket may be gone with the old one.
+   * Pings now and declares the socket dead unless something is heard within {@link ANSWER_WAIT_MS}: the page is
+   * back (online, shown, resumed) and the socket may have died meanwhile. Does nothing while stopped.
    */
   probe(): void;
 }
 
 export function createKeepAlive(link: KeepAliveLink): KeepAlive {
   const { clock } = link;
-  let lastHeard = clock.now();
-  let nextPing = 0;
-  /** When a probe's ping went out, while it is unanswered. */
-  let probedAt: number | undefined;
+  /** A ping is out and nothing was heard since; its miss is then the end (a last chance or a probe). */
+  let unanswered = false;
+  let lastChance = false;
   let timer: unknown;
-  const deadline = () => Math.min(lastHeard + DEAD_AFTER_MS, probedAt === undefined ? Infinity : probedAt + PROBE_WAIT_MS);
-  /** Runs at the next ping or the deadline, whichever is first, so a silent socket is found at its deadline. */
+  const ping = (wait: number, last: boolean) => {
+    link.ping();
+    unanswered = true;
+    lastChance = last;
+    timer = clock.setTimeout(tick, wait);
+  };
+  /** Judges the ping out, however late the timer ran: its answer, if any came, was heard meanwhile. */
   const tick = () => {
-    const now = clock.now();
-    if (probedAt !== undefined && lastHeard >= probedAt) probedAt = undefined;
-    if (now >= deadline()) {
-      timer = undefined;
-      return link.onDead();
-    }
-    if (now >= nextPing) {
-      link.ping();
-      nextPing = now + PING_EVERY_MS;
-    }
-    timer = clock.setTimeout(tick, Math.min(nextPing, deadline()) - now);
+    timer = undefined;
+    if (!unanswered) return ping(PING_EVERY_MS, false);
+    if (!lastChance) return ping(ANSWER_WAIT_MS, true);
+    link.onDead();
+  };
+  const stop = () => {
+    clock.clearTimeout(timer);
+    timer = undefined;
   };
   return {
     heard() {
-      lastHeard = clock.now();
+      unanswered = false;
     },
     start() {
-      if (timer !== undefined) clock.clearTimeout(timer);
-      lastHeard = clock.now();
-      probedAt = undefined;
-      nextPing = lastHeard + PING_EVERY_MS;
+      stop();
+      unanswered = false;
       timer = clock.setTimeout(tick, PING_EVERY_MS);
     },
-    stop() {
-      if (timer !== undefined) clock.clearTimeout(timer);
-      timer = undefined;
-    },
+    stop,
     probe() {
       if (timer === undefined) return;
-      clock.clearTimeout(timer);
-      probedAt = clock.now();
-      nextPing = probedAt;
-      tick();
+      stop();
+      ping(ANSWER_WAIT_MS, true);
     },
   };
 }

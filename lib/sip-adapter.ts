@@ -38,16 +38,22 @@ export { createSessionSetup } from './session-setup.js';
  * downloads SIP.js. Deep imports keep the parts of SIP.js we do not use out of the bundle.
  */
 
-/** Reconnection after a dropped WebSocket: attempts and the wait before each (ms). */
-const RECONNECT_DELAYS_MS = [250, 1000, 3000];
+/**
+ * Reconnection after a dropped WebSocket: attempts and the wait before each (ms). The first goes at once: a hidden
+ * page's timer would make it wait for the browser's next wake-up, a minute away.
+ */
+const RECONNECT_DELAYS_MS = [0, 1000, 3000];
 /**
  * How long a restored link must stay up before a drop starts the attempts afresh. A socket the network kills as
  * soon as it is up (Safari closes it 1006 at once, say) goes on with the attempts left, so the link ends `offline`
  * instead of being restored and lost again for ever.
  */
 const SETTLED_MS = 10_000;
-/** How long a dead socket's closing handshake is waited for before the socket is taken as closed. */
-const CLOSE_WAIT_MS = 1000;
+/**
+ * The registration is refreshed halfway through its time (SIP.js's earliest), so a refresh whose timer a hidden
+ * page runs a minute late is still well before the registrar's expiry.
+ */
+const REFRESH_AT_PERCENT = 50;
 
 /** Registers (or refreshes) once; rejects with the registrar's refusal. */
 function register(registerer: Registerer): Promise<void> {
@@ -98,17 +104,15 @@ function hearEveryFrame(ua: UserAgent, heard: () => void): void {
 /**
  * Closes a socket the keep-alive found dead, without waiting on it: SIP.js's disconnect() waits for the close
  * event, which a dead path never brings (nobody answers the closing handshake; browsers give it up to a
- * minute). After {@link CLOSE_WAIT_MS} the transport is told the socket closed abnormally (1006), so the
- * link reconnects as it does after a drop; the old socket's own close, if it ever comes, is ignored by SIP.js.
+ * minute). The transport is told at once that the socket closed abnormally (1006), so the link reconnects as it
+ * does after a drop, in this same wake-up of a hidden page; the old socket's own close, if it ever comes, is
+ * ignored by SIP.js.
  */
-function dropDeadSocket(ua: UserAgent, clock: SipLinkOptions['clock']): void {
+function dropDeadSocket(ua: UserAgent): void {
   const transport = ua.transport as unknown as { _ws?: WebSocket; onWebSocketClose(event: CloseEvent, socket: WebSocket): void };
   const socket = transport._ws;
   void ua.transport.disconnect().catch(() => undefined);
-  if (!socket) return;
-  clock.setTimeout(() => {
-    if (transport._ws === socket) transport.onWebSocketClose(new CloseEvent('close', { code: 1006 }), socket);
-  }, CLOSE_WAIT_MS);
+  if (socket) transport.onWebSocketClose(new CloseEvent('close', { code: 1006 }), socket);
 }
 
 /**
@@ -174,20 +178,28 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   const keepAlive = createKeepAlive({
     clock,
     ping: () => void ua.transport.send('\r\n\r\n').catch(() => undefined),
-    onDead: () => dropDeadSocket(ua, clock),
+    onDead: () => dropDeadSocket(ua),
   });
   hearEveryFrame(ua, keepAlive.heard);
 
   // RFC 5626 outbound: `reg-id` and the user agent's `+sip.instance` on the Contact make this page one agent
   // across its sockets, so a proxy sends a call's BYE down the new socket after a reconnect.
-  const registerer = new Registerer(ua, { expires: transport.registrationExpiresSeconds ?? 600, regId: 1 });
-  /** Ends the wait before the next reconnection attempt early: the browser is back online. */
+  const registerer = new Registerer(ua, { expires: transport.registrationExpiresSeconds ?? 600, refreshFrequency: REFRESH_AT_PERCENT, regId: 1 });
+  /** Ends the wait before the next reconnection attempt early: the page is back. */
   let wake: (() => void) | undefined;
   /**
-   * The browser is back `online` (the network changed): a reconnection waiting for its next attempt makes it
-   * now, and a socket that looks up is asked at once whether it survived the change.
+   * The page is back: `online` again (the network changed), shown, or resumed after the browser froze it. A
+   * reconnection waiting for its next attempt makes it now, and a socket that looks up is asked at once whether
+   * it is still alive: nothing that works is torn down, a dead one shows `reconnecting` within a probe's wait.
    */
-  const online = () => (wake ? wake() : keepAlive.probe());
+  const verify = () => (wake ? wake() : keepAlive.probe());
+  /** A frozen page runs no timer: its pings stop, and resume with a probe (its timers would judge a sleep). */
+  const freeze = () => keepAlive.stop();
+  const resume = () => {
+    if (up && !reconnecting && !closing) keepAlive.start();
+    verify();
+  };
+  const shown = () => globalThis.document?.visibilityState === 'visible' && verify();
   /** Put in the back/forward cache while idle: the socket was closed on the way in, and is opened on the way out. */
   let suspended = false;
   /**
@@ -209,8 +221,13 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     suspended = false;
     void reconnect(undefined);
   };
+  // Caught on the window as they go down to the document (capture), where `freeze`, `resume` and
+  // `visibilitychange` are fired.
   const pageEvents: Array<[string, EventListener]> = [
-    ['online', online],
+    ['online', verify],
+    ['visibilitychange', shown],
+    ['freeze', freeze],
+    ['resume', resume],
     ['pagehide', pagehide as EventListener],
     ['pageshow', pageshow as EventListener],
   ];
@@ -222,14 +239,16 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     if (clock.now() - restoredAt >= SETTLED_MS) attempts = 0;
     for (const delay of RECONNECT_DELAYS_MS.slice(attempts)) {
       attempts++;
-      await new Promise<void>((resolve) => {
-        const timer = clock.setTimeout(resolve, delay);
-        wake = () => {
-          clock.clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = undefined;
+      if (delay) {
+        await new Promise<void>((resolve) => {
+          const timer = clock.setTimeout(resolve, delay);
+          wake = () => {
+            clock.clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
+      } else await undefined;
       if (closing) return;
       try {
         await ua.reconnect();
@@ -247,11 +266,17 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     if (!closing) events.onDisconnected(new VoiceBrowserError('connection_failed', 'the SIP connection to the voice service dropped and could not be restored', { cause }));
   }
 
+  /**
+   * The registration ran out (a page the browser froze past its expiry: SIP.js's timer fires on resume) or the
+   * registrar refused a refresh: registered again at once, on the socket it has; refused, no new calls (the
+   * registrar never grants past the session). A socket that died meanwhile is the reconnection's business.
+   */
   registerer.stateChange.addListener((state) => {
-    // The registrar refused a refresh, or the registration ran out (never past the session): no new calls.
-    if (state === RegistererState.Unregistered && !closing && !reconnecting) {
-      events.onDisconnected(new VoiceBrowserError('browser_session_unavailable', 'the SIP registration ended; renew() the session to take calls again'));
-    }
+    if (state !== RegistererState.Unregistered || !up || closing || reconnecting) return;
+    // After SIP.js has done with the refusal (its REGISTER still counts as waiting while it tells us).
+    void Promise.resolve(registerer).then(register).catch(() => {
+      if (!closing && !reconnecting) events.onDisconnected(new VoiceBrowserError('browser_session_unavailable', 'the SIP registration ended; renew() the session to take calls again'));
+    });
   });
 
   try {
@@ -268,7 +293,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   keepAlive.start();
   // A socket lost between the registration's answer and here is reconnected as any drop is.
   if (!ua.transport.isConnected()) void reconnect(undefined);
-  for (const [name, listener] of pageEvents) globalThis.addEventListener?.(name, listener);
+  for (const [name, listener] of pageEvents) globalThis.addEventListener?.(name, listener, true);
 
   return {
     endSession: () => {
@@ -280,7 +305,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     close: async () => {
       closing = true;
       keepAlive.stop();
-      for (const [name, listener] of pageEvents) globalThis.removeEventListener?.(name, listener);
+      for (const [name, listener] of pageEvents) globalThis.removeEventListener?.(name, listener, true);
       wake?.();
       if (current?.state === SessionState.Established) await current.bye().catch(() => undefined);
       if (registerer.state === RegistererState.Registered) await registerer.unregister().catch(() => undefined);

@@ -126,11 +126,22 @@ class LoopbackMediaPeer implements MediaPeer {
     const ufrag = iceUfrag(sdp);
     const iceRestart = ufrag !== this.remoteUfrag;
     this.remoteUfrag = ufrag;
+    const roles = this.pc.iceTransports.map((transport) => transport.connection.iceControlling);
     await this.pc.setRemoteDescription({ type: 'offer', sdp: loopbackOnlySdp(sdp) });
     const answer = await this.describeLocally(await this.pc.createAnswer());
-    // werift restarts its ICE agent on the new credentials but, its DTLS being up, never runs the new checks
-    // itself (peerConnection.js connect()): start them, so the pair is found from this side too.
-    if (iceRestart) for (const transport of this.pc.iceTransports) void transport.start().catch(() => undefined);
+    if (iceRestart) {
+      // An ICE restart keeps each agent's role. werift, answering, makes itself controlled again (the restart
+      // cleared its selected pair, so secureTransportManager.js setLocalRole may); Firefox keeps the controlled
+      // role it took when it answered our INVITE, so both would be controlled. werift's repair of that conflict
+      // can leave it controlling with its check already succeeded and never nominated, so neither side ever
+      // selects the pair (docs/browsers.md). Chromium does take the controlling role on its restart; werift,
+      // controlling, repairs that conflict cleanly (it answers 487, or becomes controlled and waits for the
+      // browser's USE-CANDIDATE).
+      this.pc.iceTransports.forEach((transport, i) => (transport.connection.iceControlling = roles[i] ?? transport.connection.iceControlling));
+      // werift restarts its ICE agent on the new credentials but, its DTLS being up, never runs the new checks
+      // itself (peerConnection.js connect()): start them, so the pair is found from this side too.
+      for (const transport of this.pc.iceTransports) void transport.start().catch(() => undefined);
+    }
     return { sdp: answer, iceRestart };
   }
 

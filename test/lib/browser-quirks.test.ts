@@ -1,92 +1,37 @@
 // @vitest-environment happy-dom
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { systemClock } from '../../lib/clock.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createMediaControls } from '../../lib/media-controls.js';
-import * as sipAdapter from '../../lib/sip-adapter.js';
-import { FakeBackend } from '../../lib/testing/fake-backend.js';
 import { FakeClock } from '../../lib/testing/fake-clock.js';
-import type { Connection, VoiceBrowser } from '../../lib/types.js';
-import { createVoiceBrowserWith } from '../../lib/voice-browser.js';
 import { setup } from '../support/helper-world.js';
-import { FakeSipSockets } from '../support/fake-sip-socket.js';
+import type { FakeSipSockets } from '../support/fake-sip-socket.js';
+import { sipLinkWorld, wait } from '../support/sip-link-world.js';
 
 /**
  * What docs/browsers.md says the library does about Safari's ways, held to the code. Safari cannot run on this
  * machine, so each case is acted out by a fake that behaves as Safari does:
  *
- * - Its SIP WebSocket: the real SIP link (sip-adapter.ts over SIP.js) on a fake `WebSocket` that plays the
- *   registrar (test/support/fake-sip-socket.ts) and closes 1006 where Safari's socket does: at once, after the
- *   device slept or the network changed. Vitest's fake timers drive SIP.js's own timers and the helper's clock
- *   together.
+ * - Its SIP WebSocket: the real SIP link on a fake `WebSocket` (test/support/sip-link-world.ts) that closes 1006
+ *   where Safari's socket does: at once, after the device slept or the network changed.
  * - Its autoplay policy: an audio element that plays only inside a click, as WebKit's does.
  */
 
-/** Lets time pass: SIP.js's timers and the helper's fire in order, promises settling between them. */
-const wait = (ms: number) => vi.advanceTimersByTimeAsync(ms);
-
 describe('Safari: a SIP WebSocket closed 1006 at once (device asleep, network changed)', () => {
+  const world = sipLinkWorld();
+  const { phone, ready } = world;
   let sockets: FakeSipSockets;
-  let started: number;
-  /** The helpers of the test, disconnected after it: a link listens on the window until it is closed. */
-  let phones: VoiceBrowser[];
-
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
-    started = Date.now();
-    sockets = new FakeSipSockets();
-    phones = [];
-    vi.stubGlobal('WebSocket', sockets.WebSocket);
-    // SIP.js reports each lost socket on the console; the states below are what this file looks at.
-    vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-  });
-
-  afterEach(async () => {
-    const closed = Promise.all(phones.map((voice) => voice.disconnect().catch(() => undefined)));
-    await wait(60_000);
-    await closed;
-    vi.restoreAllMocks();
-    vi.unstubAllGlobals();
-    vi.useRealTimers();
-  });
-
-  /** The real helper on the real SIP link, recording each connection state with its time since the test began. */
-  function phone() {
-    const states: Array<[number, Connection]> = [];
-    const voice = createVoiceBrowserWith(
-      {
-        backend: new FakeBackend(),
-        onStatus: ({ connection }) => {
-          if (states.at(-1)?.[1] !== connection) states.push([Date.now() - started, connection]);
-        },
-      },
-      { clock: systemClock, sipParts: sipAdapter, tabs: null },
-    );
-    phones.push(voice);
-    return { voice, states };
-  }
-
-  /** A phone connected and registered on its first socket. */
-  async function ready() {
-    const made = phone();
-    const connecting = made.voice.connect();
-    await wait(0);
-    await connecting;
-    expect(made.voice.status().connection).toBe('ready');
-    return made;
-  }
+  beforeEach(() => (sockets = world.sockets));
 
   /** When each socket after the first was made, in ms since the first socket dropped at `droppedAt`. */
   const retriesSince = (droppedAt: number) => sockets.opened.slice(1).map((socket) => socket.madeAt - droppedAt);
 
-  it('shows reconnecting, retries 250 ms, 1 s and 3 s apart, then stays offline: four sockets in all, never a loop', async () => {
+  it('shows reconnecting, retries at once, then 1 s and 3 s apart, then stays offline: four sockets in all, never a loop', async () => {
     const { voice, states } = await ready();
     sockets.next('refuse', 'refuse', 'refuse');
     const droppedAt = Date.now();
     sockets.last.drop();
     await wait(10 * 60_000);
 
-    expect(retriesSince(droppedAt)).toEqual([250, 1250, 4250]);
+    expect(retriesSince(droppedAt)).toEqual([0, 1000, 4000]);
     expect(states.map(([, state]) => state)).toEqual(['connecting', 'ready', 'reconnecting', 'offline']);
     expect(voice.status().error).toMatchObject({ code: 'connection_failed' });
   });
@@ -96,11 +41,11 @@ describe('Safari: a SIP WebSocket closed 1006 at once (device asleep, network ch
     sockets.next('drop-on-register', 'serve');
     const droppedAt = Date.now();
     sockets.last.drop();
-    await wait(1250);
+    await wait(1000);
 
-    expect(retriesSince(droppedAt)).toEqual([250, 1250]);
+    expect(retriesSince(droppedAt)).toEqual([0, 1000]);
     expect(voice.status()).toMatchObject({ connection: 'ready', error: null });
-    expect(states.at(-1)).toEqual([droppedAt - started + 1250, 'ready']);
+    expect(states.at(-1)).toEqual([droppedAt - world.started + 1000, 'ready']);
   });
 
   it('rejects connect() connection_failed at once when the socket closes before its REGISTER is answered, with no second socket', async () => {
@@ -125,7 +70,7 @@ describe('Safari: a SIP WebSocket closed 1006 at once (device asleep, network ch
     sockets.last.drop();
     await wait(60_000);
 
-    expect(retriesSince(droppedAt)).toEqual([250, 1250, 4250]);
+    expect(retriesSince(droppedAt)).toEqual([0, 1000, 4000]);
     expect(voice.status()).toMatchObject({ connection: 'offline', error: { code: 'connection_failed' } });
   });
 
@@ -133,15 +78,15 @@ describe('Safari: a SIP WebSocket closed 1006 at once (device asleep, network ch
     const { voice } = await ready();
     sockets.next('refuse', 'refuse', 'serve');
     sockets.last.drop();
-    await wait(1250 + 3000);
+    await wait(1000 + 3000);
     expect(voice.status().connection).toBe('ready');
 
     await wait(10_000);
     sockets.next('refuse', 'refuse', 'serve');
     const droppedAt = Date.now();
     sockets.last.drop();
-    await wait(4250);
-    expect(retriesSince(droppedAt).slice(-3)).toEqual([250, 1250, 4250]);
+    await wait(4000);
+    expect(retriesSince(droppedAt).slice(-3)).toEqual([0, 1000, 4000]);
     expect(voice.status().connection).toBe('ready');
   });
 
@@ -154,21 +99,21 @@ describe('Safari: a SIP WebSocket closed 1006 at once (device asleep, network ch
     window.dispatchEvent(new Event('online'));
     await wait(0);
 
-    expect(retriesSince(droppedAt)).toEqual([250, 500]);
+    expect(retriesSince(droppedAt)).toEqual([0, 500]);
     expect(voice.status().connection).toBe('ready');
   });
 
-  it('finds a socket that died silently under a network change within 3 s of `online`, and restores it', async () => {
+  it('finds a socket that died silently under a network change within 1.5 s of `online`, and restores it', async () => {
     const { voice, states } = await ready();
     sockets.last.stall();
     await wait(1000);
     const onlineAt = Date.now();
     window.dispatchEvent(new Event('online'));
-    await wait(3000 + 250);
+    await wait(1500);
 
-    // The probe's ping went unanswered for 3 s: the socket is given up without waiting on its closing handshake.
+    // The probe's ping went unanswered for 1.5 s: the socket is given up without waiting on its closing handshake.
     expect(sockets.opened).toHaveLength(2);
-    expect(sockets.opened[1]!.madeAt - onlineAt).toBe(3250);
+    expect(sockets.opened[1]!.madeAt - onlineAt).toBe(1500);
     expect(states.map(([, state]) => state)).toEqual(['connecting', 'ready', 'reconnecting', 'ready']);
     expect(voice.status().connection).toBe('ready');
   });

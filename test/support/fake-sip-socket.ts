@@ -31,6 +31,10 @@ export class FakeSipSocket extends EventTarget {
   readonly madeAt = Date.now();
   /** Every message the page sent on this socket. */
   readonly sent: string[] = [];
+  /** When each REGISTER came, by `Date.now()`. */
+  readonly registers: number[] = [];
+  /** The status codes the next REGISTERs are refused with, in order (the registrar dropped the session, say). */
+  readonly refusals: number[] = [];
   /** The path died without a word: nothing is answered, and the closing handshake never completes. */
   #stalled = false;
 
@@ -48,9 +52,11 @@ export class FakeSipSocket extends EventTarget {
     if (this.#stalled) return;
     if (data === '\r\n\r\n') return void microtask().then(() => this.#receive('\r\n'));
     if (!data.startsWith('REGISTER ')) return;
+    this.registers.push(Date.now());
     if (this.script === 'drop-on-register') return void microtask().then(() => this.drop());
+    const refusal = this.refusals.shift();
     void microtask().then(() => {
-      this.#receive(registered(data));
+      this.#receive(refusal ? answer(data, `${refusal} Refused`) : answer(data, '200 OK', true));
       if (this.script === 'drop-after-register') void microtask().then(() => this.drop());
     });
   }
@@ -95,19 +101,22 @@ export class FakeSipSocket extends EventTarget {
   }
 }
 
-/** The 200 a registrar answers a REGISTER with: the request's dialog headers, its Contact bound for its Expires. */
-function registered(request: string): string {
+/**
+ * A registrar's answer to a REGISTER, with the request's dialog headers: a 200 with its Contact bound for its
+ * Expires, or a refusal.
+ */
+function answer(request: string, status: string, bound = false): string {
   const header = (name: string) => request.match(new RegExp(`^${name}:\\s*(.*)$`, 'im'))?.[1]?.trim() ?? '';
   const vias = request.match(/^Via:.*$/gim) ?? [];
   const expires = header('Expires') || '600';
   return [
-    'SIP/2.0 200 OK',
+    `SIP/2.0 ${status}`,
     ...vias,
     `From: ${header('From')}`,
     `To: ${header('To')};tag=registrar`,
     `Call-ID: ${header('Call-ID')}`,
     `CSeq: ${header('CSeq')}`,
-    `Contact: ${header('Contact')};expires=${expires}`,
+    ...(bound ? [`Contact: ${header('Contact')};expires=${expires}`] : []),
     'Content-Length: 0',
     '',
     '',

@@ -18,6 +18,11 @@ export class WeriftSessionDescriptionHandler implements SessionDescriptionHandle
   packetsReceived = 0;
   /** PCMU packets sent by {@link startAudio}. */
   packetsSent = 0;
+  /**
+   * Keep the ICE role across an ICE restart this handler offers, as Firefox does (the answerer of the INVITE stays
+   * controlled), rather than take the controlling role as the restart's offerer, as werift and Chromium do.
+   */
+  keepIceRoleOnRestart = false;
   private transceiver: RTCRtpTransceiver | undefined;
   private audio: ReturnType<typeof setInterval> | undefined;
   // RFC 3550 section 5.1: random initial sequence number and timestamp.
@@ -58,10 +63,14 @@ export class WeriftSessionDescriptionHandler implements SessionDescriptionHandle
 
   /** The answer to the INVITE's offer; in an established call, a new offer (a re-INVITE, with an ICE restart if asked). */
   async getDescription(options?: SessionDescriptionHandlerOptions & { offerOptions?: { iceRestart?: boolean } }): Promise<BodyAndContentType> {
-    const description =
-      this.pc.signalingState === 'have-remote-offer' ? await this.pc.createAnswer() : await this.pc.createOffer({ iceRestart: options?.offerOptions?.iceRestart });
+    const answering = this.pc.signalingState === 'have-remote-offer';
+    const roles = this.pc.iceTransports.map((transport) => transport.connection.iceControlling);
+    const description = answering ? await this.pc.createAnswer() : await this.pc.createOffer({ iceRestart: options?.offerOptions?.iceRestart });
     // Non-trickle: werift's setLocalDescription waits for gathering, so the description carries its candidates.
     await this.pc.setLocalDescription(description);
+    if (!answering && options?.offerOptions?.iceRestart && this.keepIceRoleOnRestart) {
+      this.pc.iceTransports.forEach((transport, i) => (transport.connection.iceControlling = roles[i] ?? transport.connection.iceControlling));
+    }
     const sdp = this.pc.localDescription?.sdp;
     if (!sdp) throw new Error('werift produced no description');
     return { body: sdp, contentType: 'application/sdp' };
