@@ -130,13 +130,13 @@ class LoopbackMediaPeer implements MediaPeer {
     await this.pc.setRemoteDescription({ type: 'offer', sdp: loopbackOnlySdp(sdp) });
     const answer = await this.describeLocally(await this.pc.createAnswer());
     if (iceRestart) {
-      // An ICE restart keeps each agent's role. werift, answering, makes itself controlled again (the restart
-      // cleared its selected pair, so secureTransportManager.js setLocalRole may); Firefox keeps the controlled
-      // role it took when it answered our INVITE, so both would be controlled. werift's repair of that conflict
-      // can leave it controlling with its check already succeeded and never nominated, so neither side ever
-      // selects the pair (docs/browsers.md). Chromium does take the controlling role on its restart; werift,
-      // controlling, repairs that conflict cleanly (it answers 487, or becomes controlled and waits for the
-      // browser's USE-CANDIDATE).
+      // Keep the ICE role this side had (controlling: it offered the INVITE). Answering, werift would make itself
+      // controlled (secureTransportManager.js setLocalRole, allowed once the restart cleared its selected pair),
+      // but Firefox keeps the controlled role it took answering our INVITE: both controlled. werift's repair of
+      // that conflict can leave it controlling with its check already succeeded and never nominated, so neither
+      // side ever selects the pair (docs/browsers.md). Chromium takes the controlling role as the restart's
+      // offerer; that conflict werift repairs from the controlling side (it answers 487, or turns controlled and
+      // takes the browser's USE-CANDIDATE).
       this.pc.iceTransports.forEach((transport, i) => (transport.connection.iceControlling = roles[i] ?? transport.connection.iceControlling));
       // werift restarts its ICE agent on the new credentials but, its DTLS being up, never runs the new checks
       // itself (peerConnection.js connect()): start them, so the pair is found from this side too.
