@@ -30,11 +30,6 @@ export default defineConfig({
         '**/bfcache.spec.ts',
         // axe-core crashes Firefox ESR 153's content process (fixtures.ts, axeRunsHere); the markup is the same.
         '**/accessibility.spec.ts',
-        // The simulator's werift leaves about a third of Firefox's ICE restarts in `checking` (pair succeeded,
-        // never selected) after a blackhole; the page's restarts and its honest `ended` are shown, the audio's
-        // return is not (docs/browsers.md).
-        '**/media-blackhole.spec.ts',
-        '**/call-warnings.spec.ts',
       ],
     },
   ],
