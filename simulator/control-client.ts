@@ -142,6 +142,20 @@ export class SimulatorControlError extends Error {
   }
 }
 
+/** What the registrar did for one session, read through `GET /__sim/sessions/:id/registration`. */
+export interface RegistrationRecord {
+  /** A binding is in force now. */
+  registered: boolean;
+  /** When the first binding was made (ISO 8601); null when the session never registered. */
+  firstRegisteredAt: string | null;
+  /** How long, since the first binding, no binding was in force (ran out, or dropped with its socket), in ms. */
+  unregisteredMs: number;
+  /** REGISTERs that bound the session (the first and every refresh). */
+  registrations: number;
+  /** The WebSockets the bindings were made on: 1 for a page that kept its socket. */
+  sockets: number;
+}
+
 /**
  * The control API of the simulator at `url`, as functions. Each rejects with a {@link SimulatorControlError}
  * when the simulator refuses (an unknown id is `404 not_found`), or with `fetch`'s own error when it cannot be reached.
@@ -159,6 +173,11 @@ export interface SimulatorControl {
   withdrawInvite(callId: string): Promise<SimulatedCallRecord>;
   /** The session's expiry time becomes now: it takes no new calls. Resolves with the session as it now stands. */
   expireSession(sessionId: string): Promise<{ id: string; status: string; expiresAt: string }>;
+  /**
+   * What the registrar did for a session so far: whether it is registered now, how long it was not since it first
+   * registered (a page hidden or frozen for minutes should show 0), its REGISTERs and the sockets they came on.
+   */
+  registration(sessionId: string): Promise<RegistrationRecord>;
   /** Arms a fault for the next matching requests. */
   fault(fault: SimulatorFault): Promise<void>;
   /** Disarms every fault. */
@@ -224,6 +243,7 @@ export function createSimulatorControl(url: string): SimulatorControl {
     refer: async (callId) => (await request<{ status: number }>('POST', `/calls/${id(callId)}/refer`)).status,
     withdrawInvite: async (callId) => (await request<{ call: SimulatedCallRecord }>('POST', `/calls/${id(callId)}/withdraw-invite`)).call,
     expireSession: async (sessionId) => (await request<{ session: { id: string; status: string; expiresAt: string } }>('POST', `/sessions/${id(sessionId)}/expire`)).session,
+    registration: async (sessionId) => (await request<{ registration: RegistrationRecord }>('GET', `/sessions/${id(sessionId)}/registration`)).registration,
     fault: async (fault) => void (await request('POST', '/faults', fault)),
     clearFaults: async () => void (await request('DELETE', '/faults')),
     inbound: async (caller) => (await request<{ call: InboundCallRecord }>('POST', '/inbound', caller)).call,

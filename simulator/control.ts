@@ -95,6 +95,11 @@ export function createControlApp({ service, faults, registry, defaultQuota, forg
     if (!session) throw new HttpError(404, 'not_found', 'no such browser session');
     return c.json({ session });
   });
+  app.get('/sessions/:id/registration', (c) => {
+    const registration = service.registrationOf(c.req.param('id'));
+    if (!registration) throw new HttpError(404, 'not_found', 'no such browser session');
+    return c.json({ registration });
+  });
   faultRoutes(app, faults);
   app.post('/keys', async (c) => c.json(keys.create((await readJsonBody(c.req.raw)) ?? {}), 201));
   app.patch('/keys/:key', async (c) => c.json(keys.update(c.req.param('key'), (await readJsonBody(c.req.raw)) ?? {})));

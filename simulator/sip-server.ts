@@ -2,6 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { BrowserLeg, InviteOptions } from './invite-dialog.js';
+import type { RegistrationRecord } from './control-client.js';
+import { RegistrationLog } from './registration-log.js';
 import { SipConnection, type Registration, type SipServerOptions } from './sip-connection.js';
 
 /**
@@ -31,6 +33,7 @@ export class SipServer {
   private readonly connections = new Set<SipConnection>();
   /** Closed connections of agents registered for outbound, kept while a call of theirs is up. */
   private readonly kept = new Set<SipConnection>();
+  private readonly log = new RegistrationLog();
 
   constructor(private readonly options: SipServerOptions) {}
 
@@ -52,17 +55,31 @@ export class SipServer {
   /** The session's live (unexpired) registration, if any. */
   registration(sessionId: string): Registration | undefined {
     const registration = this.registrations.get(sessionId);
-    const now = this.options.now?.() ?? Date.now();
-    if (registration && registration.expiresAt <= now) {
+    if (registration && registration.expiresAt <= this.now()) {
       this.removeRegistration(sessionId, registration.connection);
       return undefined;
     }
     return registration;
   }
 
+  /** What the registrar did for the session so far: whether it is registered now, and how long it was not. */
+  registrationRecord(sessionId: string): RegistrationRecord {
+    return this.log.record(sessionId, this.now());
+  }
+
+  /** Forgets every session's registration record. */
+  forgetRecords(): void {
+    this.log.clear();
+  }
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now();
+  }
+
   addRegistration(registration: Registration): void {
     this.registrations.set(registration.sessionId, registration);
-    registration.connection.pruneNonces(this.options.now?.() ?? Date.now());
+    this.log.bound(registration.sessionId, registration.connection, this.now(), registration.expiresAt);
+    registration.connection.pruneNonces(this.now());
     this.options.onRegistrationChange?.(registration.sessionId);
   }
 
@@ -71,6 +88,7 @@ export class SipServer {
     const registration = this.registrations.get(sessionId);
     if (!registration || (connection && registration.connection !== connection)) return;
     this.registrations.delete(sessionId);
+    this.log.dropped(sessionId, this.now());
     this.options.onRegistrationChange?.(sessionId);
   }
 

@@ -7,6 +7,7 @@ import type { MediaCounts } from './media.js';
 import { QUEUE_ANSWER_TIMEOUT_MS, type Agent, type BrowserCall, type BrowserSession, type QueueCall, type SessionTransport } from './model.js';
 import { QueueDesk } from './queues.js';
 import { recipientFor, type RecipientTimings } from './recipients.js';
+import type { RegistrationRecord } from './control-client.js';
 import { SipServer } from './sip-server.js';
 import { deliverWebhook } from './webhook-sender.js';
 
@@ -247,10 +248,16 @@ export class VoiceService {
     return this.sessions.expire(id);
   }
 
+  /** Simulator control: what the registrar did for a session (registered now, how long it was not); undefined for an unknown one. */
+  registrationOf(id: string): RegistrationRecord | undefined {
+    return this.sessions.ids().includes(id) ? this.sip.registrationRecord(id) : undefined;
+  }
+
   /** Forgets everything and stops every call; registered sockets stay open but unbound. */
   async reset(): Promise<void> {
     await this.calls.reset();
     this.sessions.reset();
+    this.sip.forgetRecords();
     this.agents.clear();
     await this.queues.clear();
   }

@@ -59,6 +59,19 @@ describe('/__sim control API (DESIGN.md)', () => {
     await world.send({ path: `/browser-calls/${callId}/hangup`, body: {} });
   });
 
+  it("reads what the registrar did for a session: registered on one socket, then dropped when it expired", async () => {
+    const sessionId = await world.openSession('control-registration');
+    const read = async () => ((await (await app.request(`/__sim/sessions/${sessionId}/registration`)).json()) as { registration: Record<string, unknown> }).registration;
+    expect(await read()).toMatchObject({ registered: true, unregisteredMs: 0, registrations: 1, sockets: 1, firstRegisteredAt: expect.any(String) });
+
+    await app.request(`/__sim/sessions/${sessionId}/expire`, { method: 'POST' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const after = await read();
+    expect(after).toMatchObject({ registered: false, registrations: 1, sockets: 1 });
+    expect(after['unregisteredMs']).toBeGreaterThanOrEqual(15);
+    expect((await app.request('/__sim/sessions/bs_nope/registration')).status).toBe(404);
+  });
+
   it('answers expiring an unknown session 404 not_found', async () => {
     const response = await app.request('/__sim/sessions/bs_nope/expire', { method: 'POST' });
     expect(response.status).toBe(404);
