@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from '@playwright/test';
 import { SIGNATURE_HEADER, serializeEvent, signBody } from '../contract/queue-webhook.js';
 import type { InboundCallRecord } from '../simulator/control-client.js';
-import { axeRunsHere, axeViolations, expect, SIM_API_KEY, hangUp, logInAndConnect, pageAudioStats, recordPeerConnections, reloadConfirmed, screenshot, test, type Simulator } from './fixtures.js';
+import { axeViolations, expect, SIM_API_KEY, hangUp, logInAndConnect, pageAudioStats, recordPeerConnections, reloadConfirmed, screenshot, test, type Simulator } from './fixtures.js';
 
 /**
  * Support desks (DESIGN.md, "Support desks: queued inbound calls"), in real Chromium against the demo server and
@@ -176,7 +176,7 @@ test('two agents each answer the next caller and talk (audio both ways, DTMF hea
     await expect(oldest).toHaveText(/^0:\d\d$/);
     const before = (await oldest.textContent()) ?? '';
     await expect(oldest).not.toHaveText(before);
-    if (axeRunsHere()) expect(await axeViolations(a), 'callers waiting').toEqual([]);
+    expect(await axeViolations(a), 'callers waiting').toEqual([]);
 
     // The first agent answers the next caller: the oldest rings its page, and it is gone from both panels.
     await answerNext(a, 'Support').click();
@@ -192,7 +192,7 @@ test('two agents each answer the next caller and talk (audio both ways, DTMF hea
     await holdsCaller(b, two, 'Support');
     await allList(agents, 'Support', [three.from]);
     await expect.poll(() => stateOf(simulator, two.id)).toBe('established');
-    if (axeRunsHere()) expect(await axeViolations(b), 'in a call with a caller waiting').toEqual([]);
+    expect(await axeViolations(b), 'in a call with a caller waiting').toEqual([]);
     await screenshot(b, '08-queue-call');
 
     // Each talks with their caller, the keypad's digits reach that caller, and mute silences the agent.
