@@ -28,8 +28,6 @@ export default defineConfig({
       testIgnore: [
         // Turns back on Chromium's back/forward cache, which Playwright's own switch turns off.
         '**/bfcache.spec.ts',
-        // axe-core crashes Firefox ESR 153's content process (fixtures.ts, axeRunsHere); the markup is the same.
-        '**/accessibility.spec.ts',
       ],
     },
   ],
