@@ -9,7 +9,7 @@ import type { Clock } from './clock.js';
  * @remarks
  * Only pings actually sent and left unanswered count, never the time since the socket last spoke: a hidden page's
  * timers run once a minute, and a tick that wakes a minute late finds the answers of every ping it sent. A page
- * that the browser freezes stops its pings (`stop()`) and asks at once when it resumes (`start()`, `probe()`).
+ * the browser resumed after freezing it asks at once (`probe()`).
  */
 
 /** How often a ping goes out while the socket answers. */

@@ -188,18 +188,13 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   /** Ends the wait before the next reconnection attempt early: the page is back. */
   let wake: (() => void) | undefined;
   /**
-   * The page is back: `online` again (the network changed), shown, or resumed after the browser froze it. A
-   * reconnection waiting for its next attempt makes it now, and a socket that looks up is asked at once whether
-   * it is still alive: nothing that works is torn down, a dead one shows `reconnecting` within a probe's wait.
+   * The page is back: `online` again (the network changed), shown, or resumed after the browser froze it (Chromium
+   * closes a frozen page's socket as it resumes it, and the close comes next). A reconnection waiting for its next
+   * attempt makes it now, and a socket that looks up is asked at once whether it is still alive: nothing that
+   * works is torn down, a dead one shows `reconnecting` within a probe's wait.
    */
   const verify = () => (wake ? wake() : keepAlive.probe());
-  /** A frozen page runs no timer: its pings stop, and resume with a probe (its timers would judge a sleep). */
-  const freeze = () => keepAlive.stop();
-  const resume = () => {
-    if (up && !reconnecting && !closing) keepAlive.start();
-    verify();
-  };
-  const shown = () => globalThis.document?.visibilityState === 'visible' && verify();
+  const shown = () => document.visibilityState === 'visible' && verify();
   /** Put in the back/forward cache while idle: the socket was closed on the way in, and is opened on the way out. */
   let suspended = false;
   /**
@@ -221,13 +216,11 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     suspended = false;
     void reconnect(undefined);
   };
-  // Caught on the window as they go down to the document (capture), where `freeze`, `resume` and
-  // `visibilitychange` are fired.
+  // Caught on the window as they go down to the document (capture), where `resume` and `visibilitychange` are fired.
   const pageEvents: Array<[string, EventListener]> = [
     ['online', verify],
     ['visibilitychange', shown],
-    ['freeze', freeze],
-    ['resume', resume],
+    ['resume', verify],
     ['pagehide', pagehide as EventListener],
     ['pageshow', pageshow as EventListener],
   ];

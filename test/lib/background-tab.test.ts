@@ -23,7 +23,7 @@ function throttleTimers(): void {
 }
 
 /** The page's lifecycle events, fired where the browser fires them. */
-const lifecycle = (name: 'freeze' | 'resume' | 'visibilitychange') => document.dispatchEvent(new Event(name));
+const lifecycle = (name: 'resume' | 'visibilitychange') => document.dispatchEvent(new Event(name));
 
 describe('a hidden page, whose timers run once a minute', () => {
   const world = sipLinkWorld();
@@ -68,25 +68,23 @@ describe('a page the browser freezes and resumes, hides and shows', () => {
   let sockets: FakeSipSockets;
   beforeEach(() => (sockets = world.sockets));
 
-  it('sends no ping while frozen and asks at once on resume: a live socket is kept', async () => {
+  it('asks at once on resume whether its socket lived through the freeze: a live one is kept', async () => {
     const { states } = await world.ready();
-    lifecycle('freeze');
-    const pingsBefore = sockets.last.sent.filter((data) => data === '\r\n\r\n').length;
-    await wait(60_000);
-    expect(sockets.last.sent.filter((data) => data === '\r\n\r\n')).toHaveLength(pingsBefore);
-
+    const pings = () => sockets.last.sent.filter((data) => data === '\r\n\r\n').length;
+    await wait(1000);
+    const before = pings();
     lifecycle('resume');
-    expect(sockets.last.sent.filter((data) => data === '\r\n\r\n')).toHaveLength(pingsBefore + 1);
+    expect(pings()).toBe(before + 1);
     await wait(10_000);
     expect(sockets.opened).toHaveLength(1);
     expect(states.map(([, state]) => state)).toEqual(['connecting', 'ready']);
   });
 
-  it('shows a socket that died while frozen as reconnecting within 1.5 s of resume, and ready again on a new one', async () => {
+  it('shows a socket that died meanwhile as reconnecting within 1.5 s of resume, and ready again on a new one', async () => {
     const { voice, states } = await world.ready();
-    lifecycle('freeze');
     sockets.last.stall();
-    await wait(60_000);
+    // Frozen a minute: the clock moves on, no timer runs.
+    vi.setSystemTime(Date.now() + 60_000);
     const resumedAt = Date.now() - world.started;
     lifecycle('resume');
     await wait(1500);
