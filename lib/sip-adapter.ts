@@ -194,7 +194,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
    * works is torn down, a dead one shows `reconnecting` within a probe's wait.
    */
   const verify = () => (wake ? wake() : keepAlive.probe());
-  const shown = () => document.visibilityState === 'visible' && verify();
+  const shown = () => !document.hidden && verify();
   /** Put in the back/forward cache while idle: the socket was closed on the way in, and is opened on the way out. */
   let suspended = false;
   /**
@@ -286,7 +286,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   keepAlive.start();
   // A socket lost between the registration's answer and here is reconnected as any drop is.
   if (!ua.transport.isConnected()) void reconnect(undefined);
-  for (const [name, listener] of pageEvents) globalThis.addEventListener?.(name, listener, true);
+  for (const [name, listener] of pageEvents) addEventListener(name, listener, true);
 
   return {
     endSession: () => {
@@ -298,7 +298,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     close: async () => {
       closing = true;
       keepAlive.stop();
-      for (const [name, listener] of pageEvents) globalThis.removeEventListener?.(name, listener, true);
+      for (const [name, listener] of pageEvents) removeEventListener(name, listener, true);
       wake?.();
       if (current?.state === SessionState.Established) await current.bye().catch(() => undefined);
       if (registerer.state === RegistererState.Registered) await registerer.unregister().catch(() => undefined);
