@@ -28,6 +28,8 @@ export default defineConfig({
       testIgnore: [
         // Turns back on Chromium's back/forward cache, which Playwright's own switch turns off.
         '**/bfcache.spec.ts',
+        // Chromium's once-a-minute timers and its Page Lifecycle freeze; Firefox has neither (docs/browsers.md).
+        '**/background-tab.spec.ts',
       ],
     },
   ],
