@@ -16,9 +16,14 @@ export interface Agents {
   forget(subject: string): boolean;
 }
 
-/** The user's webrtc agent, created once per subject (spec 4.7: `409 agent_exists` means list agents to find it). */
-export function createAgents(upstream: Upstream, ensureOk: Relay['ensureOk']): Agents {
-  const known = new Map<string, string>();
+/** The agent ids known by subject: one map per proxy, kept across requests. */
+export type AgentIds = Map<string, string>;
+
+/**
+ * The user's webrtc agent, created once per subject (spec 4.7: `409 agent_exists` means list agents to find
+ * it), through `upstream`; the ids found are kept in `known`.
+ */
+export function createAgents(upstream: Upstream, ensureOk: Relay['ensureOk'], known: AgentIds = new Map()): Agents {
   return {
     async ensure(user: ProxyUser, subject: string): Promise<string> {
       const cached = known.get(subject);

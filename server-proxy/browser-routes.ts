@@ -1,40 +1,18 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Context, Hono } from 'hono';
 import { callInput, emptyInput, parseIdempotencyKey, parseInput, readJsonBody } from '../contract/voice-input.js';
-import type { Agents } from './agents.js';
-import type { KeyBudget } from './key-budget.js';
-import type { createOwnership } from './ownership.js';
-import type { Relay } from './relay.js';
-import type { SessionCleanup } from './session-cleanup.js';
-import type { ProxyUser } from './subject.js';
-import type { Upstream } from './upstream.js';
+import type { ProxyContext, RouteParts } from './route-parts.js';
 
 /**
  * The six browser operations the proxy forwards (DESIGN.md, browser-facing routes), one named handler each,
- * every one only for the logged-in user's own resources. The middleware in `proxy.ts` has set the user.
+ * every one only for the logged-in user's own resources; routes.ts gives each its route. The middleware in
+ * `proxy.ts` has set the user.
  */
-
-/** The proxy's Hono environment: the logged-in user and their subject, set before any route runs. */
-export type ProxyEnv = { Variables: { subject: string; user: ProxyUser } };
-
-type ProxyContext = Context<ProxyEnv>;
-
-/** What the handlers work through: one proxy's upstream, relay, ownership checks, agents and cleanup. */
-export interface ProxyParts {
-  upstream: Upstream;
-  relay: Relay['relay'];
-  ownSession: ReturnType<typeof createOwnership>['ownSession'];
-  ownCall: ReturnType<typeof createOwnership>['ownCall'];
-  agents: Agents;
-  cleanup: SessionCleanup;
-  budget: KeyBudget;
-}
 
 /** The `call` of an answer's body, if any. */
 const callIn = (body: unknown): unknown => (body as { call?: unknown } | undefined)?.call;
 
 /** `POST /browser-sessions`: the user's agent, then a new session for it. */
-async function createSession({ upstream, relay, agents, cleanup, budget }: ProxyParts, c: ProxyContext): Promise<Response> {
+export async function createSession({ upstream, relay, agents, cleanup, budget }: RouteParts, c: ProxyContext): Promise<Response> {
   parseInput(emptyInput, await readJsonBody(c.req.raw));
   // Last in priority: refused here when it would eat the reads kept for the calls in progress.
   await budget.admitSession();
@@ -49,7 +27,7 @@ async function createSession({ upstream, relay, agents, cleanup, budget }: Proxy
 }
 
 /** `GET /browser-sessions`: the user's current session and call. */
-async function readCurrent({ upstream, relay, budget }: ProxyParts, c: ProxyContext): Promise<Response> {
+export async function readCurrent({ upstream, relay, budget }: RouteParts, c: ProxyContext): Promise<Response> {
   await budget.admitRecoveryRead();
   const response = await upstream({ method: 'GET', path: '/browser-sessions', query: { externalSubject: c.get('subject') } });
   // A call it names is one the page will read (recovery, or a lost answer reconciled): it holds a place.
@@ -58,19 +36,19 @@ async function readCurrent({ upstream, relay, budget }: ProxyParts, c: ProxyCont
 }
 
 /** `GET /browser-sessions/:id`: one of the user's sessions. */
-async function readSession({ relay, ownSession }: ProxyParts, c: ProxyContext, id: string): Promise<Response> {
+export async function readSession({ relay, ownSession }: RouteParts, c: ProxyContext, id: string): Promise<Response> {
   return relay(await ownSession(c.get('subject'), id));
 }
 
 /** `DELETE /browser-sessions/:id`: ends one of the user's sessions. */
-async function endSession({ upstream, relay, ownSession }: ProxyParts, c: ProxyContext, id: string): Promise<Response> {
+export async function endSession({ upstream, relay, ownSession }: RouteParts, c: ProxyContext, id: string): Promise<Response> {
   parseInput(emptyInput, await readJsonBody(c.req.raw));
   await ownSession(c.get('subject'), id);
   return relay(await upstream({ method: 'DELETE', path: `/browser-sessions/${id}`, body: {}, lostCode: 'cleanup_unknown' }));
 }
 
 /** `POST /browser-calls`: a call from one of the user's sessions, under the page's idempotency key. */
-async function startCall({ upstream, relay, ownSession, budget }: ProxyParts, c: ProxyContext): Promise<Response> {
+export async function startCall({ upstream, relay, ownSession, budget }: RouteParts, c: ProxyContext): Promise<Response> {
   const key = parseIdempotencyKey(c.req.header('idempotency-key'));
   const input = parseInput(callInput, await readJsonBody(c.req.raw));
   // One key serves every user, so two users' keys must not meet: the upstream key is derived from both.
@@ -90,28 +68,17 @@ async function startCall({ upstream, relay, ownSession, budget }: ProxyParts, c:
 }
 
 /** `GET /browser-calls/:id`: one of the user's calls. */
-async function readCall({ relay, ownCall, budget }: ProxyParts, c: ProxyContext, id: string): Promise<Response> {
+export async function readCall({ relay, ownCall, budget }: RouteParts, c: ProxyContext, id: string): Promise<Response> {
   const response = await ownCall(c.get('subject'), id);
   budget.callSeen(callIn(response.body));
   return relay(response);
 }
 
 /** `POST /browser-calls/:id/hangup`: hangs up one of the user's calls. */
-async function hangUpCall({ upstream, relay, ownCall, budget }: ProxyParts, c: ProxyContext, id: string): Promise<Response> {
+export async function hangUpCall({ upstream, relay, ownCall, budget }: RouteParts, c: ProxyContext, id: string): Promise<Response> {
   parseInput(emptyInput, await readJsonBody(c.req.raw));
   await ownCall(c.get('subject'), id);
   const response = await upstream({ method: 'POST', path: `/browser-calls/${id}/hangup`, body: {}, lostCode: 'cleanup_unknown' });
   budget.callSeen(callIn(response.body));
   return relay(response);
-}
-
-/** Adds the six browser routes to `app`, each answered by its handler over `parts`. */
-export function mountBrowserRoutes(app: Hono<ProxyEnv>, parts: ProxyParts): void {
-  app.post('/browser-sessions', (c) => createSession(parts, c));
-  app.get('/browser-sessions', (c) => readCurrent(parts, c));
-  app.get('/browser-sessions/:id', (c) => readSession(parts, c, c.req.param('id')));
-  app.delete('/browser-sessions/:id', (c) => endSession(parts, c, c.req.param('id')));
-  app.post('/browser-calls', (c) => startCall(parts, c));
-  app.get('/browser-calls/:id', (c) => readCall(parts, c, c.req.param('id')));
-  app.post('/browser-calls/:id/hangup', (c) => hangUpCall(parts, c, c.req.param('id')));
 }

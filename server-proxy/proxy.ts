@@ -1,28 +1,26 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { getPath } from 'hono/utils/url';
-import { createAgents } from './agents.js';
-import { mountBrowserRoutes, type ProxyEnv } from './browser-routes.js';
 import { refuseCrossSite } from './cross-site.js';
 import { errorResponse, finishApp, HttpError } from '../contract/http-error.js';
-import { createOwnership } from './ownership.js';
 import { redactingLog } from './redact.js';
 import { subjectOf, type ProxyUser } from './subject.js';
-import { createQueueRoutes, type QueueOptions } from './queue-routes.js';
+import { createDesk, type QueueOptions } from './queue-routes.js';
 import { createRelay } from './relay.js';
+import { routePartsFor, type ProxyContext, type ProxyEnv, type SharedParts } from './route-parts.js';
+import { isCleanup, mountRoutes, routePath, routeTemplate } from './routes.js';
 import { createSessionCleanup } from './session-cleanup.js';
 import type { BudgetStore } from './budget-store.js';
 import { createKeyBudget, noBudget, type KeyBudget } from './key-budget.js';
 import { createProxyMetrics, type ProxyMetrics } from './metrics.js';
 import { createReadiness, type Readiness } from './readiness.js';
-import { defaultLogger, noteUpstreamStatus, requestLog, routeTemplate, type ProxyLogger } from './request-log.js';
+import { defaultLogger, requestLog, type ProxyLogger } from './request-log.js';
 import { createUpstream, type Upstream } from './upstream.js';
 import { userRateLimit, type UserRateLimitOptions } from './user-rate-limit.js';
 
 /**
  * `createVoiceProxy`: the server piece that holds the persistent key and forwards the page's six browser
  * operations, each only for the logged-in user's own resources; with `queues`, also the support desk's
- * routes (queue-routes.ts).
+ * routes (queue-routes.ts). Its guards are here, in order; its routes are the table of routes.ts.
  */
 
 export type { ProxyUser } from './subject.js';
@@ -108,25 +106,6 @@ export type VoiceProxy = ((request: Request) => Promise<Response>) & {
   ready(): Promise<Readiness>;
 };
 
-/** The first segment of a route: where the path a mount prefix may precede begins. */
-const ROUTE_START = /\/(?:browser-sessions|browser-calls|queue-events|queues|calls)(?=\/|$)/g;
-
-/** Every route's shape, whatever its method: a prefix with a route segment in it (`/calls/voice`) is passed over. */
-const ROUTE_SHAPE = /^\/(?:browser-sessions(?:\/[^/]+)?|browser-calls(?:\/[^/]+(?:\/hangup)?)?|queue-events|queues(?:\/[^/]+\/dequeue)?|calls(?:\/[^/]+(?:\/hangup)?)?)$/;
-
-/**
- * The route part of a request's path, whatever prefix the handler is mounted under: `/voice/browser-calls/x`,
- * `/api/phone/browser-calls/x` and `/browser-calls/x` (Express's `app.use('/voice', ...)` strips its prefix)
- * all route as `/browser-calls/x`. The first route segment from which the rest has a route's shape decides,
- * else the first route segment; a path without one is no route.
- */
-export function routePath(request: Request): string {
-  const path = getPath(request);
-  const starts = Array.from(path.matchAll(ROUTE_START), (match) => match.index);
-  const at = starts.find((start) => ROUTE_SHAPE.test(path.slice(start))) ?? starts[0];
-  return at === undefined ? path : path.slice(at);
-}
-
 /** Time between the reads by which `revokeSessions` proves a call ended. */
 const REVOKE_READ_INTERVAL_MS = 300;
 
@@ -149,27 +128,19 @@ function mountUserGuards(app: Hono<ProxyEnv>, options: VoiceProxyOptions, log: (
     c.set('subject', subjectOf(user));
     await next();
   });
-  if (options.rateLimit !== false) app.use('*', userRateLimit(options.rateLimit ?? {}, (c) => c.get('subject'), log, (c) => isCleanup(c.req.method, routePath(c.req.raw))));
-}
-
-/**
- * A hangup (of a browser call or a dequeued one) or a session's end: never refused by the proxy's own limits
- * (DESIGN.md, "The key's quota is a budget").
- */
-export function isCleanup(method: string, route: string): boolean {
-  return (method === 'POST' && /^\/(?:browser-calls|calls)\/[^/]+\/hangup$/.test(route)) || (method === 'DELETE' && /^\/browser-sessions\/[^/]+$/.test(route));
+  if (options.rateLimit !== false) app.use('*', userRateLimit(options.rateLimit ?? {}, (c) => c.get('subject'), log, (c) => isCleanup(c.req.method, c.req.path)));
 }
 
 /**
  * The service's door, watched: each answer teaches the budget its rate-limit headers and tells the readiness
- * the service is there, and each exchange is timed and counted, and told to the request it serves.
+ * the service is there, and each exchange is timed and counted. The request it serves hears of it through its
+ * own door (route-parts.ts).
  */
 function observed(upstream: Upstream, budget: KeyBudget, metrics: ProxyMetrics, heard: (status: number) => void): Upstream {
   return async (request) => {
     const started = performance.now();
     const done = (status: number) => {
       metrics.upstream(routeTemplate(request.path), request.method, status, (performance.now() - started) / 1000);
-      noteUpstreamStatus(status);
       heard(status);
     };
     try {
@@ -210,22 +181,20 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   upstream = observed(raw, budget, metrics, readiness.heard);
   const headers = options.headers ?? {};
   const relayer = createRelay(log, headers);
-  const { ownSession, ownCall, ownQueueCall } = createOwnership(upstream, relayer);
-  const agents = createAgents(upstream, relayer.ensureOk);
-  const cleanup = createSessionCleanup(upstream, relayer, { waitMs: options.revokeWaitMs ?? 10_000, intervalMs: REVOKE_READ_INTERVAL_MS, log });
-  const queues = options.queues
-    ? createQueueRoutes(options.queues, { upstream, relay: relayer.relay, ensureOk: relayer.ensureOk, ownQueueCall, agents, budget, log, headers })
-    : undefined;
+  const cleanupOptions = { waitMs: options.revokeWaitMs ?? 10_000, intervalMs: REVOKE_READ_INTERVAL_MS, log };
+  const cleanup = createSessionCleanup(upstream, relayer, cleanupOptions);
+  const shared: SharedParts = { upstream, relayer, budget, agentIds: new Map(), cleanup: cleanupOptions, log, headers };
+  const partsFor = (c: ProxyContext) => routePartsFor(shared, c);
+  const desk = options.queues ? createDesk(options.queues) : undefined;
   const app = new Hono<ProxyEnv>({ getPath: routePath });
 
   // First, so it times and logs every answer, the guards' refusals included.
-  app.use('*', requestLog(logger, metrics, routePath));
+  app.use('*', requestLog(logger, metrics));
   mountRequestGuards(app, options, headers);
   // Before the login: the service's webhook is signed, not logged in.
-  queues?.mountReceiver(app);
+  mountRoutes(app, (owner) => owner === 'signature', partsFor, desk);
   mountUserGuards(app, options, log);
-  mountBrowserRoutes(app, { upstream, relay: relayer.relay, ownSession, ownCall, agents, cleanup, budget });
-  queues?.mountUserRoutes(app);
+  mountRoutes(app, (owner) => owner !== 'signature', partsFor, desk);
   finishApp(app, 'voice proxy', 'no such route', log, headers);
 
   const handler = (request: Request) => Promise.resolve(app.fetch(request));

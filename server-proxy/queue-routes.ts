@@ -1,23 +1,18 @@
-import type { Context, Hono } from 'hono';
 import { emptyInput, parseInput, readJsonBody } from '../contract/voice-input.js';
-import type { Agents } from './agents.js';
-import type { ProxyEnv } from './browser-routes.js';
 import { CLAIM_READ_INTERVAL_MS, CLAIM_WATCH_MS, watchClaim } from './claim-watch.js';
-import type { KeyBudget } from './key-budget.js';
-import { isResourceId, notFound, type createOwnership } from './ownership.js';
+import { isResourceId, notFound } from './ownership.js';
 import { budgetViewOf, queueCallOf, queueCallsIn } from './queue-calls.js';
 import { createMemoryQueueEvents, type QueueEventBus } from './queue-events.js';
 import { followQueues } from './queue-stream.js';
-import { receiveWebhook } from './queue-webhook-receiver.js';
-import type { Relay } from './relay.js';
+import type { ProxyContext, RouteParts } from './route-parts.js';
 import type { ProxyUser } from './subject.js';
-import type { Upstream } from './upstream.js';
 
 /**
  * Support desks (DESIGN.md, "Support desks: queued inbound calls"): the service's queue webhook received, the
  * agents' event stream of waiting callers, the dequeue that claims the head caller for the user's own agent,
- * and the reads and hangup of a call bridged to that agent. Every route but the webhook's is the logged-in
- * user's, and only for the queues `queuesFor(user)` allows.
+ * and the reads and hangup of a call bridged to that agent: one named handler each, routes.ts gives each its
+ * route. Every route but the webhook's (queue-webhook-receiver.ts) is the logged-in user's, and only for the
+ * queues `queuesFor(user)` allows.
  */
 
 /** The `queues` option of `createVoiceProxy`: turns the queue routes on. */
@@ -34,29 +29,19 @@ export interface QueueOptions {
   claimReadIntervalMs?: number;
 }
 
-/** What the queue routes work through: one proxy's upstream, relay, agents and budget, and the options. */
-export interface QueueParts {
-  upstream: Upstream;
-  relay: Relay['relay'];
-  ensureOk: Relay['ensureOk'];
-  ownQueueCall: ReturnType<typeof createOwnership>['ownQueueCall'];
-  agents: Agents;
-  budget: KeyBudget;
-  log: (line: string) => void;
-  /** The integrator's headers, for the answers the proxy writes itself. */
-  headers: Readonly<Record<string, string>>;
-}
-
-type QueueContext = Context<ProxyEnv>;
-
-/** The options with their defaults, and the parts. */
-interface Queues extends QueueParts {
+/** The support desk of one proxy: the options with their defaults, the bus made once. */
+export interface Desk {
   notifySecret: string;
   queuesFor: QueueOptions['queuesFor'];
   events: QueueEventBus;
   heartbeatMs: number;
   claimReadIntervalMs: number;
 }
+
+/** What the queue handlers work through: one request's parts and the desk. */
+export type Queues = RouteParts & Desk;
+
+type QueueContext = ProxyContext;
 
 /** An answer the proxy writes itself, as relayed ones are: JSON, no-store, the integrator's headers. */
 const answer = (q: Queues, body: unknown): Response =>
@@ -75,12 +60,12 @@ const seen = (q: Queues, body: unknown): void => {
 };
 
 /** `GET /queue-events`: the agent's event stream (queue-stream.ts). */
-async function follow(q: Queues, c: QueueContext): Promise<Response> {
+export async function follow(q: Queues, c: QueueContext): Promise<Response> {
   return followQueues(q, c, await allowedQueues(q, c));
 }
 
 /** `GET /queues`: the user's queues, `{queues: [{id, name}]}`, for the page to name them. */
-async function listQueues(q: Queues, c: QueueContext): Promise<Response> {
+export async function listQueues(q: Queues, c: QueueContext): Promise<Response> {
   const allowed = await allowedQueues(q, c);
   await q.budget.admitRecoveryRead();
   const listed = q.ensureOk(await q.upstream({ method: 'GET', path: '/queues' })).body as { queues?: Array<{ id?: unknown; name?: unknown }> } | undefined;
@@ -89,7 +74,7 @@ async function listQueues(q: Queues, c: QueueContext): Promise<Response> {
 }
 
 /** `POST /queues/:id/dequeue`: the head caller of an allowed queue, bridged to the user's agent. */
-async function dequeue(q: Queues, c: QueueContext, queueId: string): Promise<Response> {
+export async function dequeue(q: Queues, c: QueueContext, queueId: string): Promise<Response> {
   parseInput(emptyInput, await readJsonBody(c.req.raw));
   // A queue not allowed is answered as one that does not exist.
   if (!isResourceId(queueId) || !(await allowedQueues(q, c)).has(queueId)) throw notFound('queue');
@@ -101,13 +86,13 @@ async function dequeue(q: Queues, c: QueueContext, queueId: string): Promise<Res
     q.budget.callSeen(budgetViewOf(call));
     // The other agents drop the caller; a failure to tell them does not undo the claim.
     await q.events.publish({ event: 'call.claimed', callId: call.id, queueId: call.queueId }).catch((error: unknown) => q.log(`voice proxy: a claim could not be published (${error instanceof Error ? error.message : String(error)})`));
-    void watchClaim(q, call, { intervalMs: q.claimReadIntervalMs, maxMs: CLAIM_WATCH_MS });
+    void watchClaim({ ...q, upstream: q.background }, call, { intervalMs: q.claimReadIntervalMs, maxMs: CLAIM_WATCH_MS });
   }
   return q.relay(response);
 }
 
 /** `GET /calls`: the user's calls in progress, `{calls}`, to reconcile a dequeue whose answer was lost. */
-async function listOwnCalls(q: Queues, c: QueueContext): Promise<Response> {
+export async function listOwnCalls(q: Queues, c: QueueContext): Promise<Response> {
   const agentId = await agentOf(q, c);
   await q.budget.admitRecoveryRead();
   const response = q.ensureOk(await q.upstream({ method: 'GET', path: '/calls', query: { status: 'active' } }));
@@ -116,14 +101,14 @@ async function listOwnCalls(q: Queues, c: QueueContext): Promise<Response> {
 }
 
 /** `GET /calls/:id`: a call bridged to the user's agent. */
-async function readQueueCall(q: Queues, c: QueueContext, id: string): Promise<Response> {
+export async function readQueueCall(q: Queues, c: QueueContext, id: string): Promise<Response> {
   const response = await q.ownQueueCall(await agentOf(q, c), id);
   seen(q, response.body);
   return q.relay(response);
 }
 
 /** `POST /calls/:id/hangup`: hangs up a call bridged to the user's agent. */
-async function hangUpQueueCall(q: Queues, c: QueueContext, id: string): Promise<Response> {
+export async function hangUpQueueCall(q: Queues, c: QueueContext, id: string): Promise<Response> {
   parseInput(emptyInput, await readJsonBody(c.req.raw));
   await q.ownQueueCall(await agentOf(q, c), id);
   const response = await q.upstream({ method: 'POST', path: `/calls/${id}/hangup`, body: {}, lostCode: 'cleanup_unknown' });
@@ -131,29 +116,13 @@ async function hangUpQueueCall(q: Queues, c: QueueContext, id: string): Promise<
   return q.relay(response);
 }
 
-/** The queue routes of one proxy: the webhook's, mounted before the login, and the user's, after it. */
-export function createQueueRoutes(options: QueueOptions, parts: QueueParts) {
-  const q: Queues = {
-    ...parts,
+/** The desk of one proxy, from its `queues` option. */
+export function createDesk(options: QueueOptions): Desk {
+  return {
     notifySecret: options.notifySecret,
     queuesFor: (user) => options.queuesFor(user),
     events: options.events ?? createMemoryQueueEvents(),
     heartbeatMs: options.heartbeatMs ?? 15_000,
     claimReadIntervalMs: options.claimReadIntervalMs ?? CLAIM_READ_INTERVAL_MS,
-  };
-  return {
-    /** `POST /queue-events`: the service has no login, its signature stands for one. */
-    mountReceiver(app: Hono<ProxyEnv>): void {
-      app.post('/queue-events', (c) => receiveWebhook(q, c));
-    },
-    /** The logged-in user's queue routes. */
-    mountUserRoutes(app: Hono<ProxyEnv>): void {
-      app.get('/queue-events', (c) => follow(q, c));
-      app.get('/queues', (c) => listQueues(q, c));
-      app.post('/queues/:id/dequeue', (c) => dequeue(q, c, c.req.param('id')));
-      app.get('/calls', (c) => listOwnCalls(q, c));
-      app.get('/calls/:id', (c) => readQueueCall(q, c, c.req.param('id')));
-      app.post('/calls/:id/hangup', (c) => hangUpQueueCall(q, c, c.req.param('id')));
-    },
   };
 }

@@ -1,9 +1,10 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { pino } from 'pino';
 import { HttpError } from '../contract/http-error.js';
 import type { ProxyMetrics } from './metrics.js';
+import type { ProxyEnv } from './route-parts.js';
+import { routeTemplate } from './routes.js';
 import { redact } from './redact.js';
 
 /**
@@ -15,24 +16,6 @@ import { redact } from './redact.js';
 export interface ProxyLogger {
   info(fields: object, message?: string): void;
   warn(message: string): void;
-}
-
-/** What one request learned on its way: the service's status, if it was asked (the last answer's). */
-interface RequestFacts {
-  upstreamStatus: number | null;
-}
-
-const facts = new AsyncLocalStorage<RequestFacts>();
-
-/** Tells the request being served what the service answered (0: no answer came). */
-export function noteUpstreamStatus(status: number): void {
-  const current = facts.getStore();
-  if (current) current.upstreamStatus = status;
-}
-
-/** A route as a template: ids replaced by `:id`, so a log or metric label never names a user's resource. */
-export function routeTemplate(route: string): string {
-  return route.replace(/^(\/(?:browser-sessions|browser-calls|agents|queues|calls))\/[^/]+/, '$1/:id');
 }
 
 /** The caller's `X-Request-Id` when it is a plain token, else a new one. */
@@ -50,15 +33,15 @@ export function defaultLogger(secrets: readonly string[], level = 'info'): Proxy
 }
 
 /**
- * Middleware that serves each request inside its own facts, then logs it through `logger` (none: no line),
- * counts a `429` the proxy gave itself, and answers its id as `X-Request-Id` and its time as `Server-Timing`.
+ * Middleware that serves each request, then logs it through `logger` (none: no line) with the status its door
+ * to the service last heard (route-parts.ts), counts a `429` the proxy gave itself, and answers its id as
+ * `X-Request-Id` and its time as `Server-Timing`.
  */
-export function requestLog(logger: ProxyLogger | null, metrics: ProxyMetrics, route: (request: Request) => string): MiddlewareHandler {
+export function requestLog(logger: ProxyLogger | null, metrics: ProxyMetrics): MiddlewareHandler<ProxyEnv> {
   return async (c, next) => {
     const id = requestId(c.req.header('x-request-id'));
     const started = performance.now();
-    const learned: RequestFacts = { upstreamStatus: null };
-    await facts.run(learned, () => next());
+    await next();
     const status = c.res.status;
     if (status === 429 && c.error instanceof HttpError) metrics.refused(c.error.code);
     const ms = Math.round((performance.now() - started) * 10) / 10;
@@ -77,9 +60,9 @@ export function requestLog(logger: ProxyLogger | null, metrics: ProxyMetrics, ro
         reqId: id,
         ...(subject ? { user: hashed(subject) } : {}),
         method: c.req.method,
-        route: routeTemplate(route(c.req.raw)),
+        route: routeTemplate(c.req.path),
         status,
-        upstreamStatus: learned.upstreamStatus,
+        upstreamStatus: c.get('upstreamStatus') ?? null,
         ms,
       },
       'request',

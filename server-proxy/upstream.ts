@@ -176,3 +176,17 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     return { status: exchange.status, body: parsed, text, headers: passed };
   };
 }
+
+/** `upstream`, telling `heard` the status of each answer (0: no answer came). */
+export function heardBy(upstream: Upstream, heard: (status: number) => void): Upstream {
+  return async (request) => {
+    try {
+      const response = await upstream(request);
+      heard(response.status);
+      return response;
+    } catch (error) {
+      heard(0);
+      throw error;
+    }
+  };
+}

@@ -4,7 +4,7 @@ import { getRequestListener } from '@hono/node-server';
 import express from 'express';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
-import { routePath } from '../../server-proxy/proxy.js';
+import { routePath } from '../../server-proxy/routes.js';
 import { createHarness, type Harness } from './harness.js';
 
 /**

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createProxyMetrics } from '../../server-proxy/metrics.js';
 import { createOpsHandler } from '../../server-proxy/ops-handler.js';
 import { createRedisBudgetStore } from '../../server-proxy/redis-budget-store.js';
-import { defaultLogger, routeTemplate, type ProxyLogger } from '../../server-proxy/request-log.js';
+import { defaultLogger, type ProxyLogger } from '../../server-proxy/request-log.js';
+import { routeTemplate } from '../../server-proxy/routes.js';
 import { createHarness, send, type Harness, type HarnessOptions } from './harness.js';
 import { startRedis } from './redis-server.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Invitation } from 'sip.js';
-import { createVoiceProxy, isCleanup, routePath } from '../../server-proxy/proxy.js';
-import { routeTemplate } from '../../server-proxy/request-log.js';
+import { createVoiceProxy } from '../../server-proxy/proxy.js';
+import { isCleanup, routePath, routeTemplate } from '../../server-proxy/routes.js';
 import { SIM_TEST_KEY } from '../simulator/support/sim-api.js';
 import { useSipWorlds, type RegisteredWorld } from '../simulator/support/sip-world.js';
 import { createHarness, send, testAuthenticate, type Fetch, type Harness, type PageResponse } from './harness.js';
