@@ -54,7 +54,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/browser-calls/:id', owner: 'call', budget: 'kept', handler: readCall },
   { method: 'POST', path: '/browser-calls/:id/hangup', owner: 'call', budget: 'cleanup', handler: hangUpCall },
   { method: 'POST', path: '/queue-events', owner: 'signature', budget: 'none', desk: true, handler: receiveWebhook },
-  { method: 'GET', path: '/queue-events', owner: 'queue', budget: 'kept', desk: true, handler: follow },
+  { method: 'GET', path: '/queue-events', owner: 'queue', budget: 'recovery', desk: true, handler: follow },
   { method: 'GET', path: '/queues', owner: 'queue', budget: 'recovery', desk: true, handler: listQueues },
   { method: 'POST', path: '/queues/:id/dequeue', owner: 'queue', budget: 'kept', desk: true, handler: dequeue },
   { method: 'GET', path: '/calls', owner: 'user', budget: 'recovery', desk: true, handler: listOwnCalls },
