@@ -2,8 +2,9 @@ import type { CallWarning, TimingEvent, VoiceBrowserStatus } from './types.js';
 
 /**
  * What SIP says of the current call's media, shown in the status: the audio's playback, `reconnecting` around
- * an ICE restart, the warnings, and a microphone lost mid-call. Loaded with the SIP layer on `connect()` (the
- * runtime imports it dynamically), so a page that only recovers or cleans up never downloads it.
+ * an ICE restart, the warnings, and a microphone lost mid-call. Part of the SIP chunk: it comes with SIP.js on
+ * the first `connect()` (the helper imports the chunk dynamically and hands its parts to the runtime), so a page
+ * that only recovers or cleans up never downloads it.
  */
 
 /** The runtime's parts the media's status acts on (it alone holds the status store). */
