@@ -24,7 +24,7 @@ export const sipChunkApart: Plugin = {
 
 /**
  * Script-tag build: one file whatever happens, so the SIP chunk is imported statically. Left dynamic, esbuild
- * would wrap every module it reaches (all of SIP.js) in a lazy initializer, for nothing (README, Measured).
+ * would wrap every module it reaches (all of SIP.js) in a lazy initializer, for nothing.
  */
 export const sipChunkInline: Plugin = {
   name: 'sip-chunk-inline',

@@ -3,8 +3,8 @@ import { minify } from 'terser';
 /**
  * The last step of every shipped bundle (scripts/build-lib.ts) and of every bundle the bench weighs
  * (bench/size.ts, ours and the peers alike): esbuild bundles, trims SIP.js and minifies; terser then compresses
- * further (two passes, dead code dropped, names mangled), which saves about 2 % of the gzipped size esbuild alone
- * leaves (README, Measured). No unsafe transform is turned on; an ES module keeps its export names.
+ * further (two passes, dead code dropped, names mangled; what that saves is in docs/bench.md). No unsafe
+ * transform is turned on; an ES module keeps its export names.
  */
 export async function minifyShipped(code: string, format: 'esm' | 'iife'): Promise<string> {
   const result = await minify(code, {

@@ -7,15 +7,16 @@ import type { BuildOptions, Plugin } from 'esbuild';
  * never starts a call's first INVITE nor SUBSCRIBEs. Those client classes are replaced by stubs that throw if
  * anything ever did reach them. SIP.js's own modules import them (the user agent core and the session dialog
  * hold a method for each), so tree shaking alone cannot drop them. Only the classes whose stub the bench shows
- * saving bytes are stubbed (docs/bench.md); every e2e spec runs the built bundle (the demo takes `lib/dist`),
- * which proves nothing needed went missing.
+ * saving bytes are stubbed (docs/bench.md). The e2e suite runs what `lib/dist` ships, trimmed so (the demo
+ * imports `voice-browser` by name, which resolves there; e2e/script-tag.spec.ts loads the script-tag bundle),
+ * which proves nothing needed went missing; the unit tests run the sources, untrimmed.
  *
  * It also drops SIP.js's `log`, `debug` and `warn` statements whose only argument is a literal message, or
  * literals and plain names joined by `+` (a deprecation notice built beforehand goes with its line): the helper
  * runs SIP.js at `logLevel: 'error'` without a log connector, so below an error nothing can print, yet their
- * text is a share of the gzipped bundle (README, Measured). Only whole lines of exactly that shape go, each left
- * as an empty statement (so a brace-less `if` above one keeps its meaning); a line that calls anything, and
- * every error, stays.
+ * text is a share of the gzipped bundle (docs/bench.md, the trim row). Only whole lines of exactly that shape
+ * go, each left as an empty statement (so a brace-less `if` above one keeps its meaning); a line that calls
+ * anything, and every error, stays.
  */
 
 const STUBS: Record<string, string> = {
@@ -35,7 +36,7 @@ const DEFAULT_HANDLER_STUB = `export function defaultSessionDescriptionHandlerFa
 /**
  * SIP.js's Referral: the session makes one for every REFER and hands it to its delegate, whose `onRefer`
  * (sip-session.ts) only ever declines it. So the class keeps `reject` alone; its `accept` and `makeInviter`,
- * which would dial the REFER's target, go. e2e/refer.spec.ts sends a REFER to the built bundle.
+ * which would dial the REFER's target, go. e2e/refer.spec.ts sends a REFER to the built library.
  */
 const REFERRAL = 'api/referral.js';
 const REFERRAL_STUB = `export class Referral {
