@@ -33,7 +33,7 @@ export interface RuntimeSeams {
   linkParts(): Promise<LinkParts>;
 }
 
-/** The SIP chunk's parts that open a link and take what it says (sip-adapter.ts re-exports them). */
+/** The SIP chunk's parts the runtime uses: the link (sip-adapter.ts), and what takes what it says (sip-chunk.ts). */
 export interface LinkParts {
   openSipLink(options: SipLinkOptions): Promise<SipLink>;
   createInviteEffects: typeof createInviteEffects;

@@ -12,20 +12,8 @@ import { createMediaControls, type MediaControls } from './media-controls.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
 import { callIdOf, handlerOf, incomingInvite, sendInfo, watchSession } from './sip-session.js';
 
-// Loaded in the same download as the link, as they only act with one: the runtime takes the media's status and
-// the link's events from here on the first connect(), and the helper connect(), renew(), startCall(), sendDtmf()
-// and preflight().
-export { createCallControl } from './call-control.js';
-export { createCloseProtection } from './close-protection.js';
-export { createExpiryTimer } from './expiry-timer.js';
-export { createInviteEffects } from './invite-effects.js';
-export { createLinkEvents } from './link-events.js';
-export { createMediaStatus } from './media-status.js';
-export { runPreflight } from './preflight.js';
-export { claimedCaller } from './queue-call.js';
-export { reconcileReads } from './reconcile.js';
-export { watchQueueStream } from './queue-watch.js';
-export { createSessionSetup } from './session-setup.js';
+// Loaded in the same download as the link, as they only act with one (sip-chunk.ts lists them).
+export * from './sip-chunk.js';
 
 /**
  * The SIP link over SIP.js (sip-link.ts says what it offers): a registered user agent over WebSocket that

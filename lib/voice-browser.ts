@@ -1,14 +1,13 @@
-import type { CallControl, createCallControl } from './call-control.js';
+import type { CallControl } from './call-control.js';
 import { systemClock, type Clock } from './clock.js';
-import type { createCloseProtection } from './close-protection.js';
 import { createConnectionControl } from './connection-control.js';
 import { toVoiceError, VoiceBrowserError } from './errors.js';
 import { setMuted } from './in-call-controls.js';
-import type { runPreflight } from './preflight.js';
-import type { watchQueueStream } from './queue-watch.js';
-import { createRuntime, type LinkParts } from './runtime.js';
-import type { createSessionSetup, SessionSetup } from './session-setup.js';
+import { createRuntime } from './runtime.js';
+import type { SessionSetup } from './session-setup.js';
 import { createSharedTabs } from './shared-tabs.js';
+import type * as linkParts from './sip-chunk.js';
+import type { SipLink, SipLinkOptions } from './sip-link.js';
 import { browserTabs, type Phone, type TabEnvironment } from './tab-environment.js';
 import { RENEWABLE_CONNECTIONS, type PreflightReport, type VoiceBrowser, type VoiceBrowserOptions, type VoiceBrowserStatus } from './types.js';
 
@@ -47,14 +46,12 @@ interface SipOperations {
   calls: CallControl;
 }
 
-/** What the SIP chunk (sip-adapter.ts) brings: SIP.js's link, and every part that acts only with one. */
-export interface SipParts extends LinkParts {
-  watchQueueStream: typeof watchQueueStream;
-  createSessionSetup: typeof createSessionSetup;
-  createCallControl: typeof createCallControl;
-  createCloseProtection: typeof createCloseProtection;
-  runPreflight: typeof runPreflight;
-}
+/**
+ * What the SIP chunk (sip-adapter.ts, loaded on the first connect()) brings: SIP.js's link, and every part that acts
+ * only with one, as sip-chunk.ts lists them (the runtime's `LinkParts` are some of them).
+ * @internal
+ */
+export type SipParts = typeof linkParts & { openSipLink(options: SipLinkOptions): Promise<SipLink> };
 
 /**
  * The test seams: a fake clock, the SIP chunk's parts handed in (a fake link among them), so that a test's fake
@@ -80,7 +77,7 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
   voice.watchQueues = (listener) => {
     const url = options.backend.queueEventsUrl;
     if (!url) throw new VoiceBrowserError('invalid_argument', 'watchQueues() needs a backend with queueEventsUrl');
-    const watching = sipOf(internals)().then((chunk) => chunk.watchQueueStream(url, listener));
+    const watching = sipOf(internals)().then((chunk) => chunk.watchQueueStream(url, listener, internals.clock ?? systemClock));
     return () => void watching.then((stop) => stop());
   };
   return voice;

@@ -8,17 +8,7 @@
  * @module voice-browser/testing
  */
 
-import { createCallControl } from '../call-control.js';
-import { createCloseProtection } from '../close-protection.js';
-import { createSessionSetup } from '../session-setup.js';
-import { createLinkEvents } from '../link-events.js';
-import { createMediaStatus } from '../media-status.js';
-import { runPreflight } from '../preflight.js';
-import { createInviteEffects } from '../invite-effects.js';
-import { claimedCaller } from '../queue-call.js';
-import { reconcileReads } from '../reconcile.js';
-import { createExpiryTimer } from '../expiry-timer.js';
-import { watchQueueStream } from '../queue-watch.js';
+import * as linkParts from '../sip-chunk.js';
 import type { VoiceBrowser, VoiceBrowserOptions } from '../types.js';
 import { createVoiceBrowserWith } from '../voice-browser.js';
 import { FakeBackend } from './fake-backend.js';
@@ -82,6 +72,6 @@ export function createTestVoiceBrowser(options: TestVoiceBrowserOptions = {}): T
   const backend = given ?? new FakeBackend(journal);
   const sip = new FakeSip(journal);
   const clock = givenClock ?? new FakeClock(startAt ?? DEFAULT_START);
-  const voice = createVoiceBrowserWith({ ...helperOptions, backend }, { clock, sipParts: { openSipLink: sip.openSipLink, createMediaStatus, createLinkEvents, createCallControl, createSessionSetup, createCloseProtection, runPreflight, watchQueueStream, createInviteEffects, claimedCaller, reconcileReads, createExpiryTimer }, tabs: tab ?? null });
+  const voice = createVoiceBrowserWith({ ...helperOptions, backend }, { clock, sipParts: { ...linkParts, openSipLink: sip.openSipLink }, tabs: tab ?? null });
   return { voice, backend, sip, clock, journal };
 }

@@ -1,17 +1,8 @@
 // @vitest-environment happy-dom
 import { SessionState } from 'sip.js/lib/api/session-state.js';
 import { describe, expect, it } from 'vitest';
-import { createCallControl } from '../../lib/call-control.js';
-import { createCloseProtection } from '../../lib/close-protection.js';
-import { createSessionSetup } from '../../lib/session-setup.js';
-import { createLinkEvents } from '../../lib/link-events.js';
-import { createMediaStatus } from '../../lib/media-status.js';
-import { createInviteEffects } from '../../lib/invite-effects.js';
-import { claimedCaller } from '../../lib/queue-call.js';
-import { reconcileReads } from '../../lib/reconcile.js';
-import { createExpiryTimer } from '../../lib/expiry-timer.js';
-import { watchQueueStream } from '../../lib/queue-watch.js';
 import { PREFLIGHT_BUDGET_MS, runPreflight, type PreflightHost } from '../../lib/preflight.js';
+import * as linkParts from '../../lib/sip-chunk.js';
 import { FakeBackend, httpError } from '../../lib/testing/fake-backend.js';
 import { FakeClock } from '../../lib/testing/fake-clock.js';
 import { FakeSip } from '../../lib/testing/fake-sip.js';
@@ -34,7 +25,7 @@ function preflightWorld(microphone?: () => Promise<MediaStream>) {
   const released: string[] = [];
   const stream = { getTracks: () => [{ stop: () => released.push('microphone') }] } as unknown as MediaStream;
   const host: PreflightHost = {
-    helper: (report) => createVoiceBrowserWith({ backend, ...report }, { clock, sipParts: { openSipLink: sip.openSipLink, createMediaStatus, createLinkEvents, createCallControl, createSessionSetup, createCloseProtection, runPreflight, watchQueueStream, createInviteEffects, claimedCaller, reconcileReads, createExpiryTimer }, tabs: null }),
+    helper: (report) => createVoiceBrowserWith({ backend, ...report }, { clock, sipParts: { ...linkParts, openSipLink: sip.openSipLink }, tabs: null }),
     clock,
     openMicrophone: microphone ?? (() => Promise.resolve(stream)),
   };
