@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RECONCILE_READS } from '../../lib/reconcile.js';
 import { REOPEN_MS, watchQueueStream } from '../../lib/queue-watch.js';
 import { httpError, networkError } from '../../lib/testing/fake-backend.js';
+import { FakeClock } from '../../lib/testing/fake-clock.js';
 import type { QueueCaller } from '../../lib/types.js';
 import { connected, inCall, setup } from '../support/helper-world.js';
 import { rejection } from '../support/rejection.js';
@@ -232,7 +233,7 @@ describe('watchQueues()', () => {
   it('lists the snapshot, oldest first, then adds and removes callers as the events say', () => {
     vi.stubGlobal('EventSource', FakeEventSource);
     const seen: Array<readonly QueueCaller[]> = [];
-    const stop = watchQueueStream('/voice/queue-events', (callers) => seen.push(callers));
+    const stop = watchQueueStream('/voice/queue-events', (callers) => seen.push(callers), new FakeClock());
     const source = FakeEventSource.opened[0] as FakeEventSource;
     expect(source.url).toBe('/voice/queue-events');
 
@@ -253,30 +254,27 @@ describe('watchQueues()', () => {
     expect(source.closed).toBe(true);
   });
 
-  it('opens the stream again after an error answer closed it, until stopped', () => {
-    vi.useFakeTimers();
-    try {
-      vi.stubGlobal('EventSource', FakeEventSource);
-      const seen: Array<readonly QueueCaller[]> = [];
-      const stop = watchQueueStream('/voice/queue-events', (callers) => seen.push(callers));
-      (FakeEventSource.opened[0] as FakeEventSource).refuse();
-      vi.advanceTimersByTime(REOPEN_MS);
-      expect(FakeEventSource.opened).toHaveLength(2);
-      (FakeEventSource.opened[1] as FakeEventSource).send('snapshot', { callers: [caller('c1', '2026-11-26T10:00:01Z')] });
-      expect(seen.at(-1)?.map((c) => c.callId)).toEqual(['c1']);
-      (FakeEventSource.opened[1] as FakeEventSource).refuse();
-      stop();
-      vi.advanceTimersByTime(REOPEN_MS * 2);
-      expect(FakeEventSource.opened).toHaveLength(2);
-    } finally {
-      vi.useRealTimers();
-    }
+  it('opens the stream again after an error answer closed it, until stopped', async () => {
+    vi.stubGlobal('EventSource', FakeEventSource);
+    const clock = new FakeClock();
+    const seen: Array<readonly QueueCaller[]> = [];
+    const stop = watchQueueStream('/voice/queue-events', (callers) => seen.push(callers), clock);
+    (FakeEventSource.opened[0] as FakeEventSource).refuse();
+    await clock.advance(REOPEN_MS);
+    expect(FakeEventSource.opened).toHaveLength(2);
+    (FakeEventSource.opened[1] as FakeEventSource).send('snapshot', { callers: [caller('c1', '2026-11-26T10:00:01Z')] });
+    expect(seen.at(-1)?.map((c) => c.callId)).toEqual(['c1']);
+    (FakeEventSource.opened[1] as FakeEventSource).refuse();
+    stop();
+    expect(clock.pendingTimers).toBe(0);
+    await clock.advance(REOPEN_MS * 2);
+    expect(FakeEventSource.opened).toHaveLength(2);
   });
 
   it('ignores what it cannot read: bad JSON, a caller without its fields', () => {
     vi.stubGlobal('EventSource', FakeEventSource);
     const seen: Array<readonly QueueCaller[]> = [];
-    watchQueueStream('/voice/queue-events', (callers) => seen.push(callers));
+    watchQueueStream('/voice/queue-events', (callers) => seen.push(callers), new FakeClock());
     const source = FakeEventSource.opened[0] as FakeEventSource;
     source.send('call.received', '{not json');
     source.send('call.received', { callId: 'c1' });
