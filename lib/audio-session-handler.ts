@@ -1,5 +1,6 @@
 import type { BodyAndContentType, SessionDescriptionHandler, SessionDescriptionHandlerOptions } from 'sip.js/lib/api/session-description-handler.js';
 import { keepAgreedCodecs } from './agreed-codecs.js';
+import { systemClock, type Clock } from './clock.js';
 
 /**
  * The session description handler the helper gives SIP.js for each call: one peer connection with the
@@ -14,6 +15,8 @@ export interface AudioHandlerOptions {
   iceServers: RTCIceServer[];
   /** The most a description waits for ICE gathering; it then goes with the candidates found so far. */
   iceGatheringTimeoutMs: number;
+  /** Times the gathering; default the page's. */
+  clock?: Clock;
 }
 
 /** The options SIP.js passes on: the microphone constraints at the answer, an ICE restart in a re-INVITE. */
@@ -119,21 +122,23 @@ export class AudioSessionHandler implements SessionDescriptionHandler {
 
   /**
    * Resolves once ICE gathering is complete, or after the timeout with the candidates found so far. After an
-   * ICE restart the gathering of the new credentials is waited for, even if the old one looks complete.
+   * ICE restart the gathering of the new credentials is waited for, even if the old one looks complete. A timer
+   * that a hidden page runs late holds the description until the gathering ends by itself, or the timer wakes.
    */
   private gathered(restart: boolean): Promise<void> {
     const pc = this.peerConnection;
     if (!restart && pc.iceGatheringState === 'complete') return Promise.resolve();
+    const { clock = systemClock, iceGatheringTimeoutMs } = this.options;
     return new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        pc.removeEventListener('icecandidate', candidate);
+      // The timeout, or the end of candidates (a null candidate): the gathering's end, restart or not.
+      const done = (event?: RTCPeerConnectionIceEvent) => {
+        if (event?.candidate) return;
+        clock.clearTimeout(timer);
+        pc.removeEventListener('icecandidate', done);
         resolve();
       };
-      // The end of candidates (a null candidate) is the gathering's end, restart or not.
-      const candidate = (event: RTCPeerConnectionIceEvent) => event.candidate === null && done();
-      const timer = setTimeout(done, this.options.iceGatheringTimeoutMs);
-      pc.addEventListener('icecandidate', candidate);
+      const timer = clock.setTimeout(done, iceGatheringTimeoutMs);
+      pc.addEventListener('icecandidate', done);
     });
   }
 }

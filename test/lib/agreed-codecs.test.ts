@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { keepAgreedCodecs } from '../../lib/agreed-codecs.js';
 import { AudioSessionHandler } from '../../lib/audio-session-handler.js';
+import { FakeClock } from '../../lib/testing/fake-clock.js';
 
 /**
  * An ICE restart's re-offer keeps to the codecs the call agreed (lib/agreed-codecs.ts), as a gateway that does
@@ -138,6 +139,8 @@ class FakePeerConnection extends EventTarget {
   localDescription: RTCSessionDescriptionInit | null = null;
   currentLocalDescription: RTCSessionDescriptionInit | null = null;
   currentRemoteDescription: RTCSessionDescriptionInit | null = null;
+  /** False: no end of candidates comes, as when a TURN server does not answer. */
+  endsGathering = true;
   private pendingRemote: RTCSessionDescriptionInit | null = null;
   addTrack(): void {}
   getTransceivers(): RTCRtpTransceiver[] {
@@ -154,7 +157,7 @@ class FakePeerConnection extends EventTarget {
     this.localDescription = description;
     if (description.type === 'answer') this.settle(description, this.pendingRemote);
     else this.signalingState = 'have-local-offer';
-    setTimeout(() => this.dispatchEvent(Object.assign(new Event('icecandidate'), { candidate: null })));
+    if (this.endsGathering) setTimeout(() => this.dispatchEvent(Object.assign(new Event('icecandidate'), { candidate: null })));
     return Promise.resolve();
   }
   setRemoteDescription(description: RTCSessionDescriptionInit): Promise<void> {
@@ -174,7 +177,8 @@ describe('an ICE restart in a call', () => {
     const track = { kind: 'audio', addEventListener: () => undefined };
     vi.stubGlobal('RTCPeerConnection', FakePeerConnection);
     vi.stubGlobal('navigator', { mediaDevices: { getUserMedia: () => Promise.resolve({ getTracks: () => [track] }) } });
-    const handler = new AudioSessionHandler({ iceServers: [], iceGatheringTimeoutMs: 1000 });
+    const clock = new FakeClock();
+    const handler = new AudioSessionHandler({ iceServers: [], iceGatheringTimeoutMs: 1000, clock });
     await handler.setDescription(SERVICE_OFFER);
     const answer = await handler.getDescription({ constraints: { audio: true } });
     expect(answer.body).toBe(CALL_ANSWER);
@@ -189,5 +193,25 @@ describe('an ICE restart in a call', () => {
     await handler.setDescription(CALL_ANSWER.replace('a=setup:active', 'a=setup:passive'));
     expect(handler.peerConnection.signalingState).toBe('stable');
     expect(audioLine((await handler.getDescription({ offerOptions: { iceRestart: true } })).body)).toBe('m=audio 51424 UDP/TLS/RTP/SAVPF 0 126');
+    // Each gathering ended by itself, and took its timer with it.
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('goes with the candidates found so far when the gathering has not ended by its timeout', async () => {
+    const track = { kind: 'audio', addEventListener: () => undefined };
+    vi.stubGlobal('RTCPeerConnection', FakePeerConnection);
+    vi.stubGlobal('navigator', { mediaDevices: { getUserMedia: () => Promise.resolve({ getTracks: () => [track] }) } });
+    const clock = new FakeClock();
+    const handler = new AudioSessionHandler({ iceServers: [], iceGatheringTimeoutMs: 1000, clock });
+    (handler.peerConnection as unknown as FakePeerConnection).endsGathering = false;
+    await handler.setDescription(SERVICE_OFFER);
+    await handler.getDescription({ constraints: { audio: true } });
+
+    let sent: string | undefined;
+    void handler.getDescription({ offerOptions: { iceRestart: true } }).then(({ body }) => (sent = body));
+    await clock.advance(999);
+    expect(sent).toBeUndefined();
+    await clock.advance(1);
+    expect(audioLine(sent ?? '')).toBe('m=audio 51424 UDP/TLS/RTP/SAVPF 0 126');
   });
 });
