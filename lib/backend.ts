@@ -1,3 +1,4 @@
+import type { Clock } from './clock.js';
 import { VoiceBrowserError } from './errors.js';
 import type { VoiceBackend } from './types.js';
 
@@ -18,15 +19,20 @@ export interface FetchBackendOptions {
    * never asks for them, and `recover()` reads only the current session.
    */
   queues?: boolean;
+  /**
+   * What a Retry-After date is read against; default `Date`, the page's clock (its `now()` is what the helper's
+   * clock reads too). A test seam, not published.
+   * @internal
+   */
+  clock?: Pick<Clock, 'now'>;
 }
 
-/** Seconds or an HTTP date (RFC 9110 section 10.2.3) as milliseconds to wait. */
-function retryAfterMs(value: string | null): number | undefined {
+/** Seconds or an HTTP date (RFC 9110 section 10.2.3) as milliseconds to wait from `now`. */
+function retryAfterMs(value: string | null, now: number): number | undefined {
   if (value === null) return undefined;
   const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - now;
+  return Number.isNaN(ms) ? undefined : Math.max(0, ms);
 }
 
 /**
@@ -41,7 +47,7 @@ export function createFetchBackend(options: FetchBackendOptions = {}): VoiceBack
   const base = `${options.baseUrl ?? ''}/voice`;
 
   async function request<T>(method: string, path: string, signal: AbortSignal, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
-    const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    const doFetch = options.fetch ?? fetch;
     let response: Response;
     try {
       response = await doFetch(base + path, {
@@ -49,7 +55,8 @@ export function createFetchBackend(options: FetchBackendOptions = {}): VoiceBack
         signal,
         credentials: 'same-origin',
         headers: body === undefined ? headers : { 'Content-Type': 'application/json', ...headers },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        // JSON.stringify(undefined) is undefined: a read sends no body.
+        body: JSON.stringify(body),
       });
     } catch (cause) {
       // No answer: for a mutation the outcome is unknown, and the caller decides what that means.
@@ -60,7 +67,7 @@ export function createFetchBackend(options: FetchBackendOptions = {}): VoiceBack
     const envelope = (parsed ?? {}) as { code?: unknown; error?: unknown; message?: unknown };
     const code = typeof envelope.code === 'string' ? envelope.code : response.ok ? 'invalid_response' : `http_${response.status}`;
     const text = typeof envelope.error === 'string' ? envelope.error : `${method} ${path} answered ${response.status}`;
-    throw new VoiceBrowserError(code, text, { status: response.status, retryAfterMs: retryAfterMs(response.headers.get('retry-after')) });
+    throw new VoiceBrowserError(code, text, { status: response.status, retryAfterMs: retryAfterMs(response.headers.get('retry-after'), (options.clock ?? Date).now()) });
   }
 
   const id = encodeURIComponent;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createFetchBackend } from '../../lib/backend.js';
 import { VoiceBrowserError } from '../../lib/errors.js';
+import { FakeClock } from '../../lib/testing/fake-clock.js';
 import { rejection } from '../support/rejection.js';
 
 interface Sent {
@@ -151,6 +152,18 @@ describe('createFetchBackend', () => {
     expect(error.code).toBe('rate_limited');
     expect(error.status).toBe(429);
     expect(error.retryAfterMs).toBe(3000);
+  });
+
+  it('reads a Retry-After date as the wait from now, and one past as no wait', async () => {
+    const { fetch, answer } = fakeFetch();
+    const clock = new FakeClock(Date.parse('2026-11-26T10:00:00Z'));
+    const backend = createFetchBackend({ fetch, clock });
+    answer(() => json(429, { error: 'slow down', code: 'rate_limited' }, { 'Retry-After': 'Thu, 26 Nov 2026 10:00:04 GMT' }));
+    expect((await rejection(backend.getCall('call-1', { signal }))).retryAfterMs).toBe(4000);
+    answer(() => json(429, { error: 'slow down', code: 'rate_limited' }, { 'Retry-After': 'Thu, 26 Nov 2026 09:59:00 GMT' }));
+    expect((await rejection(backend.getCall('call-1', { signal }))).retryAfterMs).toBe(0);
+    answer(() => json(429, { error: 'slow down', code: 'rate_limited' }, { 'Retry-After': 'soon' }));
+    expect((await rejection(backend.getCall('call-1', { signal }))).retryAfterMs).toBeUndefined();
   });
 
   it('turns a fetch that throws into network_error with status 0, keeping the cause', async () => {
