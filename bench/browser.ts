@@ -103,30 +103,39 @@ export async function inPage<T>(bench: BenchPage, measure: (page: Page) => Promi
  */
 export async function openBenchTabs(demoUrl: string, username: string, count: number, engine: Engine = 'chromium'): Promise<{ pages: Page[]; open(): Promise<Page>; close(): Promise<void> }> {
   const { context, close } = await launch(engine, demoUrl);
-  const pages: Page[] = [];
   try {
-    // tsx compiles with esbuild's keepNames, which wraps functions in __name(); functions shipped into the
-    // page by evaluate() need it there too.
-    await context.addInitScript({ content: 'window.__name = (fn) => fn;' });
-    await context.addInitScript(instrument);
-    pages.push(context.pages()[0] ?? (await context.newPage()));
-    const login = await context.request.post('/auth/login', { data: { username } });
-    if (login.status() !== 200) throw new Error(`bench: login answered ${login.status()}`);
-    while (pages.length < count) pages.push(await context.newPage());
-    for (const page of pages) await withHelper(page);
+    return { ...(await setUpTabs(context, demoUrl, username, count)), close };
   } catch (error) {
     // A browser that fails to set up (a login refused, a page that never loads) is closed, not left running.
     await close();
     throw error;
   }
+}
+
+/**
+ * In a browser context someone else started (the background part's user Chromium), what
+ * {@link openBenchTabs} does in its own: the pages instrumented, `username` logged in, `count` tabs (the
+ * context's first page, then new ones in front of it) each with the helper; `open()` adds one more, and
+ * `prepare(page)` sets up a page that was opened otherwise (in another window).
+ */
+export async function setUpTabs(context: BrowserContext, demoUrl: string, username: string, count: number): Promise<{ pages: Page[]; open(): Promise<Page>; prepare(page: Page): Promise<void> }> {
+  // tsx compiles with esbuild's keepNames, which wraps functions in __name(); functions shipped into the
+  // page by evaluate() need it there too.
+  await context.addInitScript({ content: 'window.__name = (fn) => fn;' });
+  await context.addInitScript(instrument);
+  const pages: Page[] = [context.pages()[0] ?? (await context.newPage())];
+  const login = await context.request.post(new URL('/auth/login', demoUrl).href, { data: { username } });
+  if (login.status() !== 200) throw new Error(`bench: login answered ${login.status()}`);
+  while (pages.length < count) pages.push(await context.newPage());
+  for (const page of pages) await withHelper(page, demoUrl);
   return {
     pages,
     open: async () => {
       const page = await context.newPage();
-      await withHelper(page);
+      await withHelper(page, demoUrl);
       return page;
     },
-    close,
+    prepare: (page) => withHelper(page, demoUrl),
   };
 }
 
@@ -154,9 +163,12 @@ async function launch(engine: Engine, demoUrl: string): Promise<{ context: Brows
   };
 }
 
-/** Loads the script-tag library into `page` and makes its helper `window.voice`, with `window.when()` to time statuses. */
-async function withHelper(page: Page): Promise<void> {
-  await page.goto('/auth/me');
+/**
+ * Loads the script-tag library into `page` and makes its helper `window.voice`, with `window.when()` to time
+ * statuses and `window.listen()` to follow every status.
+ */
+async function withHelper(page: Page, demoUrl: string): Promise<void> {
+  await page.goto(new URL('/auth/me', demoUrl).href);
   await page.addScriptTag({ url: '/lib/voice-browser.min.js' });
   await page.evaluate(() => {
     const api = (window as unknown as { VoiceBrowser: typeof import('../lib/index.js') }).VoiceBrowser;
@@ -188,6 +200,8 @@ async function withHelper(page: Page): Promise<void> {
           reject(new Error(`${what} not reached in ${timeoutMs} ms (${connection}, call ${call?.state ?? 'none'}, busy ${busy}${error ? `, ${error.code}` : ''})`));
         }, timeoutMs);
       });
-    Object.assign(window, { voice, when });
+    /** Calls `listener` with every status from now on. */
+    const listen = (listener: (s: import('../lib/index.js').VoiceBrowserStatus) => void) => listeners.add(listener);
+    Object.assign(window, { voice, when, listen });
   });
 }
