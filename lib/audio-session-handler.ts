@@ -1,6 +1,6 @@
 import type { BodyAndContentType, SessionDescriptionHandler, SessionDescriptionHandlerOptions } from 'sip.js/lib/api/session-description-handler.js';
 import { keepAgreedCodecs } from './agreed-codecs.js';
-import { systemClock, type Clock } from './clock.js';
+import type { Clock } from './clock.js';
 
 /**
  * The session description handler the helper gives SIP.js for each call: one peer connection with the
@@ -15,8 +15,8 @@ export interface AudioHandlerOptions {
   iceServers: RTCIceServer[];
   /** The most a description waits for ICE gathering; it then goes with the candidates found so far. */
   iceGatheringTimeoutMs: number;
-  /** Times the gathering; default the page's. */
-  clock?: Clock;
+  /** Times the gathering: the link's. */
+  clock: Clock;
 }
 
 /** The options SIP.js passes on: the microphone constraints at the answer, an ICE restart in a re-INVITE. */
@@ -128,7 +128,7 @@ export class AudioSessionHandler implements SessionDescriptionHandler {
   private gathered(restart: boolean): Promise<void> {
     const pc = this.peerConnection;
     if (!restart && pc.iceGatheringState === 'complete') return Promise.resolve();
-    const { clock = systemClock, iceGatheringTimeoutMs } = this.options;
+    const { clock, iceGatheringTimeoutMs } = this.options;
     return new Promise<void>((resolve) => {
       // The timeout, or the end of candidates (a null candidate): the gathering's end, restart or not.
       const done = (event?: RTCPeerConnectionIceEvent) => {

@@ -137,7 +137,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     transportOptions: { server: transport.websocketUrl, connectionTimeout: 5 },
     logLevel: 'error',
     // Always the session's ICE servers: SIP.js's own handler would otherwise use a public STUN server.
-    sessionDescriptionHandlerFactory: () => new AudioSessionHandler({ iceServers: transport.iceServers, iceGatheringTimeoutMs: 1000 }),
+    sessionDescriptionHandlerFactory: () => new AudioSessionHandler({ iceServers: transport.iceServers, iceGatheringTimeoutMs: 1000, clock }),
     delegate: {
       onInvite: (invitation: Invitation) =>
         events.onInvite(
