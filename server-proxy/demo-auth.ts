@@ -37,7 +37,7 @@ export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
   const log = options.log ?? ((line: string) => console.error(line));
   // The signature covers the value alone (no expiry in it), so a value that verified once always will under
   // this secret: remembering it spares each poll two WebCrypto calls, which keeps the proxy within its
-  // added-latency target (README, Measured). Only good signatures are kept, in a bounded map, so forged
+  // added-latency target (docs/bench.md). Only good signatures are kept, in a bounded map, so forged
   // cookies cannot grow it.
   const verified = new Map<string, string>();
   const authenticate = async (request: Request): Promise<ProxyUser | null> => {

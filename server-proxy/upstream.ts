@@ -9,7 +9,7 @@ import { redact } from './redact.js';
  * @remarks
  * Requests go out through undici's `request` on a keep-alive pool of the proxy's own: the HTTP client under
  * Node's `fetch` without its WHATWG layers, which keeps the proxy within DESIGN.md's added-latency target
- * (README, Measured). An integrator's `fetch` option replaces the pool (tests use it to put a fault between
+ * (docs/bench.md). An integrator's `fetch` option replaces the pool (tests use it to put a fault between
  * proxy and service).
  */
 
