@@ -64,6 +64,15 @@ describe('the keep-alive', () => {
 });
 
 describe('the keep-alive of a hidden page, whose timers run once a minute', () => {
+  /** A watchdog whose every timer is due at the next whole minute at the earliest, its pings and death in `seen`. */
+  function watchedLate() {
+    const seen: string[] = [];
+    const clock = new FakeClock(0);
+    const late = { now: () => clock.now(), setTimeout: (run: () => void, ms: number) => clock.setTimeout(run, Math.ceil((clock.now() + ms) / 60_000) * 60_000 - clock.now()), clearTimeout: (handle: unknown) => clock.clearTimeout(handle) };
+    const keepAlive = createKeepAlive({ clock: late, ping: () => void seen.push(`ping@${clock.now()}`), onDead: () => void seen.push(`dead@${clock.now()}`) });
+    return { clock, seen, keepAlive };
+  }
+
   /** A tick of the watchdog runs a minute late, as Chromium runs a hidden page's chained timers. */
   async function throttledMinute(clock: FakeClock, answered: boolean, keepAlive: { heard(): void }) {
     for (let second = 0; second < 60; second++) {
@@ -74,21 +83,14 @@ describe('the keep-alive of a hidden page, whose timers run once a minute', () =
   }
 
   it('never declares a socket that answered every ping dead, however late its ticks run', async () => {
-    const seen: string[] = [];
-    const clock = new FakeClock(0);
-    // Every timer is due at the next whole minute at the earliest.
-    const late = { now: () => clock.now(), setTimeout: (run: () => void, ms: number) => clock.setTimeout(run, Math.ceil((clock.now() + ms) / 60_000) * 60_000 - clock.now()), clearTimeout: (handle: unknown) => clock.clearTimeout(handle) };
-    const keepAlive = createKeepAlive({ clock: late, ping: () => void seen.push(`ping@${clock.now()}`), onDead: () => void seen.push(`dead@${clock.now()}`) });
+    const { clock, seen, keepAlive } = watchedLate();
     keepAlive.start();
     for (let minute = 0; minute < 10; minute++) await throttledMinute(clock, true, keepAlive);
     expect(seen).toEqual(Array.from({ length: 10 }, (_, minute) => `ping@${(minute + 1) * 60_000}`));
   });
 
   it('still finds a socket that died, at a later wake-up: a last chance sent at one, judged at the next', async () => {
-    const seen: string[] = [];
-    const clock = new FakeClock(0);
-    const late = { now: () => clock.now(), setTimeout: (run: () => void, ms: number) => clock.setTimeout(run, Math.ceil((clock.now() + ms) / 60_000) * 60_000 - clock.now()), clearTimeout: (handle: unknown) => clock.clearTimeout(handle) };
-    const keepAlive = createKeepAlive({ clock: late, ping: () => void seen.push(`ping@${clock.now()}`), onDead: () => void seen.push(`dead@${clock.now()}`) });
+    const { clock, seen, keepAlive } = watchedLate();
     keepAlive.start();
     await throttledMinute(clock, true, keepAlive);
     for (let minute = 0; minute < 4; minute++) await throttledMinute(clock, false, keepAlive);
