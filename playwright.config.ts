@@ -3,8 +3,9 @@ import { CHROMIUM_LAUNCH, FIREFOX_LAUNCH } from './e2e/browsers.js';
 
 /**
  * e2e: the demo in real Chromium and real Firefox ESR with fake media, against the real proxy and simulator.
- * The projects run one after the other, one test at a time, each browser's worker with an app of its own
- * (fixtures.ts), so neither meets the other's callers, quotas or key changes.
+ * Each project runs one test at a time, and two run at once (Chromium's beside Firefox's, the background-tab
+ * spec, which spends minutes with its tab asleep in a Chromium it starts itself, beside either), each worker with
+ * an app of its own (fixtures.ts), so no browser meets another's callers, quotas or key changes.
  */
 export default defineConfig({
   testDir: 'e2e',
@@ -12,7 +13,7 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 15_000 },
   fullyParallel: false,
-  workers: 1,
+  workers: 2,
   retries: 0,
   reporter: [['list']],
   outputDir: 'test-results',
@@ -21,14 +22,16 @@ export default defineConfig({
     trace: 'retain-on-failure',
   },
   projects: [
-    { name: 'chromium', use: { browserName: 'chromium', launchOptions: CHROMIUM_LAUNCH } },
+    { name: 'chromium', workers: 1, testIgnore: '**/background-tab.spec.ts', use: { browserName: 'chromium', launchOptions: CHROMIUM_LAUNCH } },
+    // Chromium's once-a-minute timers and its Page Lifecycle freeze; Firefox has neither (docs/browsers.md).
+    { name: 'background', workers: 1, testMatch: '**/background-tab.spec.ts', use: { browserName: 'chromium', launchOptions: CHROMIUM_LAUNCH } },
     {
       name: 'firefox',
+      workers: 1,
       use: { browserName: 'firefox', launchOptions: FIREFOX_LAUNCH },
       testIgnore: [
         // Turns back on Chromium's back/forward cache, which Playwright's own switch turns off.
         '**/bfcache.spec.ts',
-        // Chromium's once-a-minute timers and its Page Lifecycle freeze; Firefox has neither (docs/browsers.md).
         '**/background-tab.spec.ts',
       ],
     },
