@@ -38,7 +38,7 @@ import { createSimulatorControl, startSimulator, type SimulatorControl, type Sim
 export { chromiumArgs, chromiumLaunchOptions, type ChromiumLaunchOptions } from './chromium-flags.js';
 export { firefoxLaunchOptions, firefoxUserPrefs, type FirefoxLaunchOptions } from './firefox-prefs.js';
 export { createSimulatorControl, SimulatorControlError } from './control-client.js';
-export type { SimulatedCall, SimulatedCallRecord, SimulatedMedia, SimulatorControl, SimulatorFault } from './control-client.js';
+export type { RegistrationRecord, SimulatedCall, SimulatedCallRecord, SimulatedMedia, SimulatorControl, SimulatorFault } from './control-client.js';
 export { expect };
 
 /** The simulator a test gets: where it listens, its key, and its control API. */
