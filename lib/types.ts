@@ -183,7 +183,13 @@ export const CONNECTION_TRANSITIONS: readonly StateTransition<Connection>[] = [
   ['renewing', 'offline'],
   ['renewing', 'expired'],
   ['recovery_required', 'disconnecting'],
-  ...(['disconnected', 'connecting', 'ready', 'reconnecting', 'offline', 'expired', 'renewing'] as const).map((from): StateTransition<Connection> => [from, 'disconnecting']),
+  ['disconnected', 'disconnecting'],
+  ['connecting', 'disconnecting'],
+  ['ready', 'disconnecting'],
+  ['reconnecting', 'disconnecting'],
+  ['offline', 'disconnecting'],
+  ['expired', 'disconnecting'],
+  ['renewing', 'disconnecting'],
   ['disconnecting', 'disconnected'],
 ];
 
