@@ -1,10 +1,10 @@
 import { checkStart, copyInput, sameInput } from './call-input.js';
-import { isTerminal } from './call-machine.js';
 import { whyNoCalls } from './connection-machine.js';
 import { isDefiniteRejection, toVoiceError, VoiceBrowserError } from './errors.js';
 import { sendDigit } from './in-call-controls.js';
 import { asBrowserCall, queueRoutes } from './queue-call.js';
 import type { Runtime } from './runtime.js';
+import { canAnswerNext, canCall, canRetryCall, canSendDtmf } from './status-rules.js';
 import type { BrowserCall, CallInput } from './types.js';
 
 /**
@@ -44,12 +44,12 @@ export function createCallControl(rt: Runtime) {
     }
   }
 
-  /** Why no attempt may start now (busy, unless it retries, or no session that takes calls), else the session to start it on. */
+  /** Why no attempt may start now (by canCall() for a retry, else canAnswerNext()), else the session to start it on. */
   function refusal(retry = false): VoiceBrowserError | string {
-    if (rt.callState.busy && !retry) return new VoiceBrowserError('browser_agent_busy', 'a call is still active; wait until busy is false or hang up');
-    const noCalls = whyNoCalls(rt.connectionState);
-    const session = rt.connectionState.session;
-    return noCalls !== null || !session ? new VoiceBrowserError('browser_session_unavailable', noCalls ?? 'no session') : session.id;
+    const status = rt.status();
+    if ((retry ? canCall(status) : canAnswerNext(status)) && status.session) return status.session.id;
+    if (status.busy && !retry) return new VoiceBrowserError('browser_agent_busy', 'a call is still active; wait until busy is false or hang up');
+    return new VoiceBrowserError('browser_session_unavailable', whyNoCalls(rt.connectionState) ?? 'no session');
   }
 
   /** One request per intent: a second call with the same key joins the one in flight. */
@@ -68,9 +68,10 @@ export function createCallControl(rt: Runtime) {
     if (invalid) return rt.fail(invalid);
     // A double click with the same key joins the request in flight: one intent, one call.
     if (starting?.key === key) return starting.promise;
-    const { attempt, call } = rt.callState;
+    const status = rt.status();
+    const { attempt, call } = status;
     if (attempt?.idempotencyKey === key && attempt.phase === 'admitted' && call) return Promise.resolve(call);
-    const retry = attempt?.idempotencyKey === key && attempt.phase === 'outcome_unknown' && !attempt.queueId;
+    const retry = attempt?.idempotencyKey === key && canRetryCall(status);
     if (retry && !sameInput(attempt.input, input)) {
       // The service would answer 409 idempotency_conflict, which proves nothing about the first attempt.
       return rt.fail(new VoiceBrowserError('invalid_argument', 'a retry must repeat the attempt it retries: same key, same from, to and options'));
@@ -100,15 +101,9 @@ export function createCallControl(rt: Runtime) {
     return once(key, () => admit(claim, unknown));
   }
 
-  /** A call is up whose audio this page holds (it may still be connecting): DTMF may go on it. */
-  const answered = () => {
-    const { call } = rt.callState;
-    return !!call && !isTerminal(call) && rt.status().audio !== 'none';
-  };
-
   return {
     startCall,
     answerNext,
-    sendDtmf: (digit: string) => sendDigit(rt.link, answered(), digit).catch((error: unknown) => rt.fail(toVoiceError(error, 'dtmf_outcome_unknown', 'sendDtmf() failed'))),
+    sendDtmf: (digit: string) => sendDigit(rt.link, canSendDtmf(rt.status()), digit).catch((error: unknown) => rt.fail(toVoiceError(error, 'dtmf_outcome_unknown', 'sendDtmf() failed'))),
   };
 }

@@ -11,6 +11,7 @@ export { listAudioDevices } from './audio-devices.js';
 export type { AudioDeviceList } from './audio-devices.js';
 export { VOICE_ERROR_CODES, VoiceBrowserError, isVoiceBrowserError } from './errors.js';
 export type { VoiceErrorCode } from './errors.js';
+export { canAnswerNext, canCall, canConnect, canRenew, canRetryCall, canSendDtmf } from './status-rules.js';
 export { BROWSER_CALL_STATES, BROWSER_CALL_TRANSITIONS, CONNECTION_STATES, CONNECTION_TRANSITIONS, RENEWABLE_CONNECTIONS, TERMINAL_CALL_STATES } from './types.js';
 export type {
   BrowserCall,

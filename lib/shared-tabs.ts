@@ -1,6 +1,7 @@
 import { toVoiceError, VoiceBrowserError, type VoiceErrorCode } from './errors.js';
 import type { Phone, TabAnswer, TabEnvironment, TabMessage, TabMethod } from './tab-environment.js';
 import { deepFreeze, INITIAL_STATUS } from './status-snapshot.js';
+import { canConnect } from './status-rules.js';
 import type { Connection, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
 
 /**
@@ -72,8 +73,8 @@ export function createSharedTabs(options: VoiceBrowserOptions, env: TabEnvironme
   const run = (method: TabMethod, args: unknown[]): Promise<unknown> => {
     const own = helper as Phone;
     const status = own.status();
-    // In shared tabs recover() asks what the phone holds: once the leader has a session, its status is the answer.
-    if (method === 'recover' && (status.connection !== 'disconnected' || status.session || status.busy)) return Promise.resolve(status);
+    // In shared tabs recover() asks what the phone holds: once the leader holds anything, its status is the answer.
+    if (method === 'recover' && !canConnect(status)) return Promise.resolve(status);
     // mute() throws at once on bad input: a rejection here, as for the others.
     return Promise.resolve().then(() => (own[method] as (...given: unknown[]) => unknown)(...args));
   };

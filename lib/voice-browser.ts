@@ -8,14 +8,15 @@ import type { SessionSetup } from './session-setup.js';
 import { createSharedTabs } from './shared-tabs.js';
 import type * as linkParts from './sip-chunk.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
+import { canConnect, canRenew } from './status-rules.js';
 import { browserTabs, type Phone, type TabEnvironment } from './tab-environment.js';
-import { RENEWABLE_CONNECTIONS, type PreflightReport, type VoiceBrowser, type VoiceBrowserOptions, type VoiceBrowserStatus } from './types.js';
+import type { PreflightReport, VoiceBrowser, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
 
 
 /**
  * `createVoiceBrowser`: the helper a page uses to take browser calls placed by its server.
- * This file is its public face: the methods, and which of them may run now (a second connect() joins the
- * first). What they do is in connection-control.ts and call-control.ts; runtime.ts owns the state.
+ * This file is its public face: the methods, and which of them may run now (by the rules of status-rules.ts;
+ * a second connect() joins the first). What they do is in connection-control.ts and call-control.ts; runtime.ts owns the state.
  */
 
 /**
@@ -118,15 +119,14 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
   const withSip = <T>(run: (operations: SipOperations) => Promise<T>): Promise<T> => (loaded ? run(loaded) : load().then(run, unloaded));
   /** recover() and preflight() are for a helper that holds nothing yet. */
   const notFresh = (method: string) => rt.fail(new VoiceBrowserError('browser_session_unavailable', `${method}() is for a fresh helper, before connect()`));
-  const connection = () => rt.connectionState.connection;
   /** The operation of each kind in flight: a second call joins it. */
   let connecting: Promise<void> | undefined;
   let renewing: Promise<void> | undefined;
   let disconnecting: Promise<void> | undefined;
   let recovering: Promise<VoiceBrowserStatus> | undefined;
   let testing: Promise<PreflightReport> | undefined;
-  /** Before connect(): nothing held, nothing being found. */
-  const fresh = () => connection() === 'disconnected' && !rt.status().session && !rt.callState.busy && !recovering && !connecting;
+  /** Nothing held (what connect() needs) and nothing being found or connected. */
+  const fresh = () => canConnect(rt.status()) && !recovering && !connecting;
 
   const helper: Phone = {
     recover() {
@@ -138,27 +138,29 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
       return recovering;
     },
     connect() {
-      if (connection() === 'ready') return Promise.resolve();
+      const status = rt.status();
+      if (status.connection === 'ready') return Promise.resolve();
       if (connecting) return connecting;
       if (testing) return testing.then(() => helper.connect());
-      if (connection() === 'recovery_required') {
+      if (status.connection === 'recovery_required') {
         return rt.fail(new VoiceBrowserError('browser_session_unavailable', 'a session from before the reload must be cleaned up with disconnect() first'));
       }
       // recover() decides whether there is a session to clean up first: connect() follows its answer.
       if (recovering) return recovering.then(() => helper.connect());
-      if (rt.callState.busy) {
-        return rt.fail(new VoiceBrowserError('cleanup_unknown', 'a call of the last session was not proven ended; disconnect() again before connect()'));
-      }
-      const { session } = rt.connectionState;
-      if (connection() !== 'disconnected' || session) {
-        return rt.fail(new VoiceBrowserError('browser_session_unavailable', `connect() while ${connection()}${session ? ' with a session to clean up: disconnect() first' : ''}`));
+      if (!canConnect(status)) {
+        return rt.fail(
+          status.busy
+            ? new VoiceBrowserError('cleanup_unknown', 'a call of the last session was not proven ended; disconnect() again before connect()')
+            : new VoiceBrowserError('browser_session_unavailable', `connect() while ${status.connection}${status.session ? ' with a session to clean up: disconnect() first' : ''}`),
+        );
       }
       connecting = withSip(({ setup }) => setup.connect()).finally(() => (connecting = undefined));
       return connecting;
     },
     disconnect() {
       if (disconnecting) return disconnecting;
-      if (connection() === 'disconnected' && !rt.connectionState.session && !rt.callState.busy && !connecting) return Promise.resolve();
+      // Nothing held: nothing to end.
+      if (canConnect(rt.status()) && !connecting) return Promise.resolve();
       // A connect() or renew() in flight finishes first: its session is then the one ended.
       disconnecting = Promise.allSettled([connecting, renewing])
         .then(lines.disconnect)
@@ -179,8 +181,14 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
     sendDtmf: (digit) => withSip(({ calls }) => calls.sendDtmf(digit)),
     renew() {
       if (renewing) return renewing;
-      if (rt.callState.busy) return rt.fail(new VoiceBrowserError('browser_agent_busy', 'renew() only while idle: wait until busy is false'));
-      if (!RENEWABLE_CONNECTIONS.has(connection())) return rt.fail(new VoiceBrowserError('browser_session_unavailable', `renew() while ${connection()}; connect() first`));
+      const status = rt.status();
+      if (!canRenew(status)) {
+        return rt.fail(
+          status.busy
+            ? new VoiceBrowserError('browser_agent_busy', 'renew() only while idle: wait until busy is false')
+            : new VoiceBrowserError('browser_session_unavailable', `renew() while ${status.connection}; connect() first`),
+        );
+      }
       renewing = withSip(({ setup }) => setup.renew()).finally(() => (renewing = undefined));
       return renewing;
     },
