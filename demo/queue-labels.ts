@@ -1,14 +1,14 @@
-import type { VoiceBrowserStatus } from 'voice-browser';
+import { canAnswerNext as helperAnswersNext, type VoiceBrowserStatus } from 'voice-browser';
 import type { QueueRow } from './models/queue-rows.js';
 
 /**
  * The queue panel's words and what it enables, as pure functions (tested directly in
- * test/demo/queue-labels.test.ts); the call card's words for an inbound caller are in labels.ts.
+ * test/demo/queue-labels.test.ts); the call card's words for an inbound caller are in call-labels.ts.
  */
 
-/** "Answer next" takes the head caller of its queue: only while ready and idle, and when someone waits there. */
+/** "Answer next" takes the head caller of its queue: when the helper takes answerNext() now, and someone waits there. */
 export function canAnswerNext(status: VoiceBrowserStatus, waiting: number): boolean {
-  return status.connection === 'ready' && !status.busy && waiting > 0;
+  return helperAnswersNext(status) && waiting > 0;
 }
 
 /** How many wait in one queue: "nobody waiting", "1 caller waiting", "3 callers waiting". */

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { VoiceBrowserStatus } from 'voice-browser';
-import { announcementLabel, callCardMode, durationLabel, partiesLabel, recoveryLabel, unknownOutcomeLabel, warningLabel, type QueueNamer, type RecoveredFrom } from '../labels.js';
+import { announcementLabel, callCardMode, durationLabel, partiesLabel, recoveryLabel, unknownOutcomeLabel, warningLabel, type QueueNamer, type RecoveredFrom } from '../call-labels.js';
 import { FROM_NUMBERS } from '../test-numbers.js';
 import { CallControls, HangUpButton } from './call-controls.js';
 import { Dialer } from './dialer.js';

@@ -1,5 +1,5 @@
-import type { VoiceBrowserStatus } from 'voice-browser';
-import { canHangUp, canSendDtmf, dialName, KEYPAD_DIGITS } from '../labels.js';
+import { canSendDtmf, type VoiceBrowserStatus } from 'voice-browser';
+import { canHangUp, dialName, KEYPAD_DIGITS } from '../call-labels.js';
 
 /** Props of {@link CallControls}. */
 export interface CallControlsProps {

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import type { VoiceBrowserStatus } from 'voice-browser';
-import { canRenew, connectionButton, connectionLabel, isCleanupOnly, tabLabel } from '../labels.js';
+import { canRenew, type VoiceBrowserStatus } from 'voice-browser';
+import { connectionButton, connectionLabel, isCleanupOnly, tabLabel } from '../connection-labels.js';
 
 export interface ConnectionControlsProps {
   userName: string;

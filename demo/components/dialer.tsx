@@ -1,5 +1,5 @@
-import type { VoiceBrowserStatus } from 'voice-browser';
-import { callButtonLabel, canCall } from '../labels.js';
+import { canCall, type VoiceBrowserStatus } from 'voice-browser';
+import { callButtonLabel } from '../call-labels.js';
 import { FROM_NUMBERS, TEST_NUMBERS } from '../test-numbers.js';
 import { MuteButton } from './call-controls.js';
 

@@ -1,5 +1,5 @@
 import type { TimingEvent } from 'voice-browser';
-import { qualityLabel } from '../labels.js';
+import { qualityLabel } from '../call-labels.js';
 
 export interface EventLogProps {
   timings: readonly TimingEvent[];

@@ -1,6 +1,8 @@
 import { useEffect, useRef } from 'preact/hooks';
 import type { DemoUser } from '../api.js';
-import { canConnect, isCleanupOnly, type ErrorArea } from '../labels.js';
+import { canConnect } from 'voice-browser';
+import { isCleanupOnly } from '../connection-labels.js';
+import type { ErrorArea } from '../labels.js';
 import { PREFLIGHT_CALL } from '../models/voice-actions.js';
 import { usePhone } from '../models/use-phone.js';
 import { useWideScreen } from '../models/use-wide-screen.js';

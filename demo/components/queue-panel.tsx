@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { VoiceBrowserStatus } from 'voice-browser';
-import { durationLabel } from '../labels.js';
+import { durationLabel } from '../call-labels.js';
 import type { QueueRow } from '../models/queue-rows.js';
 import { canAnswerNext, queueSummaryLabel, waitingListName } from '../queue-labels.js';
 

@@ -1,5 +1,5 @@
 import type { PreflightReport } from 'voice-browser';
-import { preflightRows, preflightStatusLabel, preflightVerdictLabel } from '../labels.js';
+import { preflightRows, preflightStatusLabel, preflightVerdictLabel } from '../preflight-labels.js';
 
 export interface SetupTestProps {
   /** The test may start: the helper is fresh (nothing connected, nothing to clean up). */

@@ -1,5 +1,5 @@
 import type { VoiceBrowserStatus } from 'voice-browser';
-import { inboundQueueId } from '../labels.js';
+import { inboundQueueId } from '../call-labels.js';
 
 export interface StatusPanelProps {
   status: VoiceBrowserStatus;

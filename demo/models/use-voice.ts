@@ -2,7 +2,8 @@ import type { RefObject } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { emptyPaths, trackPaths, type StatePaths } from './state-paths.js';
 import { createAct, errorMessage, noErrors, shownError, voiceActions, type ErrorView, type PreflightView, type ShownError, type VoiceActions } from './voice-actions.js';
-import { logEvent, type RecoveredFrom } from '../labels.js';
+import type { RecoveredFrom } from '../call-labels.js';
+import { logEvent } from '../labels.js';
 import { createFetchBackend, createVoiceBrowser, type TimingEvent, type VoiceBrowser, type VoiceBrowserStatus } from 'voice-browser';
 
 /**

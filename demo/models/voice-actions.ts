@@ -1,5 +1,5 @@
-import type { PreflightReport, StatusError, VoiceBrowser } from 'voice-browser';
-import { errorArea, retriesAttempt, type ErrorArea } from '../labels.js';
+import { canRetryCall, type PreflightReport, type StatusError, type VoiceBrowser } from 'voice-browser';
+import { errorArea, type ErrorArea } from '../labels.js';
 import { FROM_NUMBERS, TEST_NUMBERS } from '../test-numbers.js';
 
 /**
@@ -113,7 +113,7 @@ export function voiceActions(voice: VoiceBrowser, { act, devicesPending, rebuild
     call: (from, to) => {
       const attempt = voice.status().attempt;
       // After a lost answer the same attempt is retried with its key, never a new one (spec 7).
-      const key = attempt && retriesAttempt(voice.status()) ? attempt.idempotencyKey : crypto.randomUUID();
+      const key = attempt && canRetryCall(voice.status()) ? attempt.idempotencyKey : crypto.randomUUID();
       act('call', () => voice.startCall({ from, to }, { idempotencyKey: key }));
     },
     // Its failures (nobody left to take, a lost answer) show on the queue panel, where it was asked for.

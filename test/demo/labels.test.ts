@@ -3,31 +3,22 @@ import {
   announcementLabel,
   callButtonLabel,
   callCardMode,
-  canCall,
-  canConnect,
-  canDisconnect,
   canHangUp,
-  canRenew,
-  canSendDtmf,
-  connectionLabel,
-  preflightRows,
-  preflightVerdictLabel,
   dialName,
   durationLabel,
-  connectionButton,
   endLabel,
-  errorArea,
-  isCleanupOnly,
+  inboundQueueId,
   KEYPAD_DIGITS,
-  logEvent,
   partiesLabel,
   qualityLabel,
   recoveryLabel,
-  retriesAttempt,
-  inboundQueueId,
   unknownOutcomeLabel,
-} from '../../demo/labels.js';
-import type { CallQuality, PreflightReport, TimingEvent, VoiceBrowserStatus } from '../../lib/index.js';
+} from '../../demo/call-labels.js';
+import { canDisconnect, connectionButton, connectionLabel, isCleanupOnly } from '../../demo/connection-labels.js';
+import { errorArea, logEvent } from '../../demo/labels.js';
+import { preflightRows, preflightVerdictLabel } from '../../demo/preflight-labels.js';
+// The rules of the controls are the library's (lib/status-rules.ts): the demo takes them as they are.
+import { canCall, canConnect, canRenew, canRetryCall, canSendDtmf, type CallQuality, type PreflightReport, type TimingEvent, type VoiceBrowserStatus } from '../../lib/index.js';
 
 const idle: VoiceBrowserStatus = { connection: 'ready', session: { id: 'bs_1', expiresAt: '2026-01-01T00:00:00Z' }, call: null, attempt: null, busy: false, audio: 'none', muted: false, warnings: [], error: null, tabs: { mode: 'independent', leader: true } };
 const attempt = (phase: 'creating' | 'admitted' | 'outcome_unknown') => ({ idempotencyKey: 'k', input: { from: '+12025550199', to: '+12025550100' }, phase });
@@ -94,10 +85,11 @@ describe('demo labels', () => {
     expect(canDisconnect({ ...idle, connection: 'disconnecting' })).toBe(false);
   });
 
-  it('offers the keypad on a connected call whose audio the page holds', () => {
+  it('offers the keypad on a call still running whose audio the page holds, as sendDtmf() takes it', () => {
     const call = { id: 'bc_1', state: 'connected' };
     expect(canSendDtmf({ ...idle, busy: true, call, audio: 'playing' })).toBe(true);
-    expect(canSendDtmf({ ...idle, busy: true, call: { ...call, state: 'dialing_recipient' }, audio: 'playing' })).toBe(false);
+    // The page's leg is answered while the recipient rings: sendDtmf() sends the digit, so the keypad is there.
+    expect(canSendDtmf({ ...idle, busy: true, call: { ...call, state: 'dialing_recipient' }, audio: 'playing' })).toBe(true);
     expect(canSendDtmf({ ...idle, busy: true, call, audio: 'none' })).toBe(false);
     expect(canSendDtmf({ ...idle, connection: 'recovery_required', busy: true, call, audio: 'none' })).toBe(false);
   });
@@ -245,8 +237,8 @@ describe('an inbound caller answered from a queue, in words', () => {
 
   it('never offers Retry call for a lost dequeue: it has no key, and the reads find the caller if one was claimed', () => {
     const lostClaim = { ...idle, busy: true, attempt: claim('outcome_unknown') };
-    expect(retriesAttempt(lostClaim)).toBe(false);
-    expect(retriesAttempt({ ...idle, busy: true, attempt: attempt('outcome_unknown') })).toBe(true);
+    expect(canRetryCall(lostClaim)).toBe(false);
+    expect(canRetryCall({ ...idle, busy: true, attempt: attempt('outcome_unknown') })).toBe(true);
     expect(canCall(lostClaim)).toBe(false);
     expect(callButtonLabel(lostClaim)).toBe('Call');
     expect(callCardMode(lostClaim)).toBe('in-call');
