@@ -3,7 +3,7 @@ import type { InviteEffects } from './invite-effects.js';
 import type { CallMilestone } from './call-milestones.js';
 import type { ConnectionEvent } from './connection-machine.js';
 import type { MediaStatus } from './media-status.js';
-import type { SipEvents } from './sip-link.js';
+import type { IncomingInvite, SipEvents } from './sip-link.js';
 import type { CallQuality } from './types.js';
 
 /**
@@ -24,23 +24,26 @@ export interface LinkEventsHost {
 
 /** The events one link reports, each dropped once the link no longer counts (an INVITE then refused). */
 export function createLinkEvents({ live, effects, media, connection, milestone, quality }: LinkEventsHost): SipEvents {
-  return {
-    onInvite: (invite) => (live() ? effects.receive(invite) : invite.reject()),
-    onSessionEnded: () => live() && effects.sessionEnded(),
-    onCallChanged: () => live() && effects.callChanged(),
+  const events: SipEvents = {
+    onInvite: effects.receive,
+    onSessionEnded: effects.sessionEnded,
+    onCallChanged: effects.callChanged,
     onMediaConnected: (callId) => {
-      if (!live()) return;
       milestone('media_connected', callId);
       media.connected(callId);
     },
-    onMediaReconnecting: (callId) => live() && media.reconnecting(callId),
-    onMediaFailed: (callId) => live() && media.failed(callId) && effects.readNow(),
-    onQuality: (callId, sample) => live() && quality(callId, sample),
-    onWarning: (callId, warning, raised) => live() && media.warning(callId, warning, raised),
-    onMicrophone: (callId, outcome) => live() && media.microphone(callId, outcome),
-    onAudio: (audio) => live() && media.audio(audio),
-    onReconnecting: () => live() && connection({ type: 'socket_dropped' }),
-    onReconnected: () => live() && connection({ type: 'socket_restored' }),
-    onDisconnected: (error) => live() && connection({ type: 'link_gone', error: error.toStatus() }),
+    onMediaReconnecting: media.reconnecting,
+    onMediaFailed: (callId) => media.failed(callId) && effects.readNow(),
+    onQuality: quality,
+    onWarning: media.warning,
+    onMicrophone: media.microphone,
+    onAudio: media.audio,
+    onReconnecting: () => connection({ type: 'socket_dropped' }),
+    onReconnected: () => connection({ type: 'socket_restored' }),
+    onDisconnected: (error) => connection({ type: 'link_gone', error: error.toStatus() }),
   };
+  for (const [name, handle] of Object.entries(events) as Array<[keyof SipEvents, (...args: unknown[]) => void]>) {
+    events[name] = ((...args: unknown[]) => (live() ? handle(...args) : name === 'onInvite' && (args[0] as IncomingInvite).reject())) as never;
+  }
+  return events;
 }

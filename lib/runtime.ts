@@ -86,13 +86,13 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
   let expiry: ExpiryTimer | undefined;
   const browserRoutes = browserCallRoutes(backend, () => origin?.sessionId, milestones.seen);
   const routes = () => origin?.routes ?? browserRoutes;
-  const reads = createCallReads({ clock, call: () => callSlice, dispatch: (event) => call(event), routes });
+  const reads = createCallReads({ clock, call: () => callSlice, dispatch: call, routes });
   const effects = createCallEffects({
     reads,
-    show: (patch) => store.commit(patch),
+    show: store.commit,
     audio: () => store.get().audio,
     call: () => callSlice,
-    dispatch: (event) => call(event),
+    dispatch: call,
     routes,
     invites: () => invites?.run,
     reconcile: () => reconcile?.(),
@@ -144,7 +144,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     status: (): VoiceBrowserStatus => store.get(),
     timing: store.timing,
     /** Shows what no machine owns: the mute wish, or the error of a request that changed no state. */
-    show: (patch: Partial<Pick<VoiceBrowserStatus, 'muted' | 'error'>>) => store.commit(patch),
+    show: store.commit as (patch: Partial<Pick<VoiceBrowserStatus, 'muted' | 'error'>>) => void,
     fail(error: VoiceBrowserError): Promise<never> {
       store.commit({ error: error.toStatus() });
       return Promise.reject(error);

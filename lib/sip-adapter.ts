@@ -5,6 +5,7 @@ import type { Session } from 'sip.js/lib/api/session.js';
 import { SessionState } from 'sip.js/lib/api/session-state.js';
 import { UserAgent } from 'sip.js/lib/api/user-agent.js';
 import { IncomingResponseMessage } from 'sip.js/lib/core/messages/incoming-response-message.js';
+import type { Transport as WebTransport } from 'sip.js/lib/platform/web/transport/transport.js';
 import { AudioSessionHandler } from './audio-session-handler.js';
 import { VoiceBrowserError } from './errors.js';
 import { createKeepAlive } from './keep-alive.js';
@@ -25,6 +26,23 @@ export * from './sip-chunk.js';
  * Loaded with a dynamic `import()` from `connect()`, so a page that only recovers or cleans up never
  * downloads SIP.js. Deep imports keep the parts of SIP.js we do not use out of the bundle.
  */
+
+/**
+ * The link's own life, one phase at a time:
+ * ```
+ *            registered                 dropped
+ *  opening ─────────────▶ up ◀───────────────────────▶ reconnecting ──gave up──▶ gone
+ *                          │          restored               ▲
+ *                          │ into the back/forward           │ back from the cache
+ *                          ▼ cache, idle                     │
+ *                       suspended ───────────────────────────┘
+ *  close(), or connect()'s registration refused (from every phase) ──▶ closed
+ * ```
+ * Each move is taken only from the phase the diagram draws it from: a drop while reconnecting is that attempt's
+ * own failure, a drop while registering the first time is connect()'s, and nothing comes back from `gone` or
+ * `closed`.
+ */
+type LinkPhase = 'opening' | 'up' | 'reconnecting' | 'suspended' | 'gone' | 'closed';
 
 /**
  * Reconnection after a dropped WebSocket: attempts and the wait before each (ms). The first goes at once: a hidden
@@ -77,36 +95,22 @@ function failRegistrationsInFlight(ua: UserAgent): void {
 }
 
 /**
- * Tells `heard` of every frame the SIP WebSocket receives, pongs included, which SIP.js's transport takes
- * in without telling anyone: its handler is wrapped on this one transport (SIP.js calls it through `this`).
- */
-function hearEveryFrame(ua: UserAgent, heard: () => void): void {
-  const transport = ua.transport as unknown as { onWebSocketMessage(event: MessageEvent, socket: WebSocket): void };
-  const receive = transport.onWebSocketMessage.bind(transport);
-  transport.onWebSocketMessage = (event, socket) => {
-    heard();
-    receive(event, socket);
-  };
-}
-
-/**
  * Closes a socket the keep-alive found dead, without waiting on it: SIP.js's disconnect() waits for the close
  * event, which a dead path never brings (nobody answers the closing handshake; browsers give it up to a
- * minute). The transport is told at once that the socket closed abnormally (1006), so the link reconnects as it
- * does after a drop, in this same wake-up of a hidden page; the old socket's own close, if it ever comes, is
- * ignored by SIP.js.
+ * minute). The socket is given that close event at once, abnormal (1006), so the transport lets it go and the
+ * link reconnects as it does after a drop, in this same wake-up of a hidden page; the socket's own close, if it
+ * ever comes, is for a socket SIP.js no longer holds, and ignored.
  */
-function dropDeadSocket(ua: UserAgent): void {
-  const transport = ua.transport as unknown as { _ws?: WebSocket; onWebSocketClose(event: CloseEvent, socket: WebSocket): void };
-  const socket = transport._ws;
-  void ua.transport.disconnect().catch(() => undefined);
-  if (socket) transport.onWebSocketClose(new CloseEvent('close', { code: 1006 }), socket);
+function dropDeadSocket(transport: WebTransport): void {
+  const socket = transport.ws;
+  void transport.disconnect().catch(() => undefined);
+  socket?.dispatchEvent(new CloseEvent('close', { code: 1006 }));
 }
 
 /**
  * Registers the session's temporary credentials over WebSocket; resolves once registered.
- * One closure past 40 lines: the user agent, its registerer and the reconnection share the link's state
- * (closing, reconnecting, the answered session).
+ * One closure past 40 lines: the user agent, its registerer and the reconnection share the link's phase
+ * ({@link LinkPhase}) and the answered session.
  */
 export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   const { transport, events, clock } = options;
@@ -114,10 +118,9 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   if (!uri) throw new VoiceBrowserError('connection_failed', `the session's SIP URI is not valid: ${transport.sipUri}`);
   const microphone = options.audioDevices?.microphoneId;
   let current: Session | undefined;
-  let closing = false;
-  let reconnecting = false;
-  /** Registered once: only a link that was up is reconnected; a connect() whose socket drops fails. */
-  let up = false;
+  let phase: LinkPhase = 'opening';
+  /** Moves the link from `from` to `to`, if it is in `from` (an arrow of {@link LinkPhase}'s diagram); says whether it did. */
+  const move = (from: LinkPhase, to: LinkPhase) => phase === from && !!(phase = to);
   /** The reconnection attempts spent since the link last settled, and when it was last restored. */
   let attempts = 0;
   let restoredAt = -Infinity;
@@ -155,7 +158,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
         ),
       onDisconnect: (error?: Error) => {
         keepAlive.stop();
-        if (up && !closing && !reconnecting) void reconnect(error);
+        if (move('up', 'reconnecting')) void reconnect(error);
         // After reconnect() began: the registration's refusal is then part of the reconnection, not its end.
         failRegistrationsInFlight(ua);
       },
@@ -166,9 +169,17 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   const keepAlive = createKeepAlive({
     clock,
     ping: () => void ua.transport.send('\r\n\r\n').catch(() => undefined),
-    onDead: () => dropDeadSocket(ua),
+    onDead: () => dropDeadSocket(ua.transport as WebTransport),
   });
-  hearEveryFrame(ua, keepAlive.heard);
+  /**
+   * The keep-alive watches the socket the link is up on, hearing every frame it receives, pongs included, which
+   * SIP.js's transport takes in without telling anyone: through a listener of our own on the socket the transport
+   * holds (its public `ws`), added on each new socket.
+   */
+  const watch = () => {
+    (ua.transport as WebTransport).ws?.addEventListener('message', keepAlive.heard);
+    keepAlive.start();
+  };
 
   // RFC 5626 outbound: `reg-id` and the user agent's `+sip.instance` on the Contact make this page one agent
   // across its sockets, so a proxy sends a call's BYE down the new socket after a reconnect.
@@ -183,8 +194,6 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
    */
   const verify = () => (wake ? wake() : keepAlive.probe());
   const shown = () => !document.hidden && verify();
-  /** Put in the back/forward cache while idle: the socket was closed on the way in, and is opened on the way out. */
-  let suspended = false;
   /**
    * The page goes into the back/forward cache: its socket does not come back alive (Chromium closes it; one
    * kept open would be long dead), so an idle link closes it itself, the same way in every browser, and shows
@@ -192,17 +201,14 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
    * left as it is).
    */
   const pagehide = (event: PageTransitionEvent) => {
-    if (!event.persisted || current || closing || reconnecting) return;
-    suspended = reconnecting = true;
+    if (!event.persisted || current || !move('up', 'suspended')) return;
     keepAlive.stop();
     events.onReconnecting();
     void ua.transport.disconnect().catch(() => undefined);
   };
   /** The page is back from the cache: the link reconnects and registers again, as after a drop. */
   const pageshow = (event: PageTransitionEvent) => {
-    if (!event.persisted || !suspended) return;
-    suspended = false;
-    void reconnect(undefined);
+    if (event.persisted && move('suspended', 'reconnecting')) void reconnect(undefined);
   };
   // Caught on the window as they go down to the document (capture), where `resume` and `visibilitychange` are fired.
   const pageEvents: Array<[string, EventListener]> = [
@@ -215,7 +221,6 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
 
   /** A dropped WebSocket: reconnect and register again a few times; the call's media does not need it. */
   async function reconnect(cause: Error | undefined): Promise<void> {
-    reconnecting = true;
     events.onReconnecting();
     if (clock.now() - restoredAt >= SETTLED_MS) attempts = 0;
     for (const delay of RECONNECT_DELAYS_MS.slice(attempts)) {
@@ -230,21 +235,20 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
         });
         wake = undefined;
       } else await undefined;
-      if (closing) return;
+      if (phase !== 'reconnecting') return;
       try {
         await ua.reconnect();
         await register(registerer);
-        reconnecting = false;
+        if (!move('reconnecting', 'up')) return;
         restoredAt = clock.now();
-        keepAlive.start();
+        watch();
         events.onReconnected();
         return;
       } catch {
         // The next attempt waits longer; after the last one the link is gone.
       }
     }
-    reconnecting = false;
-    if (!closing) events.onDisconnected(new VoiceBrowserError('connection_failed', 'the SIP connection to the voice service dropped and could not be restored', { cause }));
+    if (move('reconnecting', 'gone')) events.onDisconnected(new VoiceBrowserError('connection_failed', 'the SIP connection to the voice service dropped and could not be restored', { cause }));
   }
 
   /**
@@ -253,10 +257,10 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
    * registrar never grants past the session). A socket that died meanwhile is the reconnection's business.
    */
   registerer.stateChange.addListener((state) => {
-    if (state !== RegistererState.Unregistered || !up || closing || reconnecting) return;
+    if (state !== RegistererState.Unregistered || phase !== 'up') return;
     // After SIP.js has done with the refusal (its REGISTER still counts as waiting while it tells us).
     void Promise.resolve(registerer).then(register).catch(() => {
-      if (!closing && !reconnecting) events.onDisconnected(new VoiceBrowserError('browser_session_unavailable', 'the SIP registration ended; renew() the session to take calls again'));
+      if (phase === 'up') events.onDisconnected(new VoiceBrowserError('browser_session_unavailable', 'the SIP registration ended; renew() the session to take calls again'));
     });
   });
 
@@ -266,14 +270,14 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     throw new VoiceBrowserError('connection_failed', 'could not open the SIP WebSocket to the voice service', { cause });
   }
   await register(registerer).catch(async (error: unknown) => {
-    closing = true;
+    phase = 'closed';
     await ua.stop().catch(() => undefined);
     throw error;
   });
-  up = true;
-  keepAlive.start();
+  move('opening', 'up');
+  watch();
   // A socket lost between the registration's answer and here is reconnected as any drop is.
-  if (!ua.transport.isConnected()) void reconnect(undefined);
+  if (!ua.transport.isConnected() && move('up', 'reconnecting')) void reconnect(undefined);
   for (const [name, listener] of pageEvents) addEventListener(name, listener, true);
 
   return {
@@ -284,7 +288,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     sendDtmf: media.sendDtmf,
     resumeAudio: media.resumeAudio,
     close: async () => {
-      closing = true;
+      phase = 'closed';
       keepAlive.stop();
       for (const [name, listener] of pageEvents) removeEventListener(name, listener, true);
       wake?.();

@@ -86,8 +86,8 @@ export const sipTrim: Plugin = createSipTrim();
  * How the shipped library is bundled (scripts/build-lib.ts), and the bench's size figures with it: minified,
  * SIP.js trimmed, and SIP.js's private fields (`_state`, `_ws`, ...: an underscore then a letter) renamed
  * short. No name of that shape crosses the bundle's edge (the DOM, the service's JSON and the page's options
- * have none, and SIP.js never reaches one by a string), so the renaming stays inside SIP.js and the two
- * places the link reaches into its transport.
+ * have none, and SIP.js never reaches one by a string), so the renaming stays inside SIP.js: the link uses only
+ * SIP.js's public members (its transport's `ws`, say), which keep their names.
  */
 export const LIB_BUILD_OPTIONS: BuildOptions = {
   bundle: true,
