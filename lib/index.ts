@@ -12,7 +12,7 @@ export type { AudioDeviceList } from './audio-devices.js';
 export { VOICE_ERROR_CODES, VoiceBrowserError, isVoiceBrowserError } from './errors.js';
 export type { VoiceErrorCode } from './errors.js';
 export { canAnswerNext, canCall, canConnect, canRenew, canRetryCall, canSendDtmf } from './status-rules.js';
-export { BROWSER_CALL_STATES, BROWSER_CALL_TRANSITIONS, CONNECTION_STATES, CONNECTION_TRANSITIONS, RENEWABLE_CONNECTIONS, TERMINAL_CALL_STATES } from './types.js';
+export { BROWSER_CALL_STATES, CONNECTION_STATES, RENEWABLE_CONNECTIONS, TERMINAL_CALL_STATES } from './types.js';
 export type {
   BrowserCall,
   BrowserCallState,
@@ -23,17 +23,14 @@ export type {
   CallQuality,
   CallWarning,
   Connection,
-  PreflightCheck,
-  PreflightReport,
-  PreflightStatus,
   QueueCall,
-  QueueCaller,
   SessionTransport,
-  StateTransition,
   StatusError,
   TimingEvent,
   VoiceBackend,
-  VoiceBrowser,
   VoiceBrowserOptions,
   VoiceBrowserStatus,
 } from './types.js';
+export { BROWSER_CALL_TRANSITIONS, CONNECTION_TRANSITIONS } from './state-transitions.js';
+export type { StateTransition } from './state-transitions.js';
+export type { PreflightCheck, PreflightReport, PreflightStatus, QueueCaller, VoiceBrowser } from './helper-types.js';

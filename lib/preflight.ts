@@ -3,7 +3,8 @@ import { checkStart } from './call-input.js';
 import type { Clock } from './clock.js';
 import { microphoneError } from './media-controls.js';
 import type { Phone } from './tab-environment.js';
-import type { CallInput, CallQuality, PreflightCheck, PreflightReport, TimingEvent, VoiceBrowserStatus } from './types.js';
+import type { PreflightCheck, PreflightReport } from './helper-types.js';
+import type { CallInput, CallQuality, TimingEvent, VoiceBrowserStatus } from './types.js';
 
 /**
  * `preflight()`: whether calls will work in this browser, on this network, before the first one. It opens the

@@ -1,5 +1,5 @@
 import type { Clock } from './clock.js';
-import type { QueueCaller } from './types.js';
+import type { QueueCaller } from './helper-types.js';
 
 /**
  * watchQueues(): the callers waiting in the user's queues, from the proxy's event stream (DESIGN.md, "Support

@@ -1,4 +1,5 @@
-import type { BrowserCall, PreflightReport, TimingEvent, VoiceBrowser, VoiceBrowserStatus } from './types.js';
+import type { PreflightReport, VoiceBrowser } from './helper-types.js';
+import type { BrowserCall, TimingEvent, VoiceBrowserStatus } from './types.js';
 
 /**
  * What the tabs of one origin share (shared-tabs.ts): a lock that elects the tab holding the phone (Web Locks)

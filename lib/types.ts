@@ -1,5 +1,6 @@
 /**
- * Shapes the helper reads from the service and the options and status it exposes.
+ * Shapes the helper reads from the service, the options it takes and the status it exposes, with the state
+ * lists. The moves between the states are in state-transitions.ts; the methods in helper-types.ts.
  *
  * @remarks
  * Records from the service are kept whole: fields the helper does not know are preserved, never dropped.
@@ -7,28 +8,6 @@
 
 /** Browser call states: the usual path first, then the two ways off it. */
 export const BROWSER_CALL_STATES = ['waiting_agent', 'dialing_recipient', 'connected', 'ending', 'ended', 'failed', 'outcome_unknown'] as const;
-
-/** A move from one state to another: `[from, to]`. */
-export type StateTransition<S extends string = string> = readonly [from: S, to: S];
-
-/**
- * The moves a browser call makes at the service, to draw its states as a diagram. Every end passes
- * `ending` while the legs go down, except a call that fails before it reached the page. The page sees the
- * call through reads about once a second, so two reads can skip a state in between (`waiting_agent`
- * straight to `connected` when the recipient answers at once).
- */
-export const BROWSER_CALL_TRANSITIONS: readonly StateTransition<(typeof BROWSER_CALL_STATES)[number]>[] = [
-  ['waiting_agent', 'dialing_recipient'],
-  ['waiting_agent', 'ending'],
-  ['waiting_agent', 'failed'],
-  ['dialing_recipient', 'connected'],
-  ['dialing_recipient', 'ending'],
-  ['dialing_recipient', 'outcome_unknown'],
-  ['connected', 'ending'],
-  ['outcome_unknown', 'ending'],
-  ['ending', 'ended'],
-  ['ending', 'failed'],
-];
 
 /** The terminal ones: a call in them has both legs down (the service's `busy: false` says so too). */
 export const TERMINAL_CALL_STATES: ReadonlySet<string> = new Set<BrowserCallState>(['ended', 'failed']);
@@ -131,18 +110,6 @@ export interface QueueCall {
   [field: string]: unknown;
 }
 
-/** A caller waiting in a queue, as `watchQueues()` lists them. */
-export interface QueueCaller {
-  callId: string;
-  queueId: string;
-  /** The caller's number, E.164. */
-  from: string;
-  /** The number they dialled, E.164. */
-  to: string;
-  /** When they began to wait (ISO 8601), for a wait time. */
-  since: string;
-}
-
 /**
  * Connection of the helper to the service:
  *
@@ -162,36 +129,6 @@ export type Connection = (typeof CONNECTION_STATES)[number];
 
 /** Every {@link Connection} state, in the order the diagram above draws them. */
 export const CONNECTION_STATES = ['disconnected', 'connecting', 'ready', 'reconnecting', 'offline', 'expired', 'renewing', 'disconnecting', 'recovery_required'] as const;
-
-/** Every arrow of the {@link Connection} diagram as `[from, to]`: the only moves the helper's connection makes. */
-export const CONNECTION_TRANSITIONS: readonly StateTransition<Connection>[] = [
-  ['disconnected', 'connecting'],
-  ['disconnected', 'recovery_required'],
-  ['connecting', 'ready'],
-  ['connecting', 'disconnected'],
-  ['ready', 'reconnecting'],
-  ['ready', 'offline'],
-  ['ready', 'expired'],
-  ['ready', 'renewing'],
-  ['reconnecting', 'ready'],
-  ['reconnecting', 'offline'],
-  ['reconnecting', 'expired'],
-  ['offline', 'expired'],
-  ['offline', 'renewing'],
-  ['expired', 'renewing'],
-  ['renewing', 'ready'],
-  ['renewing', 'offline'],
-  ['renewing', 'expired'],
-  ['recovery_required', 'disconnecting'],
-  ['disconnected', 'disconnecting'],
-  ['connecting', 'disconnecting'],
-  ['ready', 'disconnecting'],
-  ['reconnecting', 'disconnecting'],
-  ['offline', 'disconnecting'],
-  ['expired', 'disconnecting'],
-  ['renewing', 'disconnecting'],
-  ['disconnecting', 'disconnected'],
-];
 
 /** renew() only while idle, from a state that holds a session the helper can replace. */
 export const RENEWABLE_CONNECTIONS: ReadonlySet<Connection> = new Set<Connection>(['ready', 'expired', 'offline']);
@@ -314,40 +251,6 @@ export interface TimingEvent {
   warning?: CallWarning;
 }
 
-/** How a part of the setup did in `preflight()`: `skipped` when a part it needs failed first. */
-export type PreflightStatus = 'ok' | 'warning' | 'failed' | 'skipped';
-
-/** One part of a `preflight()` report: its status, and what is wrong and what to do when it is not `ok`. */
-export interface PreflightCheck {
-  status: PreflightStatus;
-  /**
-   * Why it is not `ok`, stable to switch on: a {@link VoiceErrorCode} for a failure, or `silent_microphone`,
-   * `slow_signalling`, `media_failed` (no audio in the test call), `high_packet_loss`, `high_rtt`, `high_jitter`;
-   * null when `ok` or `skipped`.
-   */
-  code: string | null;
-  /** What the user can do about it, in words a page can show; null when `ok`. */
-  advice: string | null;
-}
-
-/**
- * `preflight()`'s verdict: the worst of its three parts, each with its figures (null when not measured).
- *
- * @remarks
- * `microphone`: it opens, and its level while it sent audio in the test call (0 to 1, as `audioLevel`).
- * `signalling`: the server's answer with a session, then opening the WebSocket and registering (round trips).
- * `media`: a short call to the number named: from its INVITE to media flowing (ICE and DTLS), then a sample of
- * its statistics as in `call_quality`.
- */
-export interface PreflightReport {
-  verdict: 'ok' | 'warning' | 'failed';
-  microphone: PreflightCheck & { level: number | null };
-  signalling: PreflightCheck & { sessionMs: number | null; registrationMs: number | null };
-  media: PreflightCheck & Pick<CallQuality, 'rttMs' | 'jitterMs' | 'lossPercent' | 'mos'> & { setupMs: number | null };
-  /** From the call of `preflight()` to its verdict, cleanup included. */
-  durationMs: number;
-}
-
 /** `createVoiceBrowser()`'s options. */
 export interface VoiceBrowserOptions {
   /** The six callbacks to your server; `createFetchBackend()` speaks to our proxy. */
@@ -372,66 +275,4 @@ export interface VoiceBrowserOptions {
    * audio for good (spec 4.9: it is never reattached). Default true.
    */
   closeProtection?: boolean;
-}
-
-/** The helper's methods. Each failure rejects with a {@link VoiceBrowserError} and is also shown in `status().error`. */
-export interface VoiceBrowser {
-  /**
-   * On a fresh helper (after a reload), reads the user's current session and call. A session found sets
-   * `connection` to `recovery_required`: its call is shown and polled, and `hangup()` and `disconnect()` clean
-   * up; audio and credentials are not restored, and `connect()` is refused until `disconnect()`.
-   */
-  recover(): Promise<VoiceBrowserStatus>;
-  /** Creates a browser session, loads SIP.js and registers; resolves when `connection` is `ready`. */
-  connect(): Promise<void>;
-  /**
-   * Hangs up, waits for a terminal read, unregisters, releases the microphone and ends the session; `busy`
-   * turns false only when a read after that end proves no call of the session runs. Unproven, it
-   * rejects `cleanup_unknown` with `busy` still true: call it again, or `recover()` in a later page.
-   */
-  disconnect(): Promise<void>;
-  /**
-   * Asks the server to place a call; resolves with the admitted call (`202`: not yet an answer).
-   * Retrying after `call_outcome_unknown` with the same `idempotencyKey` and input returns the original call.
-   */
-  startCall(input: CallInput, options: { idempotencyKey: string }): Promise<BrowserCall>;
-  /**
-   * Support desks: claims the next caller waiting in `queueId` for this user's agent and takes the call as its
-   * own (only the INVITE naming that call is answered), then shows it as `status().call` until a terminal read,
-   * with hangup(), mute() and sendDtmf(). Resolves with the claimed call. `queue_empty` when nobody waits; a lost
-   * answer rejects `dequeue_outcome_unknown` and is never retried: reads find the call if there is one.
-   */
-  answerNext(queueId: string): Promise<BrowserCall>;
-  /**
-   * Support desks: `listener` gets the callers waiting in the user's queues, oldest first, now and on every
-   * change (the backend's `queueEventsUrl`, a stream that reconnects by itself and is never polled). Returns the
-   * function that stops it.
-   */
-  watchQueues(listener: (callers: readonly QueueCaller[]) => void): () => void;
-  /** Asks the service to end the call; `busy` stays true until a terminal read. */
-  hangup(): Promise<void>;
-  /** Mutes (true) or unmutes the outgoing audio; the far end keeps sending, and you keep hearing it. */
-  mute(muted: boolean): void;
-  /** Sends one DTMF digit (`0-9 * # A-D`) on the answered call: RFC 4733 when negotiated, else SIP INFO. */
-  sendDtmf(digit: string): Promise<void>;
-  /** Replaces the session with a new one (fresh credentials and expiry); only while idle. */
-  renew(): Promise<void>;
-  /** Plays the call's audio after the browser blocked it (`audio_playback_blocked`); call it from a click. */
-  resumeAudio(): Promise<void>;
-  /** The current status snapshot (deeply frozen). */
-  status(): VoiceBrowserStatus;
-  /**
-   * On a fresh helper (before `connect()`), tests the setup in under 10 s: the microphone, the connection to
-   * the voice service, and the audio of a short call to `call.to` (the simulator's `+12025550100` echoes), each
-   * `ok`, `warning` or `failed` with its figures and advice. It runs on a session and call of its own, which it
-   * ends before resolving: nothing is left (session, call, socket, timer, microphone), and this helper's status
-   * does not change. `connect()` and `recover()` called meanwhile wait for it; a second `preflight()` joins it.
-   */
-  preflight(call: CallInput): Promise<PreflightReport>;
-  /**
-   * For a page that builds another helper (say, on other devices: spec 4.9 fixes them per helper): disconnects
-   * what this tab holds and, with shared tabs, leaves them (another tab then holds the phone). Drop the helper
-   * after.
-   */
-  destroy(): Promise<void>;
 }

@@ -9,7 +9,8 @@
  */
 
 import * as linkParts from '../sip-chunk.js';
-import type { VoiceBrowser, VoiceBrowserOptions } from '../types.js';
+import type { VoiceBrowser } from '../helper-types.js';
+import type { VoiceBrowserOptions } from '../types.js';
 import { createVoiceBrowserWith } from '../voice-browser.js';
 import { FakeBackend } from './fake-backend.js';
 import { FakeClock } from './fake-clock.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { disconnected, transition, type ConnectionEvent, type ConnectionSlice } from '../../lib/connection-machine.js';
-import { CONNECTION_STATES, CONNECTION_TRANSITIONS, type Connection } from '../../lib/types.js';
+import { CONNECTION_TRANSITIONS } from '../../lib/state-transitions.js';
+import { CONNECTION_STATES, type Connection } from '../../lib/types.js';
 
 /** The connection machine alone (lib/connection-machine.ts): every arrow of the diagram, and every move it refuses. */
 

@@ -4,7 +4,7 @@ import { RECONCILE_READS } from '../../lib/reconcile.js';
 import { REOPEN_MS, watchQueueStream } from '../../lib/queue-watch.js';
 import { httpError, networkError } from '../../lib/testing/fake-backend.js';
 import { FakeClock } from '../../lib/testing/fake-clock.js';
-import type { QueueCaller } from '../../lib/types.js';
+import type { QueueCaller } from '../../lib/helper-types.js';
 import { connected, inCall, setup } from '../support/helper-world.js';
 import { rejection } from '../support/rejection.js';
 

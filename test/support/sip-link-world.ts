@@ -2,7 +2,8 @@ import { afterEach, beforeEach, expect, vi } from 'vitest';
 import { systemClock } from '../../lib/clock.js';
 import * as sipAdapter from '../../lib/sip-adapter.js';
 import { FakeBackend } from '../../lib/testing/fake-backend.js';
-import type { Connection, VoiceBrowser } from '../../lib/types.js';
+import type { VoiceBrowser } from '../../lib/helper-types.js';
+import type { Connection } from '../../lib/types.js';
 import { createVoiceBrowserWith } from '../../lib/voice-browser.js';
 import { FakeSipSockets } from './fake-sip-socket.js';
 

@@ -1,0 +1,58 @@
+import type { BROWSER_CALL_STATES, Connection } from './types.js';
+
+/**
+ * The moves between the states, as `[from, to]` pairs: of a browser call at the service, and of the helper's
+ * connection. Enough to draw each as a diagram (the demo does); the connection machine makes no other move.
+ */
+
+/** A move from one state to another: `[from, to]`. */
+export type StateTransition<S extends string = string> = readonly [from: S, to: S];
+
+/**
+ * The moves a browser call makes at the service, to draw its states as a diagram. Every end passes
+ * `ending` while the legs go down, except a call that fails before it reached the page. The page sees the
+ * call through reads about once a second, so two reads can skip a state in between (`waiting_agent`
+ * straight to `connected` when the recipient answers at once).
+ */
+export const BROWSER_CALL_TRANSITIONS: readonly StateTransition<(typeof BROWSER_CALL_STATES)[number]>[] = [
+  ['waiting_agent', 'dialing_recipient'],
+  ['waiting_agent', 'ending'],
+  ['waiting_agent', 'failed'],
+  ['dialing_recipient', 'connected'],
+  ['dialing_recipient', 'ending'],
+  ['dialing_recipient', 'outcome_unknown'],
+  ['connected', 'ending'],
+  ['outcome_unknown', 'ending'],
+  ['ending', 'ended'],
+  ['ending', 'failed'],
+];
+
+/** Every arrow of the {@link Connection} diagram as `[from, to]`: the only moves the helper's connection makes. */
+export const CONNECTION_TRANSITIONS: readonly StateTransition<Connection>[] = [
+  ['disconnected', 'connecting'],
+  ['disconnected', 'recovery_required'],
+  ['connecting', 'ready'],
+  ['connecting', 'disconnected'],
+  ['ready', 'reconnecting'],
+  ['ready', 'offline'],
+  ['ready', 'expired'],
+  ['ready', 'renewing'],
+  ['reconnecting', 'ready'],
+  ['reconnecting', 'offline'],
+  ['reconnecting', 'expired'],
+  ['offline', 'expired'],
+  ['offline', 'renewing'],
+  ['expired', 'renewing'],
+  ['renewing', 'ready'],
+  ['renewing', 'offline'],
+  ['renewing', 'expired'],
+  ['recovery_required', 'disconnecting'],
+  ['disconnected', 'disconnecting'],
+  ['connecting', 'disconnecting'],
+  ['ready', 'disconnecting'],
+  ['reconnecting', 'disconnecting'],
+  ['offline', 'disconnecting'],
+  ['expired', 'disconnecting'],
+  ['renewing', 'disconnecting'],
+  ['disconnecting', 'disconnected'],
+];
