@@ -1,5 +1,8 @@
-import { VoiceBrowserError } from '../errors.js';
 import { TERMINAL_CALL_STATES, type BrowserCall, type BrowserSession, type CallbackOptions, type CallInput, type QueueCall, type SessionTransport, type VoiceBackend } from '../types.js';
+import { FaultScripts, httpError, networkError, type Gate } from './fake-faults.js';
+
+// The errors a test scripts, beside the fake that answers with them.
+export { httpError, networkError, type Gate } from './fake-faults.js';
 
 /**
  * A fake of the integrator's server that behaves like a tiny voice service: it keeps sessions and calls,
@@ -20,16 +23,6 @@ export type Operation = Exclude<keyof VoiceBackend, 'queueEventsUrl'>;
 /** The agent of the fake's one user, to whom its dequeues bridge callers. */
 const AGENT = 'agent-1';
 
-/** A request parked by `hold()`: the work is done, the answer waits for the test. */
-export interface Gate {
-  /** Sends the answer. */
-  release(): void;
-  /** Answers with this error instead. */
-  fail(error: unknown): void;
-}
-
-type Script = { kind: 'fail'; error: unknown } | { kind: 'drop'; error: unknown } | { kind: 'hold'; gate: Promise<void>; commit: boolean };
-
 export interface Request {
   op: Operation;
   /** The call, session or queue id, for operations on one. */
@@ -38,17 +31,6 @@ export interface Request {
   idempotencyKey?: string;
   signal: AbortSignal;
 }
-
-/** An error as our fetch backend reports an HTTP answer with an error body. */
-export function httpError(status: number, code: string, retryAfterMs?: number): VoiceBrowserError {
-  return new VoiceBrowserError(code, `the service answered ${status} ${code}`, { status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
-}
-
-/** An error as our fetch backend reports a request that got no answer. */
-export function networkError(): VoiceBrowserError {
-  return new VoiceBrowserError('network_error', 'got no answer', { status: 0 });
-}
-
 
 export class FakeBackend implements VoiceBackend {
   /** Every request, in the order it arrived. */
@@ -61,7 +43,7 @@ export class FakeBackend implements VoiceBackend {
   readonly sessions = new Map<string, BrowserSession & { ended?: boolean }>();
   readonly calls = new Map<string, BrowserCall>();
   readonly #byKey = new Map<string, string>();
-  readonly #scripts = new Map<Operation, Script[]>();
+  readonly #faults = new FaultScripts<Operation>();
   /** The expiry every new session gets. */
   sessionExpiresAt = '2030-01-01T00:00:00.000Z';
   /**
@@ -78,25 +60,20 @@ export class FakeBackend implements VoiceBackend {
   constructor(private readonly journal: string[] = []) {}
 
   fail(op: Operation, error: unknown): void {
-    this.#script(op, { kind: 'fail', error });
+    this.#faults.fail(op, error);
   }
 
   drop(op: Operation, error: unknown = networkError()): void {
-    this.#script(op, { kind: 'drop', error });
+    this.#faults.drop(op, error);
   }
 
   hold(op: Operation, options: { commit?: boolean } = {}): Gate {
-    let gate!: Gate;
-    const promise = new Promise<void>((resolve, reject) => (gate = { release: resolve, fail: reject }));
-    // The gate may be failed before the request arrives; the request sees the rejection then.
-    promise.catch(() => undefined);
-    this.#script(op, { kind: 'hold', gate: promise, commit: options.commit ?? true });
-    return gate;
+    return this.#faults.hold(op, options.commit ?? true);
   }
 
   /** Forgets the scripts not yet used for `op`: its next requests are answered normally. */
   heal(op: Operation): void {
-    this.#scripts.delete(op);
+    this.#faults.heal(op);
   }
 
   /** The service moves a call on (as its call runner would); `busy` follows the state unless given. */
@@ -272,12 +249,6 @@ export class FakeBackend implements VoiceBackend {
     return { ...call };
   }
 
-  #script(op: Operation, script: Script): void {
-    const list = this.#scripts.get(op) ?? [];
-    list.push(script);
-    this.#scripts.set(op, list);
-  }
-
   async #answer<T>(request: Request, work: () => T): Promise<T> {
     const read = request.op === 'getCall' || request.op === 'getCurrentSession' || request.op === 'getQueueCall' || request.op === 'listQueueCalls';
     if (read) this.maxReadsInFlight = Math.max(this.maxReadsInFlight, ++this.#readsInFlight);
@@ -291,25 +262,9 @@ export class FakeBackend implements VoiceBackend {
     }
   }
 
-  async #run<T>(request: Request, work: () => T): Promise<T> {
+  #run<T>(request: Request, work: () => T): Promise<T> {
     this.requests.push(request);
     this.journal.push(request.id ? `backend ${request.op} ${request.id}` : `backend ${request.op}`);
-    const script = this.#scripts.get(request.op)?.shift();
-    // Answers arrive asynchronously, as over a network.
-    await Promise.resolve();
-    if (script?.kind === 'fail') throw script.error;
-    if (script?.kind === 'hold' && !script.commit) await this.#wait(script.gate, request.signal);
-    const result = work();
-    if (script?.kind === 'drop') throw script.error;
-    if (script?.kind === 'hold' && script.commit) await this.#wait(script.gate, request.signal);
-    return result;
-  }
-
-  /** Waits for a gate; an aborted request gets no answer, as with fetch. */
-  #wait(gate: Promise<void>, signal: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      signal.addEventListener('abort', () => reject(networkError()), { once: true });
-      gate.then(resolve, reject);
-    });
+    return this.#faults.run(request.op, request.signal, work);
   }
 }
