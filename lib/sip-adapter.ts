@@ -38,9 +38,8 @@ export * from './sip-chunk.js';
  *                       suspended ───────────────────────────┘
  *  close(), or connect()'s registration refused (from every phase) ──▶ closed
  * ```
- * Each move is taken only from the phase the diagram draws it from: a drop while reconnecting is that attempt's
- * own failure, a drop while registering the first time is connect()'s, and nothing comes back from `gone` or
- * `closed`.
+ * A move is taken only from the phase it is drawn from: a drop while reconnecting is that attempt's failure, a
+ * drop while registering the first time is connect()'s, and nothing comes back from `gone` or `closed`.
  */
 type LinkPhase = 'opening' | 'up' | 'reconnecting' | 'suspended' | 'gone' | 'closed';
 

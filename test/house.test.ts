@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { importsOf, sourceFiles } from './support/source-imports.js';
 
@@ -42,5 +43,16 @@ describe('the source tree', () => {
     expect(cyclesIn(new Map([['a', ['b']], ['b', ['a']]]))).toEqual([['a', 'b', 'a']]);
     expect(cyclesIn(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c', 'a']]);
     expect(cyclesIn(new Map([['a', ['b', 'c']], ['b', ['c']], ['c', []]]))).toEqual([]);
+  });
+
+  it('has no source file of lib, server-proxy, simulator or demo past 300 lines (issue 32: a file a reader takes in whole)', () => {
+    const files = ['lib', 'server-proxy', 'simulator', 'demo'].flatMap((folder) =>
+      readdirSync(folder, { recursive: true, encoding: 'utf8' })
+        .filter((name) => /\.tsx?$/.test(name) && !/(^|\/)(dist|node_modules)\//.test(name))
+        .map((name) => `${folder}/${name}`),
+    );
+    expect(files.length).toBeGreaterThan(100);
+    const long = files.map((file) => ({ file, lines: readFileSync(file, 'utf8').split('\n').length - 1 })).filter(({ lines }) => lines > 300);
+    expect(long).toEqual([]);
   });
 });
