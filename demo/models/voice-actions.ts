@@ -1,4 +1,4 @@
-import { canRetryCall, type PreflightReport, type StatusError, type VoiceBrowser } from 'voice-browser';
+import { canConnect, canRetryCall, type PreflightReport, type StatusError, type VoiceBrowser } from 'voice-browser';
 import { errorArea, type ErrorArea } from '../labels.js';
 import { FROM_NUMBERS, TEST_NUMBERS } from '../test-numbers.js';
 
@@ -101,11 +101,9 @@ export function shownError(error: StatusError | null, view: ErrorView): ShownErr
 
 /** The actions on `voice`, the helper current when they were made. */
 export function voiceActions(voice: VoiceBrowser, { act, devicesPending, rebuild, addDigit, showPreflight }: ActionContext): VoiceActions {
-  // New devices picked while nothing is open apply now: a fresh helper on them (spec 4.9: fixed per helper).
-  const onPickedDevices = () => {
-    const idle = voice.status().connection === 'disconnected' && !voice.status().session;
-    return devicesPending && idle ? rebuild() : voice;
-  };
+  // New devices picked while nothing is held apply now: a fresh helper on them (spec 4.9: fixed per helper). Not
+  // while a call of the last session is unproven ended (busy): the helper that knows of it must refuse connect().
+  const onPickedDevices = () => (devicesPending && canConnect(voice.status()) ? rebuild() : voice);
   return {
     connect: () => act('connection', () => onPickedDevices().connect()),
     disconnect: () => act('connection', () => voice.disconnect()),

@@ -53,6 +53,13 @@ describe('the demo voice actions', () => {
     expect(asked).toEqual(['fresh.connect', 'old.connect', 'old.connect']);
   });
 
+  it('keeps the helper that knows of a call not proven ended, new devices or not: its connect() must refuse', async () => {
+    const asked: string[] = [];
+    voiceActions(fakeHelper('old', { ...disconnected, busy: true }, asked), context({ devicesPending: true }, asked)).connect();
+    await settle();
+    expect(asked).toEqual(['old.connect']);
+  });
+
   it('tests the setup on a fresh helper when new devices are picked, showing it running, then its report', async () => {
     const asked: string[] = [];
     const shown: PreflightView[] = [];
