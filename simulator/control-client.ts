@@ -125,7 +125,18 @@ export type SimulatorFault =
   /** Does the request, then drops every packet of the media of `callId` (or every call in progress), both ways, for `ms`. */
   | (FaultTarget & { fault: 'media-blackhole'; ms: number; callId?: string })
   /** For `POST /api/v1/voice/browser-calls`: withdraws the call's INVITE (CANCEL) before the answer goes out. */
-  | (FaultTarget & { fault: 'withdraw-invite' });
+  | (FaultTarget & { fault: 'withdraw-invite' })
+  /** The next `count` queue webhooks of `event` (of `queueId` when given) are never sent: lost (spec 6.1, no retry). */
+  | (WebhookTarget & { fault: 'drop-webhook' })
+  /** The next `count` queue webhooks of `event` are sent `delayMs` late; past 5000, later than spec 6.1's 5 s attempt. */
+  | (WebhookTarget & { fault: 'delay-webhook'; delayMs: number });
+
+/** Which queue webhooks a fault applies to: the next `count` (default 1) of `event` (`*`: either), of `queueId` when given. */
+interface WebhookTarget {
+  event: 'call.received' | 'call.ended' | '*';
+  queueId?: string;
+  count?: number;
+}
 
 /** A control request the simulator refused, with its status and `code`. */
 export class SimulatorControlError extends Error {
@@ -178,7 +189,7 @@ export interface SimulatorControl {
    * registered (a page hidden or frozen for minutes should show 0), its REGISTERs and the sockets they came on.
    */
   registration(sessionId: string): Promise<RegistrationRecord>;
-  /** Arms a fault for the next matching requests. */
+  /** Arms a fault for the next matching requests, or for the next matching queue webhooks. */
   fault(fault: SimulatorFault): Promise<void>;
   /** Disarms every fault. */
   clearFaults(): Promise<void>;

@@ -50,7 +50,7 @@ export interface RunningSimulator {
 }
 
 /** The service behind the REST surface, with the documented defaults for what `options` leaves out. */
-function createService(options: SimulatorOptions, host: string, publicUrl: () => string): VoiceService {
+function createService(options: SimulatorOptions, host: string, publicUrl: () => string, faults: FaultPlan): VoiceService {
   return new VoiceService({
     publicUrl,
     host,
@@ -65,15 +65,15 @@ function createService(options: SimulatorOptions, host: string, publicUrl: () =>
     queueAnswerTimeoutMs: options.queueAnswerTimeoutMs,
     mediaTimeoutMs: options.mediaTimeoutMs,
     toneMs: options.toneMs ?? 1000,
+    webhookFaults: faults,
   });
 }
 
 /** The HTTP app on the simulator's one port: faults, then REST under `/api/v1/voice`, control under `/__sim`. */
-function simulatorApp(service: VoiceService, options: SimulatorOptions, url: () => string): Hono<{ Bindings: HttpBindings }> {
+function simulatorApp(service: VoiceService, faults: FaultPlan, options: SimulatorOptions, url: () => string): Hono<{ Bindings: HttpBindings }> {
   const registry = options.registry ?? KeyRegistry.fromScopes(new Map([[options.apiKey, { scopes: VOICE_SCOPES }]]));
   const limiter = new RateLimiter();
   const idempotency = new IdempotencyStore();
-  const faults = new FaultPlan();
   const forget = (): void => {
     limiter.clear();
     idempotency.clear();
@@ -100,8 +100,10 @@ function simulatorApp(service: VoiceService, options: SimulatorOptions, url: () 
 export async function startSimulator(options: SimulatorOptions): Promise<RunningSimulator> {
   const host = options.host ?? '127.0.0.1';
   let url = '';
-  const service = createService(options, host, () => url);
-  const server: Server = createServer(getRequestListener(simulatorApp(service, options, () => url).fetch));
+  // One plan: the requests meet its request faults, the service's webhooks its webhook faults.
+  const faults = new FaultPlan();
+  const service = createService(options, host, () => url, faults);
+  const server: Server = createServer(getRequestListener(simulatorApp(service, faults, options, () => url).fetch));
   server.on('upgrade', (request, socket, head) => {
     if (new URL(request.url ?? '/', 'http://x').pathname === '/sip') service.sip.handleUpgrade(request, socket, head);
     else socket.destroy();

@@ -9,7 +9,7 @@ import { QueueDesk } from './queues.js';
 import { recipientFor, type RecipientTimings } from './recipients.js';
 import type { RegistrationRecord } from './control-client.js';
 import { SipServer } from './sip-server.js';
-import { deliverWebhook } from './webhook-sender.js';
+import { createWebhookDelivery, type WebhookDelivery, type WebhookFaultSource } from './webhook-sender.js';
 
 /**
  * The simulated service's browser-voice domain (spec 4.7): agents, sessions, calls, and the SIP registrar
@@ -36,6 +36,8 @@ export interface VoiceServiceOptions extends RecipientTimings {
   toneMs: number;
   /** How long a dequeued caller rings the agent before going back to the head of its queue; default 20 s (DESIGN.md). */
   queueAnswerTimeoutMs?: number | undefined;
+  /** The armed faults the queue webhooks meet (`drop-webhook`, `delay-webhook`): the FaultPlan of the control API. */
+  webhookFaults?: WebhookFaultSource | undefined;
   now?: () => number;
 }
 
@@ -47,6 +49,7 @@ export class VoiceService {
   private readonly agents: AgentDirectory;
   private readonly sessions: BrowserSessions;
   private readonly calls: BrowserCalls;
+  private readonly webhooks: WebhookDelivery;
 
   constructor(private readonly options: VoiceServiceOptions) {
     const now = options.now ?? Date.now;
@@ -57,8 +60,9 @@ export class VoiceService {
       lookupAccount: (username) => this.sessions.sipAccount(username),
     });
     this.agents = new AgentDirectory(now);
+    this.webhooks = createWebhookDelivery(options.webhookFaults);
     this.queues = new QueueDesk({
-      deliver: (url, secret, event) => void deliverWebhook(url, secret, event),
+      deliver: (url, secret, event) => this.webhooks.send(url, secret, event),
       sip: this.sip,
       toneMs: options.toneMs,
       agentAnswerTimeoutMs: options.queueAnswerTimeoutMs ?? QUEUE_ANSWER_TIMEOUT_MS,
@@ -259,6 +263,7 @@ export class VoiceService {
     this.sessions.reset();
     this.sip.forgetRecords();
     this.agents.clear();
+    this.webhooks.cancelLate();
     await this.queues.clear();
   }
 

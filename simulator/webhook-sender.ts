@@ -23,3 +23,41 @@ export async function deliverWebhook(url: string, secret: string | undefined, ev
     return { error: error instanceof Error ? error.message : String(error) };
   }
 }
+
+/** Where the webhook faults come from (faults.ts: `drop-webhook`, `delay-webhook`). */
+export interface WebhookFaultSource {
+  takeWebhook(event: string, queueId: string): { fault: 'drop-webhook' } | { fault: 'delay-webhook'; delayMs: number } | undefined;
+}
+
+/** The service's webhook delivery with the armed faults applied, and what stops the late ones still waiting. */
+export interface WebhookDelivery {
+  /** Sends `event` now, never, or late, as the first matching fault says; returns at once (best effort). */
+  send(url: string, secret: string | undefined, event: QueueEvent): void;
+  /** Forgets every late webhook not yet sent (simulator reset and close). */
+  cancelLate(): void;
+}
+
+/**
+ * Delivers through `deliver` (default {@link deliverWebhook}), with `faults` applied: a dropped webhook is never
+ * sent, a delayed one is sent `delayMs` later, its body as it stood when emitted.
+ */
+export function createWebhookDelivery(faults: WebhookFaultSource | undefined, deliver: typeof deliverWebhook = deliverWebhook): WebhookDelivery {
+  const late = new Set<ReturnType<typeof setTimeout>>();
+  return {
+    send(url, secret, event) {
+      const fault = faults?.takeWebhook(event.event, event.queueId);
+      if (fault?.fault === 'drop-webhook') return;
+      if (fault?.fault !== 'delay-webhook') return void deliver(url, secret, event);
+      const timer = setTimeout(() => {
+        late.delete(timer);
+        void deliver(url, secret, event);
+      }, fault.delayMs);
+      timer.unref?.();
+      late.add(timer);
+    },
+    cancelLate() {
+      for (const timer of late) clearTimeout(timer);
+      late.clear();
+    },
+  };
+}

@@ -38,3 +38,41 @@ describe('FaultPlan (POST /__sim/faults, DESIGN.md)', () => {
     expect(plan.list()).toEqual([]);
   });
 });
+
+describe('webhook faults (drop-webhook, delay-webhook)', () => {
+  it('match webhooks of an event (and a queue, when given), never a request, and count down', () => {
+    const plan = new FaultPlan();
+    plan.add({ fault: 'drop-webhook', event: 'call.received', count: 2 });
+    plan.add({ fault: 'delay-webhook', event: '*', queueId: 'q_2', delayMs: 6000 });
+    expect(plan.take('POST', '/api/v1/voice/queues')).toBeUndefined();
+    expect(plan.takeWebhook('call.ended', 'q_1')).toBeUndefined();
+    expect(plan.takeWebhook('call.received', 'q_1')).toEqual({ fault: 'drop-webhook', event: 'call.received', count: 2 });
+    expect(plan.takeWebhook('call.ended', 'q_2')).toEqual({ fault: 'delay-webhook', event: '*', queueId: 'q_2', delayMs: 6000, count: 1 });
+    expect(plan.list()).toEqual([{ fault: 'drop-webhook', event: 'call.received', count: 2, remaining: 1 }]);
+    expect(plan.takeWebhook('call.received', 'q_2')).toMatchObject({ fault: 'drop-webhook' });
+    expect(plan.takeWebhook('call.received', 'q_2')).toBeUndefined();
+  });
+
+  it('leave request faults to requests', () => {
+    const plan = new FaultPlan();
+    plan.add({ method: '*', path: '/*', fault: 'delay', delayMs: 1 });
+    expect(plan.takeWebhook('call.received', 'q_1')).toBeUndefined();
+    expect(plan.take('GET', '/x')).toMatchObject({ fault: 'delay' });
+  });
+
+  it('refuse an unknown event, a missing one, a request target, and a delay out of range, with 400 invalid_input', () => {
+    const plan = new FaultPlan();
+    for (const bad of [
+      { fault: 'drop-webhook' },
+      { fault: 'drop-webhook', event: 'call.answered' },
+      { fault: 'drop-webhook', event: 'call.ended', method: 'POST', path: '/x' },
+      { fault: 'delay-webhook', event: 'call.ended' },
+      { fault: 'delay-webhook', event: 'call.ended', delayMs: 0 },
+      { fault: 'delay-webhook', event: 'call.ended', delayMs: 60_001 },
+      { fault: 'drop-webhook', event: 'call.ended', queueId: '' },
+    ]) {
+      expect(() => plan.add(bad)).toThrow(expect.objectContaining({ status: 400, code: 'invalid_input' }) as HttpError);
+    }
+    expect(plan.list()).toEqual([]);
+  });
+});
