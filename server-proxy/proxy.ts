@@ -185,7 +185,7 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   const cleanup = createSessionCleanup(upstream, relayer, cleanupOptions);
   const shared: SharedParts = { upstream, relayer, budget, agentIds: new Map(), cleanup: cleanupOptions, log, headers };
   const partsFor = (c: ProxyContext) => routePartsFor(shared, c);
-  const desk = options.queues ? createDesk(options.queues) : undefined;
+  const desk = options.queues ? createDesk(options.queues, { upstream, ensureOk: relayer.ensureOk, budget, log }) : undefined;
   const app = new Hono<ProxyEnv>({ getPath: routePath });
 
   // First, so it times and logs every answer, the guards' refusals included.

@@ -55,6 +55,14 @@ export interface QueueEventBus {
    * unsubscribed; `ended` is called if the bus closes first.
    */
   subscribe(listener: (update: QueueUpdate) => void, ended?: () => void): Promise<Unsubscribe>;
+  /**
+   * Takes or keeps the lease `name` for `holder` for `ttlMs`: true while `holder` has it (taken now, or its own
+   * renewed), false while another holder's runs. One holder at a time across replicas: the queues' re-reads
+   * (queue-reconcile.ts) are made by one replica, not by each.
+   */
+  lease(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Gives the lease `name` up if `holder` has it, so another replica takes it at once. */
+  releaseLease(name: string, holder: string): Promise<void>;
   /** Ends every subscription (their `ended` is called) and frees what the bus holds; publishing then does nothing. */
   close(): Promise<void>;
 }
@@ -125,6 +133,8 @@ export function createMemoryQueueEvents(options: MemoryQueueEventsOptions = {}):
   /** Key to the time it is forgotten; a Map iterates in insertion order, so the oldest come first. */
   const seen = new Map<string, number>();
   const subscribers = createSubscribers();
+  /** Lease name to its holder and when it lapses. */
+  const leases = new Map<string, { holder: string; until: number }>();
   let closed = false;
 
   /** Forgets the keys whose time is up, and the oldest until one more fits within `maxKeys`. */
@@ -153,9 +163,20 @@ export function createMemoryQueueEvents(options: MemoryQueueEventsOptions = {}):
       if (closed) throw new HttpError(503, 'queue_events_unavailable', 'queue events cannot be followed right now; reconnect in a moment');
       return subscribers.add(listener, ended);
     },
+    async lease(name, holder, ttlMs) {
+      const at = now();
+      const current = leases.get(name);
+      if (current && current.holder !== holder && current.until > at) return false;
+      leases.set(name, { holder, until: at + ttlMs });
+      return true;
+    },
+    async releaseLease(name, holder) {
+      if (leases.get(name)?.holder === holder) leases.delete(name);
+    },
     async close() {
       closed = true;
       seen.clear();
+      leases.clear();
       subscribers.end();
     },
   };

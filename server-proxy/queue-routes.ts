@@ -3,6 +3,7 @@ import { CLAIM_READ_INTERVAL_MS, CLAIM_WATCH_MS, watchClaim } from './claim-watc
 import { isResourceId, notFound } from './ownership.js';
 import { budgetViewOf, queueCallOf, queueCallsIn } from './queue-calls.js';
 import { createMemoryQueueEvents, type QueueEventBus } from './queue-events.js';
+import { createQueueReconciler, RECONCILE_INTERVAL_MS, type QueueReconciler, type ReconcileParts } from './queue-reconcile.js';
 import { followQueues } from './queue-stream.js';
 import type { ProxyContext, RouteParts } from './route-parts.js';
 import type { ProxyUser } from './subject.js';
@@ -27,6 +28,11 @@ export interface QueueOptions {
   heartbeatMs?: number;
   /** Time between the reads that watch a claimed call while it is `dequeuing`, in ms; default 1 s. */
   claimReadIntervalMs?: number;
+  /**
+   * Time between the re-reads of the queues while a page watches, in ms (one replica at a time reads); default
+   * 4 s (queue-reconcile.ts says why).
+   */
+  reconcileIntervalMs?: number;
 }
 
 /** The support desk of one proxy: the options with their defaults, the bus made once. */
@@ -36,6 +42,7 @@ export interface Desk {
   events: QueueEventBus;
   heartbeatMs: number;
   claimReadIntervalMs: number;
+  reconciler: QueueReconciler;
 }
 
 /** What the queue handlers work through: one request's parts and the desk. */
@@ -116,13 +123,15 @@ export async function hangUpQueueCall(q: Queues, c: QueueContext, id: string): P
   return q.relay(response);
 }
 
-/** The desk of one proxy, from its `queues` option. */
-export function createDesk(options: QueueOptions): Desk {
+/** The desk of one proxy, from its `queues` option; its re-reads go through the proxy's door and budget. */
+export function createDesk(options: QueueOptions, door: Omit<ReconcileParts, 'events' | 'intervalMs'>): Desk {
+  const events = options.events ?? createMemoryQueueEvents();
   return {
     notifySecret: options.notifySecret,
     queuesFor: (user) => options.queuesFor(user),
-    events: options.events ?? createMemoryQueueEvents(),
+    events,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     claimReadIntervalMs: options.claimReadIntervalMs ?? CLAIM_READ_INTERVAL_MS,
+    reconciler: createQueueReconciler({ ...door, events, intervalMs: options.reconcileIntervalMs ?? RECONCILE_INTERVAL_MS }),
   };
 }

@@ -3,6 +3,7 @@ import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import type { KeyBudget } from './key-budget.js';
 import { callerOf, queueCallsIn } from './queue-calls.js';
 import type { QueueEventBus, QueueUpdate, WaitingCaller } from './queue-events.js';
+import type { QueueReconciler } from './queue-reconcile.js';
 import { createWaitingView, type WaitingView } from './queue-view.js';
 import type { Relay } from './relay.js';
 import type { Upstream } from './upstream.js';
@@ -14,6 +15,9 @@ import type { Upstream } from './upstream.js';
  * change falls between the two and none is shown twice (queue-view.ts).
  *
  * @remarks
+ * While a stream is open the proxy also re-reads the queues (queue-reconcile.ts): a webhook lost on its way (spec
+ * 6.1: no retry) reaches the stream as the update it would have been, a few seconds late.
+ *
  * Events carry no `id`: a reconnect gets a fresh snapshot, which is the whole state. `retry: 2000` sets the
  * browser's reconnect delay; a comment line every `heartbeatMs` keeps proxies from closing an idle stream.
  */
@@ -30,6 +34,8 @@ export interface StreamParts {
   ensureOk: Relay['ensureOk'];
   budget: KeyBudget;
   events: QueueEventBus;
+  /** The queues' re-reads, which run while a stream is open (queue-reconcile.ts). */
+  reconciler: QueueReconciler;
   headers: Readonly<Record<string, string>>;
   heartbeatMs: number;
 }
@@ -137,8 +143,13 @@ async function open(parts: StreamParts, allowed: ReadonlySet<string>): Promise<O
  * snapshot's read refused, the bus down) is answered as the error it is, like any other route's.
  */
 export async function followQueues(parts: StreamParts, c: Context, allowed: ReadonlySet<string>): Promise<Response> {
-  const opening = await open(parts, allowed);
-  const response = streamSSE(c, (stream) => runStream(stream, opening, parts.heartbeatMs, c.req.raw));
+  // A page watches: the queues are re-read meanwhile, so a lost webhook does not leave its list wrong.
+  const stopWatching = parts.reconciler.watch();
+  const opening = await open(parts, allowed).catch((error: unknown) => {
+    stopWatching();
+    throw error;
+  });
+  const response = streamSSE(c, (stream) => runStream(stream, opening, parts.heartbeatMs, c.req.raw).finally(stopWatching));
   for (const [name, value] of Object.entries(parts.headers)) response.headers.set(name, value);
   // Every answer of the proxy is no-store; `no-transform` and the nginx hint keep the stream unbuffered.
   response.headers.set('Cache-Control', 'no-store, no-transform');

@@ -5,7 +5,8 @@ import { connectRedis } from './redis-client.js';
 /**
  * The queue event bus on Redis, so a webhook that reached one replica reaches the agents' event streams on
  * every replica: updates go through one pub/sub channel, and the webhook dedupe is one `SET key 1 NX EX` that
- * only the first replica to see an event wins.
+ * only the first replica to see an event wins; a lease (`SET NX PX`, renewed by its holder alone) lets one
+ * replica at a time re-read the queues.
  *
  * @remarks
  * A Redis connection in subscriber mode runs no other command, so the bus holds two: one to publish and
@@ -27,6 +28,17 @@ export interface RedisQueueEventsOptions {
   /** Where a message on the channel that is not an update is noted; default `console.error`. */
   log?: (line: string) => void;
 }
+
+/** Takes the lease KEYS[1] for ARGV[1] for ARGV[2] ms, or renews it when ARGV[1] holds it: 1 held, 0 another's. */
+const LEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+return 0`;
+
+/** Deletes the lease KEYS[1] only when ARGV[1] holds it. */
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
 
 /** What the channel carries, read back; anything else on it is not ours. */
 function parseUpdate(message: string): QueueUpdate | null {
@@ -84,6 +96,12 @@ export async function createRedisQueueEvents(options: RedisQueueEventsOptions): 
     async subscribe(listener, ended) {
       if (closed || !subscriber.isReady) throw new HttpError(503, 'queue_events_unavailable', 'queue events cannot be followed right now; reconnect in a moment');
       return subscribers.add(listener, ended);
+    },
+    async lease(name, holder, ttlMs) {
+      return (await client.eval(LEASE, { keys: [`${prefix}lease:${name}`], arguments: [holder, String(ttlMs)] })) === 1;
+    },
+    async releaseLease(name, holder) {
+      await client.eval(RELEASE, { keys: [`${prefix}lease:${name}`], arguments: [holder] });
     },
     async close() {
       closed = true;

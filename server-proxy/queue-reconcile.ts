@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import { HttpError } from '../contract/http-error.js';
+import type { KeyBudget } from './key-budget.js';
+import { callerOf, isTerminal, queueCallOf, queueCallsIn, type QueueCall } from './queue-calls.js';
+import type { QueueEventBus, QueueUpdate, Unsubscribe } from './queue-events.js';
+import { DEDUPE_TTL_SECONDS } from './queue-webhook-receiver.js';
+import type { Relay } from './relay.js';
+import type { Upstream } from './upstream.js';
+
+/**
+ * The queue webhook is best effort (spec 6.1: one attempt, 5 s, no retry), so the agents' event streams do not
+ * live on webhooks alone: while at least one page watches, the proxy re-reads the key's calls in progress every
+ * {@link RECONCILE_INTERVAL_MS} and publishes on the bus what changed that no update told: a caller waiting whose
+ * `call.received` never came, and a caller gone whose `call.ended` never came, each exactly as the webhook would
+ * have been published (`call.received` with the caller, `call.ended` with the call's terminal state, read).
+ *
+ * @remarks
+ * Never twice: the re-read takes the same dedupe key as the webhook receiver (`call.received:<id>`,
+ * `call.ended:<id>`, `firstSeen` on the bus), so whichever of the webhook and the re-read comes first publishes,
+ * and a webhook that arrives late is dropped as the replay it now is. A read is a moment that passed by the time
+ * it is answered: a caller the bus told of while it was out is left to the next round.
+ *
+ * Replicas: one re-reads at a time, the holder of a short lease on the bus (`lease`, renewed each round, given
+ * up when its last page goes), and publishes for every replica's pages through the bus. Chosen over each replica
+ * reading for its own pages because the reads would then grow with the replicas, and the key's quota does not.
+ * It re-reads every queue of the key, not only its own pages' (the pages' views keep to their own queues): the
+ * holder cannot know the queues the other replicas' pages watch.
+ *
+ * A caller claimed by a dequeue elsewhere (not through this proxy) is `call.claimed` once seen so; a caller put
+ * back unanswered is the claim watch's to tell (claim-watch.ts), not this one's.
+ */
+
+/**
+ * Time between re-reads: 15 requests a minute out of a key's default 100 (spec 8), beside the 63 a call in
+ * progress costs (key-budget.ts), so one call at a time still fits; and a lost webhook shows on the panels
+ * within about 4 s. Each is a low-priority read: refused by the budget when it would eat the reads kept for
+ * calls in progress, that round is skipped.
+ */
+export const RECONCILE_INTERVAL_MS = 4000;
+
+/** The lease's name on the bus, and how long it lasts without renewal: a holder gone is taken over by then. */
+const LEASE = 'queue-reconcile';
+const leaseMs = (intervalMs: number) => Math.max(2 * intervalMs + 1000, 3000);
+
+/** At most this many calls gone without their `call.ended` are read in one round; the rest wait for the next. */
+const END_READS_PER_ROUND = 5;
+
+/** What the re-reads work through. */
+export interface ReconcileParts {
+  /** The proxy's door heard by no request. */
+  upstream: Upstream;
+  ensureOk: Relay['ensureOk'];
+  budget: KeyBudget;
+  events: QueueEventBus;
+  log: (line: string) => void;
+  /** Default {@link RECONCILE_INTERVAL_MS}. */
+  intervalMs: number;
+}
+
+/** The re-reads of one proxy. */
+export interface QueueReconciler {
+  /** A page watches from now on: the re-reads run while any does. Returns what says it stopped watching. */
+  watch(): () => void;
+}
+
+/** One run of re-reads, from the first page watching to the last one gone. */
+interface Run {
+  /** The callers last known waiting (read so, or told by the bus), by call id, to their queue. */
+  waiting: Map<string, string>;
+  /** Call ids the bus told of during the round under way; null between rounds. */
+  touched: Set<string> | null;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  unsubscribe: Unsubscribe | undefined;
+  stopped: boolean;
+}
+
+/** Follows the bus: what it tells changes the callers known waiting, and marks the round's reads stale for them. */
+function track(run: Run, update: QueueUpdate): void {
+  run.touched?.add(update.callId);
+  if (update.event === 'call.received' || update.event === 'call.requeued') run.waiting.set(update.callId, update.queueId);
+  else run.waiting.delete(update.callId);
+}
+
+/** A call read now: null when the service no longer has it (404), undefined when the read failed or was refused. */
+async function readCall(parts: ReconcileParts, id: string): Promise<QueueCall | null | undefined> {
+  try {
+    await parts.budget.admitRecoveryRead();
+    return queueCallOf((parts.ensureOk(await parts.upstream({ method: 'GET', path: `/calls/${id}` })).body as { call?: unknown } | undefined)?.call);
+  } catch (error) {
+    return error instanceof HttpError && error.status === 404 ? null : undefined;
+  }
+}
+
+/** Publishes `update` unless the webhook (or another round) already did: the receiver's dedupe key decides. */
+async function publishOnce(parts: ReconcileParts, run: Run, update: QueueUpdate): Promise<void> {
+  if (!(await parts.events.firstSeen(`${update.event}:${update.callId}`, DEDUPE_TTL_SECONDS))) return;
+  // The bus told of the caller meanwhile: that is newer than the read.
+  if (run.touched?.has(update.callId)) return;
+  await parts.events.publish(update);
+}
+
+/** A caller no longer waiting, whose leaving no update told: claimed elsewhere, or ended (its state read). */
+async function left(parts: ReconcileParts, run: Run, id: string, queueId: string, active: ReadonlyMap<string, QueueCall>, reads: { left: number }): Promise<void> {
+  if (active.has(id)) {
+    run.waiting.delete(id);
+    return void (await parts.events.publish({ event: 'call.claimed', callId: id, queueId }));
+  }
+  if (reads.left <= 0) return;
+  reads.left -= 1;
+  const call = await readCall(parts, id);
+  if (call === undefined || (call !== null && !isTerminal(call.state)) || run.touched?.has(id)) return;
+  run.waiting.delete(id);
+  // A call the service no longer has is over; its state is not known, and `finished` is how a caller leaves.
+  await publishOnce(parts, run, { event: 'call.ended', callId: id, queueId, state: call?.state ?? 'finished' });
+}
+
+/** One round: re-reads the calls in progress and publishes what no update told. */
+async function round(parts: ReconcileParts, run: Run): Promise<void> {
+  await parts.budget.admitRecoveryRead();
+  run.touched = new Set();
+  const calls = queueCallsIn(parts.ensureOk(await parts.upstream({ method: 'GET', path: '/calls', query: { status: 'active' } })).body);
+  const active = new Map(calls.map((call) => [call.id, call]));
+  const queued = calls.filter((call) => call.state === 'queued');
+  for (const call of queued) {
+    if (run.waiting.has(call.id) || run.touched.has(call.id)) continue;
+    run.waiting.set(call.id, call.queueId);
+    await publishOnce(parts, run, { event: 'call.received', ...callerOf(call) });
+  }
+  const stillQueued = new Set(queued.map((call) => call.id));
+  const reads = { left: END_READS_PER_ROUND };
+  for (const [id, queueId] of [...run.waiting]) {
+    if (stillQueued.has(id) || run.touched.has(id) || run.stopped) continue;
+    await left(parts, run, id, queueId, active, reads);
+  }
+}
+
+/** Creates the re-reads of one proxy; nothing runs until a page watches. */
+export function createQueueReconciler(parts: ReconcileParts): QueueReconciler {
+  const holder = randomUUID();
+  let watchers = 0;
+  let run: Run | undefined;
+  let saidFailing = false;
+
+  const next = (current: Run) => {
+    if (current.stopped) return;
+    current.timer = setTimeout(() => void tick(current), parts.intervalMs);
+    current.timer.unref?.();
+  };
+
+  async function tick(current: Run): Promise<void> {
+    try {
+      if (await parts.events.lease(LEASE, holder, leaseMs(parts.intervalMs))) await round(parts, current);
+      if (saidFailing) parts.log('voice proxy: the queues are re-read again');
+      saidFailing = false;
+    } catch (error) {
+      // A refused or failed read skips the round; the next one tries again.
+      if (!saidFailing) parts.log(`voice proxy: a re-read of the queues failed (${error instanceof Error ? error.message : String(error)}); the next one tries again`);
+      saidFailing = true;
+    } finally {
+      current.touched = null;
+      next(current);
+    }
+  }
+
+  const start = () => {
+    const current: Run = { waiting: new Map(), touched: null, timer: undefined, unsubscribe: undefined, stopped: false };
+    run = current;
+    // Subscribed to follow what the bus tells, and to stop when it closes (shutdown).
+    parts.events.subscribe((update) => track(current, update), stop).then(
+      (unsubscribe) => (current.stopped ? unsubscribe() : (current.unsubscribe = unsubscribe)),
+      () => undefined,
+    );
+    next(current);
+  };
+
+  function stop(): void {
+    const current = run;
+    if (!current) return;
+    run = undefined;
+    current.stopped = true;
+    clearTimeout(current.timer);
+    current.unsubscribe?.();
+    void parts.events.releaseLease(LEASE, holder).catch(() => undefined);
+  }
+
+  return {
+    watch() {
+      watchers += 1;
+      // Also after the bus ended the run (a Redis subscription lost): the pages' streams came back.
+      if (!run) start();
+      let done = false;
+      return () => {
+        if (done) return;
+        done = true;
+        watchers -= 1;
+        if (watchers === 0) stop();
+      };
+    },
+  };
+}

@@ -1,0 +1,227 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { HttpError } from '../../contract/http-error.js';
+import { noBudget } from '../../server-proxy/key-budget.js';
+import { createVoiceProxy, type VoiceProxy } from '../../server-proxy/proxy.js';
+import { createMemoryQueueEvents, type QueueEventBus } from '../../server-proxy/queue-events.js';
+import { createQueueReconciler } from '../../server-proxy/queue-reconcile.js';
+import type { Upstream } from '../../server-proxy/upstream.js';
+import { createRedisQueueEvents } from '../../server-proxy/redis-queue-events.js';
+import { createSimulatorControl, type SimulatorControl } from '../../simulator/control-client.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
+import { API_KEY, testAuthenticate, type Fetch } from './harness.js';
+import { readStream, recordingBus, SECRET, serveOnLoopback } from './queue-support.js';
+import { useRedis } from './redis-server.js';
+
+/**
+ * The queue webhook is best effort (spec 6.1), so while a page watches the proxy re-reads the queues
+ * (queue-reconcile.ts): against the simulator on its port, whose webhook faults lose or delay the webhooks, a
+ * caller whose `call.received` was lost still shows on the stream, one whose `call.ended` was lost leaves it,
+ * a webhook that comes late after the re-read showed the change sends nothing twice, and two replicas on one
+ * redis-server do not both re-read. The re-reads run every 200 ms here (4 s by default); no timing is asserted.
+ */
+
+const INTERVAL_MS = 200;
+const LINE = '+18005550100';
+
+let simulator: RunningSimulator;
+let control: SimulatorControl;
+let closers: Array<() => Promise<unknown>> = [];
+
+beforeAll(async () => {
+  // A quota the fast re-reads never meet: the key's budget is not under test here.
+  simulator = await startSimulator({ apiKey: API_KEY, port: 0, quota: { perMinute: 100_000, perHour: 1_000_000 } });
+  control = createSimulatorControl(simulator.url);
+});
+afterAll(async () => simulator.close());
+afterEach(async () => {
+  for (const close of closers.reverse()) await close();
+  closers = [];
+  await control.reset();
+});
+
+/** A proxy served on loopback with queues on `events`; counts its re-reads and the webhooks it received. */
+async function startDesk(events: QueueEventBus, allowed: () => readonly string[]) {
+  const reads: number[] = [];
+  const webhooks: string[] = [];
+  const fetch: Fetch = async (input, init) => {
+    if (String(input).endsWith('/calls?status=active')) reads.push(Date.now());
+    return globalThis.fetch(input, init);
+  };
+  const proxy = createVoiceProxy({
+    baseUrl: simulator.baseUrl,
+    apiKey: API_KEY,
+    authenticate: testAuthenticate,
+    fetch,
+    logger: false,
+    log: () => undefined,
+    rateLimit: false,
+    queues: { notifySecret: SECRET, queuesFor: allowed, events, reconcileIntervalMs: INTERVAL_MS },
+  });
+  const served = await serveOnLoopback(async (request) => {
+    if (request.method === 'POST') webhooks.push(await request.clone().text());
+    return proxy(request);
+  });
+  closers.push(() => served.close());
+  return { proxy, reads, webhooks, notifyUrl: `${served.url}/voice/queue-events` };
+}
+
+async function createQueue(notifyUrl: string): Promise<string> {
+  const response = await fetch(`${simulator.baseUrl}/v1/voice/queues`, {
+    method: 'POST',
+    headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Support', holdAudioUrl: 'https://example.test/hold.mp3', notifyUrl, notifySecret: SECRET }),
+  });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { queue: { id: string } }).queue.id;
+}
+
+/** Opens `user`'s event stream; resolves once its snapshot came. */
+async function follow(proxy: VoiceProxy, user: string) {
+  const stream = readStream(await proxy(new Request('http://app.test/voice/queue-events', { headers: { 'x-test-user': user } })));
+  closers.push(() => stream.cancel());
+  await stream.upTo(1);
+  return stream;
+}
+
+const told = (stream: ReturnType<typeof readStream>) => stream.events.slice(1).map((event) => `${event.event} ${(event.data as { callId: string }).callId}`);
+const rounds = (n: number) => new Promise((resolve) => setTimeout(resolve, n * INTERVAL_MS));
+
+/** One proxy with the memory bus, a queue whose webhooks go to it, and alice watching. */
+async function oneDesk() {
+  let queueId = '';
+  const bus = recordingBus();
+  const desk = await startDesk(bus, () => [queueId]);
+  queueId = await createQueue(desk.notifyUrl);
+  const stream = await follow(desk.proxy, 'alice');
+  return { ...desk, bus, queueId, stream };
+}
+
+describe('the queues re-read while a page watches', () => {
+  it('shows a caller whose call.received was lost, once, as the webhook would have', async () => {
+    const { queueId, stream, bus } = await oneDesk();
+    await control.fault({ fault: 'drop-webhook', event: 'call.received' });
+    const caller = await control.inbound({ queueId, from: '+12025550121', to: LINE });
+    await expect.poll(() => told(stream), { timeout: 10_000 }).toEqual([`call.received ${caller.id}`]);
+    expect(stream.events[1]?.data).toEqual({ callId: caller.id, queueId, from: '+12025550121', to: LINE, since: caller.createdAt });
+    await rounds(5);
+    expect(told(stream)).toEqual([`call.received ${caller.id}`]);
+    expect(bus.published.map((update) => update.event)).toEqual(['call.received']);
+  });
+
+  it('drops a caller whose call.ended was lost', async () => {
+    const { queueId, stream } = await oneDesk();
+    const caller = await control.inbound({ queueId, from: '+12025550122', to: LINE });
+    await expect.poll(() => told(stream)).toEqual([`call.received ${caller.id}`]);
+    await control.fault({ fault: 'drop-webhook', event: 'call.ended' });
+    await control.callerHangup(caller.id);
+    await expect.poll(() => told(stream), { timeout: 10_000 }).toEqual([`call.received ${caller.id}`, `call.ended ${caller.id}`]);
+    expect(stream.events[2]?.data).toEqual({ callId: caller.id, queueId, state: 'finished' });
+    await rounds(5);
+    expect(told(stream)).toHaveLength(2);
+  });
+
+  it('sends nothing twice when the webhooks come late, after the re-read showed the change', async () => {
+    const { queueId, stream, bus, webhooks } = await oneDesk();
+    await control.fault({ fault: 'delay-webhook', event: '*', count: 2, delayMs: 10 * INTERVAL_MS });
+    const caller = await control.inbound({ queueId, from: '+12025550123', to: LINE });
+    await expect.poll(() => told(stream), { timeout: 10_000 }).toEqual([`call.received ${caller.id}`]);
+    await control.callerHangup(caller.id);
+    await expect.poll(() => told(stream), { timeout: 10_000 }).toEqual([`call.received ${caller.id}`, `call.ended ${caller.id}`]);
+    // Both webhooks came, late, and were taken as the replays they now are.
+    await expect.poll(() => webhooks.filter((body) => body.includes(caller.id)).length, { timeout: 10_000 }).toBe(2);
+    await rounds(3);
+    expect(told(stream)).toEqual([`call.received ${caller.id}`, `call.ended ${caller.id}`]);
+    expect(bus.published.map((update) => update.event)).toEqual(['call.received', 'call.ended']);
+  });
+
+  it('leaves what the webhooks told alone, and reads only while a page watches', async () => {
+    const { queueId, stream, bus, reads, proxy } = await oneDesk();
+    const caller = await control.inbound({ queueId, from: '+12025550124', to: LINE });
+    await control.callerHangup(caller.id);
+    await expect.poll(() => told(stream)).toEqual([`call.received ${caller.id}`, `call.ended ${caller.id}`]);
+    await rounds(5);
+    expect(told(stream)).toHaveLength(2);
+    expect(bus.published).toHaveLength(2);
+    expect(reads.length).toBeGreaterThan(2);
+
+    await stream.cancel();
+    await rounds(2);
+    const after = reads.length;
+    await rounds(5);
+    expect(reads.length).toBe(after);
+    // A page watching again starts them again.
+    await follow(proxy, 'bob');
+    await expect.poll(() => reads.length).toBeGreaterThan(after + 2);
+  });
+});
+
+describe('two replicas on one redis-server', () => {
+  const { redis, onStop } = useRedis();
+
+  it('re-read one at a time, and the other carries on when the reader’s last page goes', async () => {
+    let queueId = '';
+    const buses = [await createRedisQueueEvents({ url: redis().url }), await createRedisQueueEvents({ url: redis().url })];
+    onStop(() => Promise.all(buses.map((bus) => bus.close())));
+    const [a, b] = await Promise.all(buses.map((bus) => startDesk(bus, () => [queueId])));
+    if (!a || !b) throw new Error('two replicas');
+    queueId = await createQueue(a.notifyUrl);
+    const onA = await follow(a.proxy, 'alice');
+    const onB = await follow(b.proxy, 'bob');
+    const from = Date.now();
+    const since = (reads: number[]) => reads.filter((at) => at > from).length;
+
+    // A lost webhook: whichever replica reads, both pages see the caller once.
+    await control.fault({ fault: 'drop-webhook', event: 'call.received' });
+    const caller = await control.inbound({ queueId, from: '+12025550125', to: LINE });
+    await expect.poll(() => told(onA), { timeout: 10_000 }).toEqual([`call.received ${caller.id}`]);
+    await expect.poll(() => told(onB), { timeout: 10_000 }).toEqual([`call.received ${caller.id}`]);
+    await rounds(10);
+    // One replica made the re-reads, not both: one a round, not two.
+    const [readsA, readsB] = [since(a.reads), since(b.reads)];
+    expect(Math.min(readsA, readsB)).toBe(0);
+    expect(Math.max(readsA, readsB)).toBeGreaterThan(5);
+
+    // The reader's page goes: it gives the lease up, and the other replica reads from then on.
+    const [reader, other, otherStream] = readsA > 0 ? [a, b, onB] : [b, a, onA];
+    await (reader === a ? onA : onB).cancel();
+    await rounds(2);
+    const [readerBefore, otherBefore] = [reader.reads.length, other.reads.length];
+    await control.fault({ fault: 'drop-webhook', event: 'call.ended' });
+    await control.callerHangup(caller.id);
+    await expect.poll(() => told(otherStream), { timeout: 10_000 }).toEqual([`call.received ${caller.id}`, `call.ended ${caller.id}`]);
+    await rounds(5);
+    expect(reader.reads.length).toBe(readerBefore);
+    expect(other.reads.length).toBeGreaterThan(otherBefore + 3);
+    expect(told(otherStream)).toHaveLength(2);
+  });
+});
+
+describe('the key’s budget', () => {
+  it('skips a round the budget refuses (its reads are kept for calls in progress), and reads again once it admits', async () => {
+    let refuse = true;
+    const budget = {
+      ...noBudget(),
+      admitRecoveryRead: async () => {
+        if (refuse) throw new HttpError(429, 'rate_limited', 'kept for calls');
+      },
+    };
+    const paths: string[] = [];
+    const upstream: Upstream = async (request) => {
+      paths.push(request.path);
+      return { status: 200, headers: {}, body: { calls: [] }, text: '{"calls":[]}' };
+    };
+    const lines: string[] = [];
+    const reconciler = createQueueReconciler({ upstream, ensureOk: (response) => response, budget, events: createMemoryQueueEvents(), log: (line) => lines.push(line), intervalMs: 50 });
+    const stop = reconciler.watch();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(paths).toEqual([]);
+      expect(lines).toEqual([expect.stringContaining('a re-read of the queues failed (kept for calls)')]);
+      refuse = false;
+      await expect.poll(() => paths.length).toBeGreaterThan(1);
+      expect(paths.every((path) => path === '/calls')).toBe(true);
+    } finally {
+      stop();
+    }
+  });
+});
