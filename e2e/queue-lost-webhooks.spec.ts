@@ -1,0 +1,52 @@
+import type { Page } from '@playwright/test';
+import { expect, logInAndConnect, SIM_API_KEY, test, type Simulator } from './fixtures.js';
+
+/**
+ * The queue webhook is best effort (spec 6.1: one attempt, no retry), and the simulator can lose one
+ * (`drop-webhook`). The demo's queue panel still converges on the service's truth: while it watches, the proxy
+ * re-reads the queues (every 4 s, server-proxy/README.md "When a webhook is lost"), so a caller whose
+ * `call.received` was lost shows, and a caller whose `call.ended` was lost leaves, with no reload.
+ */
+
+const LINE = '+18005550100';
+/** Generous: one re-read interval (4 s) and the read, with room for a loaded machine. */
+const CONVERGE_MS = 20_000;
+
+/** The id of the demo's Support queue, as the logged-in page lists it. */
+async function supportQueue(page: Page): Promise<string> {
+  const response = await page.request.get('/voice/queues');
+  expect(response.status()).toBe(200);
+  const { queues } = (await response.json()) as { queues: Array<{ id: string; name: string }> };
+  return queues.find((queue) => queue.name === 'Support')?.id ?? '';
+}
+
+/** Every caller an earlier spec left waiting at the simulator hangs up, so the panel starts empty. */
+async function emptyTheQueues(simulator: Simulator): Promise<void> {
+  const response = await fetch(`${simulator.url}/api/v1/voice/calls?status=active`, { headers: { 'x-api-key': SIM_API_KEY } });
+  expect(response.status).toBe(200);
+  const { calls } = (await response.json()) as { calls: Array<{ id: string; direction?: string }> };
+  for (const call of calls) if (call.direction === 'inbound') await simulator.callerHangup(call.id);
+}
+
+const waiting = (page: Page) => page.getByRole('region', { name: 'Queues' }).locator('[data-testid="queue"][data-queue-name="Support"]').getByTestId('caller-number');
+
+test('the queue panel shows a caller whose call.received was lost, and drops one whose call.ended was lost', async ({ page, simulator }) => {
+  test.setTimeout(60_000);
+  await emptyTheQueues(simulator);
+  await logInAndConnect(page, 'e2e-lost-webhooks');
+  const support = await supportQueue(page);
+  await expect(waiting(page)).toHaveCount(0);
+  try {
+    await simulator.fault({ fault: 'drop-webhook', event: 'call.received', queueId: support });
+    const caller = await simulator.inbound({ queueId: support, from: '+14155550161', to: LINE });
+    await expect(waiting(page)).toHaveText(['+14155550161'], { timeout: CONVERGE_MS });
+
+    await simulator.fault({ fault: 'drop-webhook', event: 'call.ended', queueId: support });
+    await simulator.callerHangup(caller.id);
+    await expect(waiting(page)).toHaveCount(0, { timeout: CONVERGE_MS });
+    // Both webhooks were lost, not late: the faults were taken.
+    expect(((await (await fetch(`${simulator.url}/__sim/faults`)).json()) as { armed: unknown[] }).armed).toEqual([]);
+  } finally {
+    await simulator.clearFaults();
+  }
+});
