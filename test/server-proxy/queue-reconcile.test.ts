@@ -225,3 +225,58 @@ describe('the key’s budget', () => {
     }
   });
 });
+
+describe('what a re-read publishes, against a scripted service', () => {
+  /** A reconciler over a memory bus and a service whose active calls and call reads the test sets. */
+  function scripted() {
+    const state = { active: [] as Array<Record<string, unknown>>, calls: new Map<string, Record<string, unknown> | null>(), hold: undefined as Promise<void> | undefined };
+    const bus = recordingBus();
+    const call = (id: string, callState: string) => ({ id, queueId: 'q_1', from: '+12025550121', to: LINE, state: callState, agentId: null, createdAt: '2026-11-27T10:00:00.000Z' });
+    const upstream: Upstream = async (request) => {
+      if (request.path === '/calls') {
+        const body = { calls: [...state.active] };
+        await state.hold;
+        return { status: 200, headers: {}, body, text: '' };
+      }
+      const found = state.calls.get(request.path.slice('/calls/'.length));
+      if (!found) throw new HttpError(404, 'not_found', 'no such call');
+      return { status: 200, headers: {}, body: { call: found }, text: '' };
+    };
+    const reconciler = createQueueReconciler({ upstream, ensureOk: (response) => response, budget: noBudget(), events: bus, log: () => undefined, intervalMs: 20 });
+    const start = () => {
+      const stop = reconciler.watch();
+      closers.push(async () => stop());
+    };
+    return { state, bus, call, start };
+  }
+  const events = (bus: ReturnType<typeof recordingBus>) => bus.published.map((update) => `${update.event} ${update.callId}${'state' in update ? ` ${update.state}` : ''}`);
+
+  it('tells a caller a dequeue took outside this proxy as claimed, and one the service no longer has as ended', async () => {
+    const { state, bus, call, start } = scripted();
+    state.active = [call('c_a', 'queued'), call('c_b', 'queued')];
+    start();
+    await expect.poll(() => events(bus)).toEqual(['call.received c_a', 'call.received c_b']);
+    state.active = [call('c_a', 'dequeuing')];
+    state.calls.set('c_b', null);
+    await expect.poll(() => events(bus)).toEqual(['call.received c_a', 'call.received c_b', 'call.claimed c_a', 'call.ended c_b finished']);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(bus.published).toHaveLength(4);
+  });
+
+  it('leaves a caller the bus told of while the read was out to the next round', async () => {
+    const { state, bus, call, start } = scripted();
+    // The first read lists c_new waiting (its webhook lost), and is still out when a dequeue's claim of it is
+    // published: the read is older than the claim, so the caller is not announced after it.
+    let release = () => {};
+    state.hold = new Promise((resolve) => (release = resolve));
+    state.active = [call('c_new', 'queued')];
+    start();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await bus.publish({ event: 'call.claimed', callId: 'c_new', queueId: 'q_1' });
+    state.active = [call('c_new', 'dequeuing')];
+    state.hold = undefined;
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(events(bus)).toEqual(['call.claimed c_new']);
+  });
+});
