@@ -31,10 +31,10 @@ import type { Upstream } from './upstream.js';
  */
 
 /**
- * Time between re-reads: 15 requests a minute out of a key's default 100 (spec 8), beside the 63 a call in
- * progress costs (key-budget.ts), so one call at a time still fits; and a lost webhook shows on the panels
- * within about 4 s. Each is a low-priority read: refused by the budget when it would eat the reads kept for
- * calls in progress, that round is skipped.
+ * Time between re-reads: as long as a lost webhook may leave the panels wrong, and short enough that the re-reads
+ * and a call in progress still fit a key's default quota together (server-proxy/README.md gives the arithmetic).
+ * Each is a low-priority read: refused by the budget when it would eat the reads kept for calls in progress, that
+ * round is skipped.
  */
 export const RECONCILE_INTERVAL_MS = 4000;
 
