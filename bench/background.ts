@@ -22,11 +22,15 @@ import { ms, spread, type Row, type Spread } from './stats.js';
  * hidden calls by itself (A's wake-ups reach it over a BroadcastChannel), the bench follows them at the simulator,
  * and connects again to read what the pages kept.
  *
- * Not yet working (2026-11-27): in this part's runs A never slept a minute (no wake-up gap over 1.5 s in 100 to
- * 150 s hidden), so B never places a hidden call and the part fails; it is out of the default BENCH_ONLY list
- * meanwhile. Through Playwright over CDP, the demo's page and a JSON page with the script tag, hidden the same way,
- * did sleep a minute at a time after 60 s (e2e/background-tab.spec.ts measures it in every run), so what keeps
- * this part's A awake is in the part itself (its pages' instrumented timers and listeners are the first suspects).
+ * Until 2026-11-27 the part failed: B never placed a hidden call, and A's record showed no wake-up gap over 1.5 s. A
+ * had recorded no wake-up at all: the wake-up watcher went in before the `__name` shim setUpTabs adds, and tsx's
+ * compiled watcher calls `__name()`, so it threw as every page started (`keepWakeUps` now puts the shim first). Without
+ * a single wake-up of A, B waited for a sleep it could not see and gave up. The instrumented timers, the JSON page, the
+ * BroadcastChannel and the disconnect, suspected then, were tried each alone and together: none keeps A from sleeping a
+ * minute at a time. What can put it off is the moment B hides A: Chromium fixes a hidden page's grace before intensive
+ * throttling when it hides it, one minute for a page done loading, five for one still loading (its first meaningful
+ * paint waits for half a second without network requests), and B opened within a second of A's load. So A stays in
+ * front {@link SETTLED_MS} after it connects, as an agent's phone tab is open a while before the CRM's.
  */
 
 interface PageGlobals {
@@ -86,6 +90,8 @@ const THROTTLED_GAP_MS = 50_000;
 const CALL_TIMEOUT_MS = 90_000;
 /** The hidden call's target: the visible median plus this. */
 const HIDDEN_MARGIN_MS = 500;
+/** How long A stays in front, connected, before B hides it: long past its loading, so it is throttled after a minute hidden. */
+const SETTLED_MS = 5000;
 
 /** Run in every page before its scripts: a chained one-second timer, as the keep-alive's, noting its wake-ups. */
 function watchWakeUps(): void {
@@ -101,6 +107,15 @@ function watchWakeUps(): void {
     setTimeout(tick, 1000);
   };
   setTimeout(tick, 1000);
+}
+
+/**
+ * Every page `context` opens from now on keeps its wake-ups. tsx compiles `watchWakeUps` with esbuild's keepNames, so
+ * its timer calls `__name()`: the shim goes in first (setUpTabs adds it too, but after this).
+ */
+async function keepWakeUps(context: BrowserContext): Promise<void> {
+  await context.addInitScript({ content: 'window.__name = (fn) => fn;' });
+  await context.addInitScript(watchWakeUps);
 }
 
 const sleep = (msToWait: number) => new Promise((resolve) => setTimeout(resolve, msToWait));
@@ -240,7 +255,7 @@ export async function measureBackground(demoUrl: string, simUrl: string, runs: n
   const chromium = await launchUserChromium();
   try {
     const context = chromium.context as unknown as BrowserContext;
-    await context.addInitScript(watchWakeUps);
+    await keepWakeUps(context);
     const tabs = await setUpTabs(context, demoUrl, 'bench-background', 1);
     const leader = tabs.pages[0] as Page;
     const sessionId = await leader.evaluate(async () => {
@@ -257,6 +272,7 @@ export async function measureBackground(demoUrl: string, simUrl: string, runs: n
       return voice.status().session?.id ?? '';
     });
     if (!sessionId) throw new Error('the leader connected without a session');
+    await sleep(SETTLED_MS);
 
     // B, the same user's second tab, opens in front: A, holding the phone, is hidden behind it.
     const follower = await tabs.open();
@@ -309,8 +325,7 @@ export async function measureBackground(demoUrl: string, simUrl: string, runs: n
 
     // 3. A in front. B is now hidden behind it, so C, a follower in a window of its own, places the calls.
     const reconnected = browser.contexts()[0] as BrowserContext;
-    await reconnected.addInitScript({ content: 'window.__name = (fn) => fn;' });
-    await reconnected.addInitScript(watchWakeUps);
+    await keepWakeUps(reconnected);
     await hiddenLeader.bringToFront();
     const other = await openInNewWindow(reconnected);
     await tabs.prepare(other);
@@ -346,8 +361,14 @@ export async function measureBackground(demoUrl: string, simUrl: string, runs: n
 
 function rowsOf(f: BackgroundFigures, runs: number, unregisteredToEndMs: number): Row[] {
   const hiddenTarget = f.visible.median + HIDDEN_MARGIN_MS;
-  const steps = (c: CallsFigures) => `INVITE ${ms(c.inviteSentMedian)}, answered ${ms(c.answeredMedian)}, media ${ms(c.mediaMedian)}`;
-  const back = f.backToThrottledMs.length ? `${ms(Math.min(...f.backToThrottledMs))}-${ms(Math.max(...f.backToThrottledMs))}` : 'n/a';
+  // The simulator stamps the media once its peer connection connects (ICE, DTLS): the hangup right after `connected` may come first.
+  const steps = (c: CallsFigures) => {
+    const withMedia = c.samples.filter((s) => s.media !== null).length;
+    const media = withMedia ? `media ${ms(c.mediaMedian)}, ` : 'media ';
+    return `INVITE ${ms(c.inviteSentMedian)}, answered ${ms(c.answeredMedian)}, ${media}up before the hangup in ${withMedia} of ${c.samples.length}`;
+  };
+  const seconds = (values: number[]) => `${(Math.min(...values) / 1000).toFixed(0)}-${(Math.max(...values) / 1000).toFixed(0)} s`;
+  const back = f.backToThrottledMs.length ? seconds(f.backToThrottledMs) : 'n/a';
   return [
     {
       figure: `background: ${f.hiddenMinutes} min hidden, throttled (A's timers ${f.minuteGaps} times a minute apart, longest ${(f.longestGapMs / 1000).toFixed(0)} s) → seconds unregistered`,
