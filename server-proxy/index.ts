@@ -26,3 +26,6 @@ export { createMemoryQueueEvents } from './queue-events.js';
 export type { MemoryQueueEventsOptions, QueueEventBus, QueueUpdate, QueueUpdateName, Unsubscribe, WaitingCaller } from './queue-events.js';
 export { createRedisQueueEvents } from './redis-queue-events.js';
 export type { RedisQueueEventsOptions } from './redis-queue-events.js';
+export { createMemoryAvailability } from './availability.js';
+export type { Availability, AvailabilityRecord, AvailabilityStore } from './availability.js';
+export type { OfferOptions } from './queue-routes.js';

@@ -1,7 +1,9 @@
 import { emptyInput, parseInput, readJsonBody } from '../contract/voice-input.js';
+import { createMemoryAvailability, type AvailabilityStore } from './availability.js';
 import { CLAIM_READ_INTERVAL_MS, CLAIM_WATCH_MS, watchClaim } from './claim-watch.js';
 import { isResourceId, notFound } from './ownership.js';
 import { budgetViewOf, queueCallOf, queueCallsIn } from './queue-calls.js';
+import { createOfferRunner, type OfferRunner } from './offer-runner.js';
 import { createMemoryQueueEvents, type QueueEventBus } from './queue-events.js';
 import { createQueueReconciler, RECONCILE_INTERVAL_MS, type QueueReconciler, type ReconcileParts } from './queue-reconcile.js';
 import { followQueues } from './queue-stream.js';
@@ -33,6 +35,22 @@ export interface QueueOptions {
    * 4 s (queue-reconcile.ts says why).
    */
   reconcileIntervalMs?: number;
+  /** Where each user's availability is kept (`PUT /availability`); default in this process's memory. */
+  availability?: AvailabilityStore;
+  /** Queues whose callers the proxy offers to agents (offer mode); default none: every queue is pulled. */
+  offers?: OfferOptions;
+}
+
+/** The `offers` option: offer mode (server-proxy/README.md, "Offer mode"). */
+export interface OfferOptions {
+  /** The queues in offer mode; every other queue stays in pull mode (`answerNext`). */
+  queues: readonly string[];
+  /** Time after a call before its agent is offered again, in ms; default 0. */
+  wrapUpMs?: number;
+  /** Time between the router's checks (store, and a read of the calls while an agent is available), in ms; default 2 s. */
+  checkIntervalMs?: number;
+  /** An offer back at the head this long after it was made went unanswered, and its agent is set away; default 15 s. */
+  unansweredMs?: number;
 }
 
 /** The support desk of one proxy: the options with their defaults, the bus made once. */
@@ -43,6 +61,9 @@ export interface Desk {
   heartbeatMs: number;
   claimReadIntervalMs: number;
   reconciler: QueueReconciler;
+  availability: AvailabilityStore;
+  /** The routing of offer-mode queues; none without `offers`. */
+  offers: OfferRunner | undefined;
 }
 
 /** What the queue handlers work through: one request's parts and the desk. */
@@ -123,15 +144,35 @@ export async function hangUpQueueCall(q: Queues, c: QueueContext, id: string): P
   return q.relay(response);
 }
 
+/** The router's options and pace, from the `offers` option. */
+function offerPacing(offers: OfferOptions, claimReadIntervalMs: number) {
+  const intervalMs = offers.checkIntervalMs ?? 2000;
+  return {
+    intervalMs,
+    router: {
+      offerQueues: new Set(offers.queues),
+      wrapUpMs: offers.wrapUpMs ?? 0,
+      unansweredMs: offers.unansweredMs ?? 15_000,
+      // The claim watch settles an offer by then; past it, the next read tells.
+      offerTtlMs: CLAIM_WATCH_MS + claimReadIntervalMs,
+      retryAgentMs: intervalMs,
+    },
+  };
+}
+
 /** The desk of one proxy, from its `queues` option; its re-reads go through the proxy's door and budget. */
 export function createDesk(options: QueueOptions, door: Omit<ReconcileParts, 'events' | 'intervalMs'>): Desk {
   const events = options.events ?? createMemoryQueueEvents();
+  const availability = options.availability ?? createMemoryAvailability();
+  const claimReadIntervalMs = options.claimReadIntervalMs ?? CLAIM_READ_INTERVAL_MS;
   return {
+    availability,
+    offers: options.offers ? createOfferRunner({ ...door, events, availability, claimReadIntervalMs, claimWatchMs: CLAIM_WATCH_MS, ...offerPacing(options.offers, claimReadIntervalMs) }) : undefined,
     notifySecret: options.notifySecret,
     queuesFor: (user) => options.queuesFor(user),
     events,
     heartbeatMs: options.heartbeatMs ?? 15_000,
-    claimReadIntervalMs: options.claimReadIntervalMs ?? CLAIM_READ_INTERVAL_MS,
+    claimReadIntervalMs,
     reconciler: createQueueReconciler({ ...door, events, intervalMs: options.reconcileIntervalMs ?? RECONCILE_INTERVAL_MS }),
   };
 }

@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import { getPath } from 'hono/utils/url';
+import { readAvailability, setAvailability } from './availability-routes.js';
 import { createSession, endSession, hangUpCall, readCall, readCurrent, readSession, startCall } from './browser-routes.js';
 import { dequeue, follow, hangUpQueueCall, listOwnCalls, listQueues, readQueueCall, type Desk, type Queues } from './queue-routes.js';
 import { receiveWebhook } from './queue-webhook-receiver.js';
@@ -34,7 +35,7 @@ export type RouteOwner = 'signature' | 'user' | 'session' | 'call' | 'queue' | '
 export type BudgetClass = 'cleanup' | 'kept' | 'recovery' | 'new' | 'none';
 
 interface RouteShape {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Below the mount prefix, as Hono writes it (`/browser-calls/:id`); the log names the route by it. */
   path: string;
   owner: RouteOwner;
@@ -57,6 +58,8 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/queue-events', owner: 'queue', budget: 'recovery', desk: true, handler: follow },
   { method: 'GET', path: '/queues', owner: 'queue', budget: 'recovery', desk: true, handler: listQueues },
   { method: 'POST', path: '/queues/:id/dequeue', owner: 'queue', budget: 'kept', desk: true, handler: dequeue },
+  { method: 'GET', path: '/availability', owner: 'user', budget: 'kept', desk: true, handler: readAvailability },
+  { method: 'PUT', path: '/availability', owner: 'user', budget: 'kept', desk: true, handler: setAvailability },
   { method: 'GET', path: '/calls', owner: 'user', budget: 'recovery', desk: true, handler: listOwnCalls },
   { method: 'GET', path: '/calls/:id', owner: 'agent-call', budget: 'kept', desk: true, handler: readQueueCall },
   { method: 'POST', path: '/calls/:id/hangup', owner: 'agent-call', budget: 'cleanup', desk: true, handler: hangUpQueueCall },
