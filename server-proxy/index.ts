@@ -28,4 +28,6 @@ export { createRedisQueueEvents } from './redis-queue-events.js';
 export type { RedisQueueEventsOptions } from './redis-queue-events.js';
 export { createMemoryAvailability } from './availability.js';
 export type { Availability, AvailabilityRecord, AvailabilityStore } from './availability.js';
+export { createRedisAvailability } from './redis-availability.js';
+export type { RedisAvailabilityOptions } from './redis-availability.js';
 export type { OfferOptions } from './queue-routes.js';

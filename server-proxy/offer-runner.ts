@@ -17,9 +17,10 @@ import type { Upstream } from './upstream.js';
  * One replica routes at a time: the holder of the lease `offer-router` on the bus (the lease queue-reconcile.ts
  * takes its own of), renewed at each check. A replica that loses it forgets what it believed; the next holder
  * starts from a read of the service, which shows every agent already ringing (`dequeuing`) or talking.
- * Each offer also holds a lease `offer-agent:<id>` from the decision until it is settled or lapses, so a holder
- * that stalled past its own lease and a new one never dequeue for the same agent at once; a replica that dies
- * mid-offer leaves both leases to lapse, and the caller, unanswered, back at the head (the service's doing).
+ * Each offer also holds a lease `offer-agent:<id>` from the decision until its dequeue answers (then a read shows
+ * the agent ringing), so a holder that stalled past its own lease and a new one never dequeue for the same agent
+ * at once; and a holder routes only within half its lease's life after taking it. A replica that dies mid-offer
+ * leaves its leases to lapse, and the caller, unanswered, back at the head (the service's doing).
  *
  * The webhook is best effort (spec 6.1), so each check also reads the calls in progress, within the key's
  * budget (a refused read skips the round), but only while some agent is available: a desk nobody staffs costs
@@ -51,6 +52,11 @@ export interface OfferRunner {
 
 const LEASE = 'offer-router';
 const agentLease = (agentId: string) => `offer-agent:${agentId}`;
+/**
+ * How long an agent's offer lease lasts unreleased: longer than the session read and the dequeue together, each
+ * bounded by the upstream timeout. It is given up as soon as the dequeue answers, when reads show the agent taken.
+ */
+const AGENT_LEASE_MS = 25_000;
 const leaseMs = (intervalMs: number) => Math.max(2 * intervalMs + 1000, 3000);
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -76,14 +82,15 @@ async function readCalls(parts: OfferRunnerParts): Promise<CallsRead> {
 export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
   const holder = randomUUID();
   let state = emptyRouterState();
-  let holding = false;
+  /** Until when this replica routes: half its lease's life after it was last taken, so a stalled holder stops first. */
+  let holdingUntil = 0;
   let stopped = false;
   let checking = false;
   /** The subject of each agent id, for its session read. */
   const subjects = new Map<string, string>();
 
   const dispatch = (event: RouterEvent): void => {
-    if (stopped || !holding) return;
+    if (stopped || Date.now() >= holdingUntil) return;
     const [next, decisions] = route(state, event, parts.router);
     state = next;
     for (const decision of decisions) void run(decision).catch((error: unknown) => parts.log(`voice proxy: an offer could not be carried out (${message(error)})`));
@@ -100,9 +107,10 @@ export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
 
   async function offer(queueId: string, agentId: string): Promise<void> {
     const failed = (reason: 'queue_empty' | 'agent_unavailable' | 'error') => dispatch({ type: 'offer-failed', agentId, reason, at: Date.now() });
-    if (!(await parts.events.lease(agentLease(agentId), holder, parts.router.offerTtlMs).catch(() => false))) return failed('error');
-    if (!(await canRing(agentId).catch(() => false))) return failed('agent_unavailable');
-    const response = await parts.upstream({ method: 'POST', path: `/queues/${queueId}/dequeue`, body: { connectTo: agentId }, lostCode: 'dequeue_outcome_unknown' });
+    if (!(await parts.events.lease(agentLease(agentId), holder, AGENT_LEASE_MS).catch(() => false))) return failed('error');
+    const release = () => parts.events.releaseLease(agentLease(agentId), holder).catch(() => undefined);
+    if (!(await canRing(agentId).catch(() => false))) return void (await release(), failed('agent_unavailable'));
+    const response = await parts.upstream({ method: 'POST', path: `/queues/${queueId}/dequeue`, body: { connectTo: agentId }, lostCode: 'dequeue_outcome_unknown' }).finally(release);
     const call = response.status === 200 ? queueCallOf((response.body as { call?: unknown } | undefined)?.call) : null;
     if (!call) return failed(response.status === 409 && (response.body as { code?: unknown } | undefined)?.code === 'queue_empty' ? 'queue_empty' : response.status === 409 ? 'agent_unavailable' : 'error');
     parts.budget.callSeen(budgetViewOf(call));
@@ -121,7 +129,9 @@ export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
   }
 
   async function check(): Promise<void> {
-    holding = await parts.events.lease(LEASE, holder, leaseMs(parts.intervalMs));
+    const takenAt = Date.now();
+    const holding = await parts.events.lease(LEASE, holder, leaseMs(parts.intervalMs));
+    holdingUntil = holding ? takenAt + leaseMs(parts.intervalMs) / 2 : 0;
     if (!holding) return void (state = emptyRouterState());
     const records = await parts.availability.all();
     for (const record of records) {

@@ -15,8 +15,8 @@ import { emptyRouterState, route, type RouterEvent, type RouterOptions, type Rou
 const RING_MS = 20_000;
 const TICK_MS = 2000;
 const LEASE_MS = 5000;
-/** An agent's offer lease: held from the decision through the dequeue, so a replica taking over reads the agent taken. */
-const AGENT_LEASE_MS = 10_000;
+/** An agent's offer lease: held from the decision until the dequeue answers, then a read shows the agent taken. */
+const AGENT_LEASE_MS = 25_000;
 const OPTIONS: RouterOptions = { offerQueues: new Set(['q1', 'q2']), wrapUpMs: 3000, unansweredMs: RING_MS - 1000, offerTtlMs: RING_MS + 10_000, retryAgentMs: 3000 };
 const AGENTS = ['a0', 'a1', 'a2'];
 const ALLOWED: Record<string, string[]> = { a0: ['q1', 'q2'], a1: ['q1'], a2: ['q2', 'q3'] };
@@ -100,14 +100,16 @@ class World {
     if (new Set(offered).size !== offered.length) this.violations.push(`${replica.id} believes one caller offered twice`);
     for (const decision of decisions) {
       if (decision.type === 'away') this.store.set(decision.agentId, { availability: 'away', idleSince: this.at });
-      if (decision.type === 'settled' && this.leases.get(`agent:${decision.agentId}`)?.holder === replica.id) this.leases.delete(`agent:${decision.agentId}`);
       if (decision.type === 'offer') this.offer(replica, decision.queueId, decision.agentId);
     }
   }
 
   /** The runner's offer: the agent's lease, then the dequeue. */
   offer(replica: Replica, queueId: string, agentId: string): void {
-    const failed = (reason: 'queue_empty' | 'agent_unavailable' | 'error') => this.feed(replica, { type: 'offer-failed', agentId, reason, at: this.at });
+    const failed = (reason: 'queue_empty' | 'agent_unavailable' | 'error') => {
+      if (reason !== 'error') this.leases.delete(`agent:${agentId}`);
+      this.feed(replica, { type: 'offer-failed', agentId, reason, at: this.at });
+    };
     if (!this.lease(`agent:${agentId}`, replica.id, AGENT_LEASE_MS)) return failed('error');
     const line = this.lines.get(queueId) ?? [];
     if (line.length === 0) return failed('queue_empty');
@@ -117,6 +119,7 @@ class World {
     const call = this.calls.find((c) => c.id === head);
     if (!call) return;
     Object.assign(call, { state: 'dequeuing', agentId, rungAt: this.at });
+    this.leases.delete(`agent:${agentId}`);
     this.feed(replica, { type: 'offered', agentId, queueId, callId: call.id, at: this.at });
   }
 
@@ -193,8 +196,8 @@ describe('the offer router, property', () => {
       fc.property(fc.array(action, { maxLength: 60 }), (actions) => {
         const world = new World();
         for (const a of actions) world.act(a);
-        // The faults stop: the bound is a dead replica's leases lapsing, the retry of an agent refused, and a check.
-        world.advance(Math.max(LEASE_MS, AGENT_LEASE_MS) + OPTIONS.retryAgentMs + 2 * TICK_MS);
+        // The faults stop: the bound is a dead replica's router lease lapsing, the retry of an agent refused, a check.
+        world.advance(LEASE_MS + OPTIONS.retryAgentMs + 2 * TICK_MS);
         expect(world.violations).toEqual([]);
         for (const queueId of OPTIONS.offerQueues) {
           const waiting = world.lines.get(queueId) ?? [];

@@ -49,7 +49,8 @@ describe('offer mode on a real simulator, the agents answering with SIP.js', () 
 
   /** Alice (the world's agent) and Bob, both registered; a proxy routing one offer-mode queue. */
   async function desk(offers: Partial<OfferOptions> = {}, simulatorOptions: { queueAnswerTimeoutMs?: number } = {}) {
-    const w = await registeredWorld(simulatorOptions);
+    // A quota wide enough for the test's quick pace; the default's arithmetic is server-proxy/README.md's.
+    const w = await registeredWorld({ quota: { perMinute: 10_000, perHour: 100_000 }, ...simulatorOptions });
     const other = await session(w);
     const bobClient = await sipClient(other.transport);
     expect((await bobClient.register(bobClient.registerer(other.transport.registrationExpiresSeconds))).statusCode).toBe(200);
