@@ -175,6 +175,8 @@ function apply(d: Draft, o: RouterOptions, e: RouterEvent, out: RouterDecision[]
       for (const calls of d.waiting.values()) calls.delete(e.callId);
       const offer = offerOfCall(d, e.callId);
       if (offer) endOffer(d, o, offer, e.at, false, out);
+      // Ended before a read showed it answered: it may have been, so its agent wraps up all the same.
+      if (offer) d.talking.set(e.callId, offer.agentId);
       return callOver(d, o, e.callId, e.at);
     }
     case 'agent': {

@@ -40,6 +40,13 @@ describe('the offer router', () => {
     expect(afterWrapUp.filter((d) => d.type === 'offer')).toHaveLength(1);
   });
 
+  it('lets an agent wrap up after an offered call ends, even one no read showed answered', () => {
+    const [, decisions] = run([present(agent('a', 0)), arrive('c1', 10), { type: 'offered', agentId: 'a', queueId: 'q1', callId: 'c1', at: 11 }, { type: 'left', callId: 'c1', at: 20 }, arrive('c2', 21)]);
+    expect(decisions.filter((d) => d.type === 'offer')).toHaveLength(1);
+    const [, later] = run([present(agent('a', 0)), arrive('c1', 10), { type: 'offered', agentId: 'a', queueId: 'q1', callId: 'c1', at: 11 }, { type: 'left', callId: 'c1', at: 20 }, arrive('c2', 21), { type: 'tick', at: 20 + OPTIONS.wrapUpMs }]);
+    expect(later.filter((d) => d.type === 'offer')).toHaveLength(2);
+  });
+
   it('never makes more offers on a queue than callers wait in it, nor two to one agent', () => {
     const [, decisions] = run([present(agent('a', 0)), present(agent('b', 1)), present(agent('c', 2)), arrive('c1', 10), arrive('c2', 11), { type: 'tick', at: 12 }]);
     expect(decisions).toEqual([
