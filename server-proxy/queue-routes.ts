@@ -47,7 +47,10 @@ export interface OfferOptions {
   queues: readonly string[];
   /** Time after a call before its agent is offered again, in ms; default 0. */
   wrapUpMs?: number;
-  /** Time between the router's checks (store, and a read of the calls while an agent is available), in ms; default 2 s. */
+  /**
+   * Time between the router's checks (the store, and a read of the calls while an agent is available), in ms;
+   * default 4 s (server-proxy/README.md, "Offer mode", gives the arithmetic).
+   */
   checkIntervalMs?: number;
   /** An offer back at the head this long after it was made went unanswered, and its agent is set away; default 15 s. */
   unansweredMs?: number;
@@ -146,7 +149,7 @@ export async function hangUpQueueCall(q: Queues, c: QueueContext, id: string): P
 
 /** The router's options and pace, from the `offers` option. */
 function offerPacing(offers: OfferOptions, claimReadIntervalMs: number) {
-  const intervalMs = offers.checkIntervalMs ?? 2000;
+  const intervalMs = offers.checkIntervalMs ?? 4000;
   return {
     intervalMs,
     router: {
