@@ -4,7 +4,7 @@ import { watchClaim } from './claim-watch.js';
 import type { KeyBudget } from './key-budget.js';
 import { emptyRouterState, route, type CallsRead, type RouterDecision, type RouterEvent, type RouterOptions, type RouterState } from './offer-router.js';
 import { budgetViewOf, queueCallOf, queueCallsIn } from './queue-calls.js';
-import type { QueueEventBus, QueueUpdate } from './queue-events.js';
+import type { QueueEventBus, QueueUpdate, Unsubscribe } from './queue-events.js';
 import type { Relay } from './relay.js';
 import type { Upstream } from './upstream.js';
 
@@ -45,7 +45,7 @@ export interface OfferRunnerParts {
 
 /** The routing of one proxy. */
 export interface OfferRunner {
-  /** Checks at once (a page said available), instead of at the next interval. */
+  /** Checks at once (a page said available, or opened its event stream), and resumes checks paused by a lost bus. */
   nudge(): void;
   stop(): void;
 }
@@ -78,7 +78,7 @@ async function readCalls(parts: OfferRunnerParts): Promise<CallsRead> {
   };
 }
 
-/** Starts routing the offer-mode queues; stops when the bus closes, or on `stop()`. */
+/** Starts routing the offer-mode queues, while subscribed to the bus, until `stop()`. */
 export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
   const holder = randomUUID();
   let state = emptyRouterState();
@@ -86,6 +86,9 @@ export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
   let holdingUntil = 0;
   let stopped = false;
   let checking = false;
+  let saidFailing = false;
+  let unsubscribe: Unsubscribe | undefined;
+  let timer: ReturnType<typeof setInterval> | undefined;
   /** The subject of each agent id, for its session read. */
   const subjects = new Map<string, string>();
 
@@ -128,7 +131,26 @@ export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
     if (record) await parts.availability.set({ ...record, availability: 'away', since: Date.now() });
   }
 
+  const listen = (update: QueueUpdate) => {
+    const event = eventOf(update, state, Date.now());
+    if (event) dispatch(event);
+  };
+  /**
+   * The subscription ended (the bus closed, or its Redis connection dropped): the checks pause until a nudge (a
+   * page says available, or opens its event stream, as pages do again after a drop).
+   */
+  const lost = () => {
+    clearInterval(timer);
+    timer = undefined;
+    unsubscribe = undefined;
+    holdingUntil = 0;
+    state = emptyRouterState();
+    void parts.events.releaseLease(LEASE, holder).catch(() => undefined);
+  };
+
   async function check(): Promise<void> {
+    // The router must hear every update while it routes: it takes the lease only while subscribed.
+    unsubscribe ??= await parts.events.subscribe(listen, lost);
     const takenAt = Date.now();
     const holding = await parts.events.lease(LEASE, holder, leaseMs(parts.intervalMs));
     holdingUntil = holding ? takenAt + leaseMs(parts.intervalMs) / 2 : 0;
@@ -147,19 +169,29 @@ export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
     if (checking || stopped) return;
     checking = true;
     check()
-      .catch((error: unknown) => parts.log(`voice proxy: a check of the offer queues failed (${message(error)}); the next one tries again`))
+      .then(() => {
+        if (saidFailing) parts.log('voice proxy: the offer queues are checked again');
+        saidFailing = false;
+      })
+      .catch((error: unknown) => {
+        if (!saidFailing) parts.log(`voice proxy: a check of the offer queues failed (${message(error)}); the next ones try again`);
+        saidFailing = true;
+      })
       .finally(() => (checking = false));
   };
-  const timer = setInterval(tick, parts.intervalMs);
-  timer.unref?.();
+  const nudge = () => {
+    if (stopped) return;
+    if (!timer) {
+      timer = setInterval(tick, parts.intervalMs);
+      timer.unref?.();
+    }
+    tick();
+  };
   const stop = () => {
     stopped = true;
-    clearInterval(timer);
-    void parts.events.releaseLease(LEASE, holder).catch(() => undefined);
+    unsubscribe?.();
+    lost();
   };
-  parts.events.subscribe((update) => {
-    const event = eventOf(update, state, Date.now());
-    if (event) dispatch(event);
-  }, stop).catch(() => undefined);
-  return { nudge: tick, stop };
+  nudge();
+  return { nudge, stop };
 }

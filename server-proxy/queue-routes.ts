@@ -92,6 +92,8 @@ const seen = (q: Queues, body: unknown): void => {
 
 /** `GET /queue-events`: the agent's event stream (queue-stream.ts). */
 export async function follow(q: Queues, c: QueueContext): Promise<Response> {
+  // A page back after the bus dropped its stream: the offers resume with it.
+  q.offers?.nudge();
   return followQueues(q, c, await allowedQueues(q, c));
 }
 
