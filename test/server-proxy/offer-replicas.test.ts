@@ -1,3 +1,4 @@
+import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
 import type { Invitation } from 'sip.js';
 import { createVoiceProxy, type VoiceProxy } from '../../server-proxy/proxy.js';
@@ -71,5 +72,47 @@ describe('offer mode across replicas on Redis', () => {
     await second.accept();
     const state = async () => (await w.api.request<{ call: { state: string; agentId: string | null } }>('GET', `/calls/${caller.id}`)).body.call;
     await expect.poll(state, { timeout: 15_000 }).toMatchObject({ state: 'established', agentId: w.session.agentId });
+  }, 60_000);
+
+  it('offers again once a page comes back after Redis dropped the bus’s subscription', async () => {
+    const w = await registeredWorld({ quota: { perMinute: 10_000, perHour: 100_000 } });
+    let target: VoiceProxy | undefined;
+    const served = await serveOnLoopback((request) => (target ? target(request) : Promise.resolve(new Response(null, { status: 503 }))));
+    defer(() => served.close());
+    const created = await w.api.request<{ queue: { id: string } }>('POST', '/queues', { name: 'Support', holdAudioUrl: 'https://example.test/hold.mp3', notifyUrl: `${served.url}/voice/queue-events`, notifySecret: SECRET });
+    const queueId = created.body.queue.id;
+    const events = await createRedisQueueEvents({ url: redis().url });
+    const availability = await createRedisAvailability({ url: redis().url, key: 'offer-replicas:dropped' });
+    defer(async () => void (await Promise.all([events.close(), availability.close()])));
+    const proxy = createVoiceProxy({
+      baseUrl: w.sim.baseUrl,
+      apiKey: SIM_TEST_KEY,
+      authenticate: testAuthenticate,
+      rateLimit: false,
+      logger: false,
+      log: () => undefined,
+      queues: { notifySecret: SECRET, queuesFor: () => [queueId], events, availability, claimReadIntervalMs: 50, offers: { queues: [queueId], checkIntervalMs: 200 } },
+    });
+    target = proxy;
+    const alice = w.session.externalSubject;
+    expect((await send({ proxy, apiKey: SIM_TEST_KEY }, 'PUT', '/voice/availability', { user: alice, body: { availability: 'available' } })).status).toBe(200);
+
+    const client = createClient({ url: redis().url });
+    await client.connect();
+    try {
+      await client.sendCommand(['CLIENT', 'KILL', 'TYPE', 'pubsub']);
+    } finally {
+      client.destroy();
+    }
+    const ring = w.client.nextInvitation();
+    const caller = (await w.api.control<{ call: { id: string } }>('POST', '/inbound', { queueId, from: '+12025550121', to: '+12025550150' })).body.call;
+    // The page's event stream comes back, as it does after a drop; the offers resume with it.
+    const reconnect = async () => {
+      const response = await proxy(new Request('http://app.test/voice/queue-events', { headers: { 'x-test-user': alice } }));
+      await response.body?.cancel();
+      return response.status;
+    };
+    await expect.poll(reconnect, { timeout: 10_000 }).toBe(200);
+    expect((await ring).request.getHeader('X-Call-Id')).toBe(caller.id);
   }, 60_000);
 });
