@@ -21,6 +21,26 @@ import { useRedis } from './redis-server.js';
 
 const { redis, onStop } = useRedis();
 
+describe('the availability store on Redis', () => {
+  it('keeps each user’s record in one hash, and reads past a field that is not a record', async () => {
+    const store = await createRedisAvailability({ url: redis().url, key: 'offer-replicas:store' });
+    const record = { subject: 'alice', agentId: 'ag_1', availability: 'available' as const, since: 1000, queues: ['q_1'] };
+    await store.set(record);
+    const client = createClient({ url: redis().url });
+    await client.connect();
+    try {
+      await client.hSet('offer-replicas:store', { bob: 'not json', carol: JSON.stringify({ ...record, subject: 'carol', availability: 'busy' }) });
+    } finally {
+      client.destroy();
+    }
+    expect(await store.get('alice')).toEqual(record);
+    expect(await store.get('bob')).toBeNull();
+    expect(await store.all()).toEqual([record]);
+    // Closed here: the SIP suite below checks that no socket outlives its tests.
+    await store.close();
+  });
+});
+
 describe('offer mode across replicas on Redis', () => {
   const { registeredWorld, defer } = useSipWorlds();
 
