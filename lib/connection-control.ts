@@ -46,7 +46,7 @@ export function createConnectionControl(rt: Runtime) {
 
   async function disconnect(): Promise<void> {
     const sessionId = rt.connectionState.session?.id;
-    rt.connection({ type: 'disconnect_started' });
+    rt.dispatch({ type: 'disconnect_started' });
     const hangupFailure = rt.callState.busy && sessionId ? await endCall() : undefined;
     await rt.closeLink();
     const endFailure = await endSession(sessionId);
@@ -57,7 +57,7 @@ export function createConnectionControl(rt: Runtime) {
     const failure =
       endFailure ??
       (proven ? undefined : new VoiceBrowserError('cleanup_unknown', 'the call was not confirmed ended; call disconnect() again, or recover() in a later page', { cause: hangupFailure }));
-    rt.connection({ type: 'disconnect_finished', sessionKept: endFailure !== undefined, error: failure ? failure.toStatus() : null });
+    rt.dispatch({ type: 'disconnect_finished', sessionKept: endFailure !== undefined, error: failure ? failure.toStatus() : null });
     if (failure) throw failure;
   }
 
@@ -74,7 +74,7 @@ export function createConnectionControl(rt: Runtime) {
     // looked for too, so that it shows for cleanup as a browser call would. Unreadable, it is left to the
     // session's end, which hangs it up.
     const claimed = found.call || !backend.listQueueCalls ? null : await rt.claimedCaller().catch(() => null);
-    rt.connection({ type: 'recovered', session: sessionView(found.session) });
+    rt.dispatch({ type: 'recovered', session: sessionView(found.session) });
     if (found.call && found.call.sessionId === found.session.id) rt.recoverCall(found.call, found.session.id);
     if (claimed) rt.recoverCall(claimed.call, found.session.id, claimed.routes);
     return rt.status();
