@@ -30,8 +30,8 @@ export function createConnectionControl(rt: Runtime) {
   async function endCall(): Promise<VoiceBrowserError | undefined> {
     let failure: VoiceBrowserError | undefined;
     await rt.hangup().catch((error: unknown) => (failure = toVoiceError(error, 'cleanup_unknown', 'hangup failed')));
-    if (rt.callState.attempt?.phase === 'outcome_unknown') await rt.waitForCallEnd(UNKNOWN_WAIT_MS);
-    if (rt.callState.busy && rt.callState.attempt?.phase !== 'outcome_unknown') await rt.waitForCallEnd(END_WAIT_MS);
+    if (rt.callState.attempt?.phase === 'outcome_unknown') await rt.reads.waitForEnd(UNKNOWN_WAIT_MS);
+    if (rt.callState.busy && rt.callState.attempt?.phase !== 'outcome_unknown') await rt.reads.waitForEnd(END_WAIT_MS);
     return failure;
   }
 
@@ -51,8 +51,10 @@ export function createConnectionControl(rt: Runtime) {
     await rt.closeLink();
     const endFailure = await endSession(sessionId);
     // spec 3.2: ending the session is no proof that its call stopped; only a read after the end is.
-    const proven = endFailure ? !rt.callState.busy : await rt.proveCallEnded(PROOF_WAIT_MS);
-    rt.stopCall();
+    const proven = endFailure ? !rt.callState.busy : await rt.reads.proveEnded(PROOF_WAIT_MS);
+    // Done with the call: no read or timer of it is left, a held INVITE is refused.
+    rt.dispatch({ type: 'reads_stopped' });
+    rt.reads.ended();
     rt.endLifetime();
     const failure =
       endFailure ??

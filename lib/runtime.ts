@@ -106,7 +106,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
       const to = patch[field] ?? from;
       if (from !== to && !moves.some(([a, b]) => a === from && b === to)) {
         queueMicrotask(() => {
-          throw new Error(`voice-browser: ${field} may not move from ${from} to ${to}`);
+          throw Error(`voice-browser: ${field} ${from} > ${to}`);
         });
         return false;
       }
@@ -309,14 +309,8 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
       }
       return hangupCall();
     },
-    waitForCallEnd: (ms: number) => reads.waitForEnd(ms),
-    proveCallEnded: (ms: number) => reads.proveEnded(ms),
-    /** disconnect() is done with the call: no read or timer of it is left, a held INVITE is refused. */
-    stopCall(): void {
-      dispatch({ type: 'reads_stopped' });
-      reads.ended();
-    },
   };
   const reads = createCallReads(rt);
-  return rt;
+  /** The call's reads: disconnect() waits on them for the call's end, and stops them. */
+  return Object.assign(rt, { reads });
 }
