@@ -59,10 +59,10 @@ export const CONNECTION_TRANSITIONS: readonly StateTransition<Connection>[] = [
 ];
 
 /**
- * Every arrow of the audio's diagram (media-machine.ts) as `[from, to]`: the only moves `status().audio` makes.
- * Each state may go to any other but `none`, except that from `none` or `ended` (no media yet) the audio only
- * connects or plays.
+ * Whether the audio may move `from` one state `to` another (media-machine.ts draws it): to any state but `none`,
+ * except that from `none` or `ended` (no media yet, or none left) the audio only connects or plays.
  */
-export const AUDIO_TRANSITIONS: readonly StateTransition<Audio>[] = AUDIO_STATES.flatMap((from) =>
-  AUDIO_STATES.filter((to) => to !== from && to !== 'none' && (from !== 'none' && from !== 'ended' || (to !== 'reconnecting' && to !== 'ended'))).map((to): StateTransition<Audio> => [from, to]),
-);
+export const audioMay = (from: Audio, to: Audio): boolean => to !== from && to !== 'none' && ((from !== 'none' && from !== 'ended') || (to !== 'reconnecting' && to !== 'ended'));
+
+/** Every arrow of the audio's diagram as `[from, to]`: the moves {@link audioMay} allows, the only ones `status().audio` makes. */
+export const AUDIO_TRANSITIONS: readonly StateTransition<Audio>[] = /* @__PURE__ */ AUDIO_STATES.flatMap((from) => AUDIO_STATES.filter((to) => audioMay(from, to)).map((to): StateTransition<Audio> => [from, to]));
