@@ -231,7 +231,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     get callState(): CallSlice {
       return callSlice;
     },
-    status: (): VoiceBrowserStatus => store.get(),
+    status: store.get,
     timing: store.timing,
     /** Shows what no machine owns: the mute wish, or the error of a request that changed no state. */
     show: commit as (patch: Partial<Pick<VoiceBrowserStatus, 'muted' | 'error'>>) => void,
