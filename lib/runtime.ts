@@ -41,6 +41,10 @@ export interface LinkParts {
 
 /** Every event of the loop: each machine takes its own and leaves the others'. */
 export type HelperEvent = ConnectionEvent | CallEvent | MediaEvent;
+/** Each event is one machine's: no two share an event's name (the compiler refuses this line otherwise). */
+export type EventsDisjoint = [Extract<ConnectionEvent['type'], CallEvent['type'] | MediaEvent['type']> | Extract<CallEvent['type'], MediaEvent['type']>] extends [never] ? true : never;
+const disjoint: EventsDisjoint = true;
+void disjoint;
 type Effect = ConnectionEffect | CallEffect | MediaEffect;
 
 /**
