@@ -1,14 +1,12 @@
-import { idleCall, isTerminal, transition as callTransition, type CallEffect, type CallEvent, type CallSlice } from './call-machine.js';
+import { idleCall, isTerminal, transition as callTransition, type CallEvent, type CallSlice } from './call-machine.js';
 import { createCallMilestones, type CallMilestone } from './call-milestones.js';
 import { browserCallRoutes, createCallReads, type CallRoutes } from './call-reads.js';
-import type { Clock } from './clock.js';
-import { disconnected, transition as connectionTransition, type ConnectionEffect, type ConnectionEvent, type ConnectionSlice } from './connection-machine.js';
+import { disconnected, transition as connectionTransition, type ConnectionEvent, type ConnectionSlice } from './connection-machine.js';
 import { toVoiceError, type VoiceBrowserError } from './errors.js';
-import type { createExpiryTimer, ExpiryTimer } from './expiry-timer.js';
-import { noMedia, type MediaEffect, type MediaEvent, type MediaSlice, type transition as mediaTransition } from './media-machine.js';
-import type { claimedCaller } from './queue-call.js';
-import type { reconcileReads } from './reconcile.js';
-import type { IncomingInvite, SipLink, SipLinkOptions } from './sip-link.js';
+import type { ExpiryTimer } from './expiry-timer.js';
+import { noMedia, type MediaEvent, type MediaSlice } from './media-machine.js';
+import type { CallOrigin, Effect, EventsDisjoint, HelperEvent, LinkParts, RuntimeSeams } from './runtime-types.js';
+import type { IncomingInvite, SipLink } from './sip-link.js';
 import { audioMay, CONNECTION_TRANSITIONS } from './state-transitions.js';
 import { createStatusStore } from './status-store.js';
 import type { BrowserCall, SessionTransport, VoiceBackend, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
@@ -21,42 +19,8 @@ import type { BrowserCall, SessionTransport, VoiceBackend, VoiceBrowserOptions, 
  * their effects, as data, against the ports: the backend, the SIP link, the clock, the call's reads.
  */
 
-/**
- * What the runtime is given besides the page's options: its clock, and the SIP chunk's parts that open a link
- * and take what it says, loaded on the first connect() (voice-browser.ts loads the chunk, or a test's fakes).
- */
-export interface RuntimeSeams {
-  clock: Clock;
-  linkParts(): Promise<LinkParts>;
-}
-
-/** The SIP chunk's parts the runtime uses (sip-chunk.ts), with the link itself (sip-adapter.ts). */
-export interface LinkParts {
-  openSipLink(options: SipLinkOptions): Promise<SipLink>;
-  claimedCaller: typeof claimedCaller;
-  reconcileReads: typeof reconcileReads;
-  createExpiryTimer: typeof createExpiryTimer;
-  mediaTransition: typeof mediaTransition;
-}
-
-/** Every event of the loop: each machine takes its own and leaves the others'. */
-export type HelperEvent = ConnectionEvent | CallEvent | MediaEvent;
-/** Each event is one machine's: no two share an event's name (the compiler refuses this line otherwise). */
-export type EventsDisjoint = [Extract<ConnectionEvent['type'], CallEvent['type'] | MediaEvent['type']> | Extract<CallEvent['type'], MediaEvent['type']>] extends [never] ? true : never;
 const disjoint: EventsDisjoint = true;
 void disjoint;
-type Effect = ConnectionEffect | CallEffect | MediaEffect;
-
-/**
- * Where the current call came from: its session, when this page started it (unset: recover() found it), and,
- * for a caller claimed from a queue, the routes it is read and hung up by (queue-call.ts); unset, a browser
- * call's.
- */
-export interface CallOrigin {
-  sessionId: string;
-  startedAt?: number;
-  routes?: CallRoutes;
-}
 
 export type Runtime = ReturnType<typeof createRuntime>;
 
@@ -81,7 +45,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
   let callSlice: CallSlice = idleCall;
   let mediaSlice: MediaSlice = noMedia;
   /** The media machine: it comes with the SIP chunk, as only a link brings news of a call's media. */
-  let media: typeof mediaTransition | undefined;
+  let media: LinkParts['mediaTransition'] | undefined;
   /** Aborted by disconnect(): requests and reads of this connection's lifetime stop with it. */
   let lifetime = new AbortController();
   let link: SipLink | undefined;
