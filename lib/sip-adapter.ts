@@ -146,14 +146,8 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
           type: 'invite_received',
           invite: incomingInvite(invitation, emit, microphone, () => {
             current = invitation;
-            watchSession(invitation, callIdOf(invitation.request), {
-              emit,
-              media,
-              clock,
-              onTerminated: () => {
-                if (current === invitation) current = undefined;
-              },
-            });
+            // Followed from its first state change; once it ends, no session is current.
+            watchSession(invitation, callIdOf(invitation.request), { emit, media, clock, onTerminated: () => current === invitation && (current = undefined) });
           }),
         }),
       onDisconnect: () => {

@@ -64,5 +64,8 @@ export const CONNECTION_TRANSITIONS: readonly StateTransition<Connection>[] = [
  */
 export const audioMay = (from: Audio, to: Audio): boolean => to !== from && to !== 'none' && ((from !== 'none' && from !== 'ended') || (to !== 'reconnecting' && to !== 'ended'));
 
-/** Every arrow of the audio's diagram as `[from, to]`: the moves {@link audioMay} allows, the only ones `status().audio` makes. */
+/**
+ * Every arrow of the audio's diagram (media-machine.ts) as `[from, to]`: the only moves `status().audio` makes.
+ * Each state may go to any other but `none`, except that from `none` or `ended` the audio only connects or plays.
+ */
 export const AUDIO_TRANSITIONS: readonly StateTransition<Audio>[] = /* @__PURE__ */ AUDIO_STATES.flatMap((from) => AUDIO_STATES.filter((to) => audioMay(from, to)).map((to): StateTransition<Audio> => [from, to]));
