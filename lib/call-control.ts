@@ -28,18 +28,18 @@ export function createCallControl(rt: Runtime) {
   async function admit(request: Promise<BrowserCall>, unknownError: VoiceBrowserError): Promise<BrowserCall> {
     try {
       const call = await request;
-      rt.call({ type: 'attempt_admitted', call });
+      rt.dispatch({ type: 'attempt_admitted', call });
       return call;
     } catch (cause) {
       const error = toVoiceError(cause, unknownError.code, 'the request got no answer');
       if (isDefiniteRejection(error)) {
-        rt.call({ type: 'attempt_rejected', error: error.toStatus() });
+        rt.dispatch({ type: 'attempt_rejected', error: error.toStatus() });
         // The service knows first when a session lapsed early (revoked, expired at its clock): its definite
         // refusal of a call for the session stops the page offering calls.
-        if (error.code === 'browser_session_unavailable') rt.connection({ type: 'session_refused', error: error.toStatus() });
+        if (error.code === 'browser_session_unavailable') rt.dispatch({ type: 'session_refused', error: error.toStatus() });
         throw error;
       }
-      rt.call({ type: 'attempt_unknown', error: unknownError.toStatus() });
+      rt.dispatch({ type: 'attempt_unknown', error: unknownError.toStatus() });
       throw unknownError;
     }
   }

@@ -26,6 +26,11 @@ import { TERMINAL_CALL_STATES, type BrowserCall, type CallAttempt, type CallInpu
  * named is held (`heldInvite`) and answered or refused when the attempt settles.
  */
 
+/** An INVITE as the call machine sees it: the call it names. The effects that answer or refuse it name it back. */
+export interface InviteRef {
+  readonly callId: string | undefined;
+}
+
 export interface CallSlice {
   attempt: CallAttempt | null;
   call: BrowserCall | null;
@@ -37,11 +42,11 @@ export interface CallSlice {
    */
   hangupWanted: boolean;
   /**
-   * The call id of an INVITE held while the attempt had no call id yet (it may come before the 202): answered
-   * once the attempt's call is named and is that call, refused otherwise (DESIGN.md: only our own call's
-   * INVITE is answered). The runtime holds the INVITE itself; this is the decision's half.
+   * The INVITE held while the attempt had no call id yet (it may come before the 202): answered once the
+   * attempt's call is named and is the one it names, refused otherwise (DESIGN.md: only our own call's INVITE is
+   * answered).
    */
-  heldInvite: string | null;
+  heldInvite: InviteRef | null;
   /** The last read failed: the page is told until a read succeeds (reads are safe to repeat; nothing else changes). */
   readFailing: boolean;
 }
@@ -64,8 +69,8 @@ export type CallEvent =
   | { type: 'reconcile_exhausted'; error: StatusError }
   | { type: 'call_recovered'; call: BrowserCall }
   | { type: 'call_read'; call: BrowserCall }
-  /** An INVITE came (`callId`: the `X-Call-Id` it names, if any). */
-  | { type: 'invite_received'; callId: string | undefined }
+  /** An INVITE came, naming a call (`X-Browser-Call-Id` or `X-Call-Id`) or none. */
+  | { type: 'invite_received'; invite: InviteRef }
   | { type: 'read_failed'; error: StatusError }
   /** A read (of the call or of the current session) answered; what it read comes as its own event. */
   | { type: 'read_ok' }
@@ -80,14 +85,10 @@ export type CallEffect =
   /** Ask the service to end the call: a hangup deferred until the call was named. */
   | { type: 'hang_up'; callId: string }
   | { type: 'call_ended'; call: BrowserCall }
-  /** Answer the INVITE just received: it is the attempt's call. */
-  | { type: 'answer_invite' }
-  /** Hold the INVITE just received until the attempt's call is named. */
-  | { type: 'hold_invite' }
-  /** Refuse the INVITE just received: it is not this page's call, or a hangup was asked for. */
-  | { type: 'reject_invite' }
-  | { type: 'answer_held' }
-  | { type: 'reject_held' }
+  /** Answer this INVITE: it names the attempt's call. */
+  | { type: 'answer_invite'; invite: InviteRef }
+  /** Refuse this INVITE: it is not this page's call, or a hangup was asked for. */
+  | { type: 'reject_invite'; invite: InviteRef }
   /** What `status().error` says about reads now (null clears it). */
   | { type: 'report'; error: StatusError | null };
 
@@ -114,8 +115,9 @@ function settle(state: CallSlice, call: BrowserCall, effects: CallEffect[]): [Ca
 
 /** The held INVITE, if any, is let go: refused, or answered when `answer` says it is the call's own. */
 function releaseHeld(state: CallSlice, answer = false): [CallSlice, CallEffect[]] {
-  if (state.heldInvite === null) return [state, []];
-  return [{ ...state, heldInvite: null }, [{ type: answer ? 'answer_held' : 'reject_held' }]];
+  const invite = state.heldInvite;
+  if (invite === null) return [state, []];
+  return [{ ...state, heldInvite: null }, [{ type: answer ? 'answer_invite' : 'reject_invite', invite }]];
 }
 
 /** The service named the attempt's call (202, retry, or a reconciling read). */
@@ -125,19 +127,20 @@ function admit(state: CallSlice, call: BrowserCall): [CallSlice, CallEffect[]] {
   const effects: CallEffect[] = [{ type: 'start_polling', callId: call.id }];
   if (state.hangupWanted && !isTerminal(call)) effects.push({ type: 'hang_up', callId: call.id });
   const [settled, settleEffects] = settle(admitted, call, effects);
-  const [released, releaseEffects] = releaseHeld(settled, state.heldInvite === call.id && !state.hangupWanted && !isTerminal(call));
+  const [released, releaseEffects] = releaseHeld(settled, state.heldInvite?.callId === call.id && !state.hangupWanted && !isTerminal(call));
   return [released, [...settleEffects, ...releaseEffects]];
 }
 
 /** DESIGN.md: only our own call's INVITE is answered; it may come before the 202 names the call. */
-function receiveInvite(state: CallSlice, callId: string | undefined): [CallSlice, CallEffect[]] {
+function receiveInvite(state: CallSlice, invite: InviteRef): [CallSlice, CallEffect[]] {
   const { attempt, call } = state;
-  if (!attempt || !callId || state.hangupWanted) return [state, [{ type: 'reject_invite' }]];
-  if (call?.id === callId && !isTerminal(call)) return [state, [{ type: 'answer_invite' }]];
-  if (attempt.phase === 'admitted') return [state, [{ type: 'reject_invite' }]];
+  const { callId } = invite;
+  if (!attempt || !callId || state.hangupWanted) return [state, [{ type: 'reject_invite', invite }]];
+  if (call?.id === callId && !isTerminal(call)) return [state, [{ type: 'answer_invite', invite }]];
+  if (attempt.phase === 'admitted') return [state, [{ type: 'reject_invite', invite }]];
   // The call is not named yet: hold this INVITE (one at a time) until it is.
   const [released, effects] = releaseHeld(state);
-  return [{ ...released, heldInvite: callId }, [...effects, { type: 'hold_invite' }]];
+  return [{ ...released, heldInvite: invite }, effects];
 }
 
 /** One case per event, each the arrows of the diagram above that the event may take. */
@@ -185,7 +188,7 @@ export function transition(state: CallSlice, event: CallEvent): [CallSlice, Call
       if (isTerminal(state.call)) return [state, []];
       return settle(state, event.call, []);
     case 'invite_received':
-      return receiveInvite(state, event.callId);
+      return receiveInvite(state, event.invite);
     case 'read_failed':
       return [{ ...state, readFailing: true }, [{ type: 'report', error: event.error }]];
     case 'read_ok':
@@ -196,5 +199,8 @@ export function transition(state: CallSlice, event: CallEvent): [CallSlice, Call
       const [released, effects] = releaseHeld(state);
       return [released, [{ type: 'stop_polling' }, ...effects]];
     }
+    default:
+      // Another machine's event (the runtime offers each event to every machine).
+      return [state, []];
   }
 }

@@ -13,7 +13,7 @@ import type { BrowserCall, CallbackOptions, VoiceBackend } from './types.js';
 /** What the reads need of the runtime: the call's state, and where to send what they read. */
 export interface CallReadsHost {
   clock: Clock;
-  call(): CallSlice;
+  readonly callState: CallSlice;
   dispatch(event: CallEvent): void;
   /** The current call's routes: a browser call's ({@link browserCallRoutes}), or a queue's caller's. */
   routes(): CallRoutes;
@@ -75,7 +75,7 @@ export function createCallReads(host: CallReadsHost): CallReads {
   let poller: Poller | undefined;
   const endWaiters = new Set<() => void>();
   const failed = (error: unknown) => dispatch({ type: 'read_failed', error: toVoiceError(error, 'network_error', 'reading the call failed; retrying').toStatus() });
-  const unknownOutcome = () => host.call().attempt?.phase === 'outcome_unknown';
+  const unknownOutcome = () => host.callState.attempt?.phase === 'outcome_unknown';
 
   const lostCall = (signal: AbortSignal): Promise<BrowserCall | null> => host.routes().find({ signal });
 
@@ -101,7 +101,7 @@ export function createCallReads(host: CallReadsHost): CallReads {
   }
 
   function waitForEnd(ms: number): Promise<boolean> {
-    if (!host.call().busy) return Promise.resolve(true);
+    if (!host.callState.busy) return Promise.resolve(true);
     return new Promise((resolve) => {
       const timer = clock.setTimeout(() => {
         endWaiters.delete(wake);
@@ -116,7 +116,7 @@ export function createCallReads(host: CallReadsHost): CallReads {
   }
 
   async function proveEnded(ms: number): Promise<boolean> {
-    if (!host.call().busy) return true;
+    if (!host.callState.busy) return true;
     if (unknownOutcome()) {
       const call = await lostCall(new AbortController().signal).catch(() => undefined);
       if (call === undefined) return false;
@@ -126,7 +126,7 @@ export function createCallReads(host: CallReadsHost): CallReads {
       }
       dispatch({ type: 'attempt_reconciled', call });
     }
-    const { call, busy, attempt } = host.call();
+    const { call, busy, attempt } = host.callState;
     if (!busy || !call || attempt?.phase === 'creating') return !busy;
     readNow(call.id);
     return waitForEnd(ms);

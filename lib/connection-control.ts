@@ -30,8 +30,8 @@ export function createConnectionControl(rt: Runtime) {
   async function endCall(): Promise<VoiceBrowserError | undefined> {
     let failure: VoiceBrowserError | undefined;
     await rt.hangup().catch((error: unknown) => (failure = toVoiceError(error, 'cleanup_unknown', 'hangup failed')));
-    if (rt.callState.attempt?.phase === 'outcome_unknown') await rt.waitForCallEnd(UNKNOWN_WAIT_MS);
-    if (rt.callState.busy && rt.callState.attempt?.phase !== 'outcome_unknown') await rt.waitForCallEnd(END_WAIT_MS);
+    if (rt.callState.attempt?.phase === 'outcome_unknown') await rt.reads.waitForEnd(UNKNOWN_WAIT_MS);
+    if (rt.callState.busy && rt.callState.attempt?.phase !== 'outcome_unknown') await rt.reads.waitForEnd(END_WAIT_MS);
     return failure;
   }
 
@@ -46,18 +46,20 @@ export function createConnectionControl(rt: Runtime) {
 
   async function disconnect(): Promise<void> {
     const sessionId = rt.connectionState.session?.id;
-    rt.connection({ type: 'disconnect_started' });
+    rt.dispatch({ type: 'disconnect_started' });
     const hangupFailure = rt.callState.busy && sessionId ? await endCall() : undefined;
     await rt.closeLink();
     const endFailure = await endSession(sessionId);
     // spec 3.2: ending the session is no proof that its call stopped; only a read after the end is.
-    const proven = endFailure ? !rt.callState.busy : await rt.proveCallEnded(PROOF_WAIT_MS);
-    rt.stopCall();
+    const proven = endFailure ? !rt.callState.busy : await rt.reads.proveEnded(PROOF_WAIT_MS);
+    // Done with the call: no read or timer of it is left, a held INVITE is refused.
+    rt.dispatch({ type: 'reads_stopped' });
+    rt.reads.ended();
     rt.endLifetime();
     const failure =
       endFailure ??
       (proven ? undefined : new VoiceBrowserError('cleanup_unknown', 'the call was not confirmed ended; call disconnect() again, or recover() in a later page', { cause: hangupFailure }));
-    rt.connection({ type: 'disconnect_finished', sessionKept: endFailure !== undefined, error: failure ? failure.toStatus() : null });
+    rt.dispatch({ type: 'disconnect_finished', sessionKept: endFailure !== undefined, error: failure ? failure.toStatus() : null });
     if (failure) throw failure;
   }
 
@@ -74,7 +76,7 @@ export function createConnectionControl(rt: Runtime) {
     // looked for too, so that it shows for cleanup as a browser call would. Unreadable, it is left to the
     // session's end, which hangs it up.
     const claimed = found.call || !backend.listQueueCalls ? null : await rt.claimedCaller().catch(() => null);
-    rt.connection({ type: 'recovered', session: sessionView(found.session) });
+    rt.dispatch({ type: 'recovered', session: sessionView(found.session) });
     if (found.call && found.call.sessionId === found.session.id) rt.recoverCall(found.call, found.session.id);
     if (claimed) rt.recoverCall(claimed.call, found.session.id, claimed.routes);
     return rt.status();

@@ -130,5 +130,8 @@ export function transition(state: ConnectionSlice, event: ConnectionEvent): [Con
     case 'session_expired':
       if (!CAN_EXPIRE.has(connection)) return refused(state);
       return [{ ...state, connection: 'expired' }, [report(event.error)]];
+    default:
+      // Another machine's event (the runtime offers each event to every machine).
+      return refused(state);
   }
 }

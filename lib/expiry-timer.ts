@@ -1,4 +1,5 @@
 import type { Clock } from './clock.js';
+import type { ConnectionEvent } from './connection-machine.js';
 
 /**
  * The timer of a session's `expiresAt` (expiry blocks new calls; an accepted call keeps its own
@@ -12,12 +13,12 @@ import type { Clock } from './clock.js';
 const MAX_TIMER_MS = 2_147_483_647;
 
 export interface ExpiryTimer {
-  /** Calls `onExpired` once `expiresAt` has passed, replacing any earlier watch; an unreadable date is not watched. */
+  /** Tells `session_expired` once `expiresAt` has passed, replacing any earlier watch; an unreadable date is not watched. */
   watch(expiresAt: string): void;
   stop(): void;
 }
 
-export function createExpiryTimer(clock: Clock, onExpired: () => void): ExpiryTimer {
+export function createExpiryTimer(clock: Clock, dispatch: (event: ConnectionEvent) => void): ExpiryTimer {
   let timer: unknown;
   function watch(expiresAt: string): void {
     clock.clearTimeout(timer);
@@ -26,7 +27,7 @@ export function createExpiryTimer(clock: Clock, onExpired: () => void): ExpiryTi
     timer = clock.setTimeout(() => {
       timer = undefined;
       if (Date.parse(expiresAt) > clock.now()) return watch(expiresAt);
-      onExpired();
+      dispatch({ type: 'session_expired', error: { code: 'browser_session_unavailable', message: 'the session expired; renew() it while idle to take calls again' } });
     }, Math.min(Math.max(0, ms), MAX_TIMER_MS));
   }
   return {

@@ -12,8 +12,9 @@ export type { AudioDeviceList } from './audio-devices.js';
 export { VOICE_ERROR_CODES, VoiceBrowserError, isVoiceBrowserError } from './errors.js';
 export type { VoiceErrorCode } from './errors.js';
 export { canAnswerNext, canCall, canConnect, canRenew, canRetryCall, canSendDtmf } from './status-rules.js';
-export { BROWSER_CALL_STATES, CONNECTION_STATES, RENEWABLE_CONNECTIONS, TERMINAL_CALL_STATES } from './types.js';
+export { AUDIO_STATES, BROWSER_CALL_STATES, CONNECTION_STATES, RENEWABLE_CONNECTIONS, TERMINAL_CALL_STATES } from './types.js';
 export type {
+  Audio,
   BrowserCall,
   BrowserCallState,
   BrowserSession,
@@ -31,6 +32,6 @@ export type {
   VoiceBrowserOptions,
   VoiceBrowserStatus,
 } from './types.js';
-export { BROWSER_CALL_TRANSITIONS, CONNECTION_TRANSITIONS } from './state-transitions.js';
+export { AUDIO_TRANSITIONS, BROWSER_CALL_TRANSITIONS, CONNECTION_TRANSITIONS } from './state-transitions.js';
 export type { StateTransition } from './state-transitions.js';
 export type { PreflightCheck, PreflightReport, PreflightStatus, QueueCaller, VoiceBrowser } from './helper-types.js';

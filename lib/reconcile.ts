@@ -19,14 +19,15 @@ export const RECONCILE_READS = 15;
 
 /** What the reads report to: the call machine. */
 export interface ReconcileHost {
-  call(): CallSlice;
+  readonly callState: CallSlice;
   dispatch(event: CallEvent): void;
 }
 
 /** Reads until the lost request's call is named, at most {@link RECONCILE_READS} times. */
-export function reconcileReads(reads: CallReads, { call, dispatch }: ReconcileHost): void {
-  const unknownOutcome = () => call().attempt?.phase === 'outcome_unknown';
-  const claimed = call().attempt?.queueId !== undefined;
+export function reconcileReads(reads: CallReads, host: ReconcileHost): void {
+  const { dispatch } = host;
+  const unknownOutcome = () => host.callState.attempt?.phase === 'outcome_unknown';
+  const claimed = host.callState.attempt?.queueId !== undefined;
   let count = 0;
   const exhausted = () => {
     if (++count < RECONCILE_READS || !unknownOutcome()) return;

@@ -1,68 +1,41 @@
-import { createCallEffects } from './call-effects.js';
-import { idleCall, transition as callTransition, type CallEvent, type CallSlice } from './call-machine.js';
+import { idleCall, isTerminal, transition as callTransition, type CallEvent, type CallSlice } from './call-machine.js';
 import { createCallMilestones, type CallMilestone } from './call-milestones.js';
 import { browserCallRoutes, createCallReads, type CallRoutes } from './call-reads.js';
-import type { Clock } from './clock.js';
 import { disconnected, transition as connectionTransition, type ConnectionEvent, type ConnectionSlice } from './connection-machine.js';
-import type { VoiceBrowserError } from './errors.js';
-import type { createExpiryTimer, ExpiryTimer } from './expiry-timer.js';
-import type { createInviteEffects, InviteEffects } from './invite-effects.js';
-import type { claimedCaller } from './queue-call.js';
-import type { reconcileReads } from './reconcile.js';
-import type { createLinkEvents } from './link-events.js';
-import type { createMediaStatus, MediaStatus } from './media-status.js';
-import type { SipLink, SipLinkOptions } from './sip-link.js';
+import { toVoiceError, type VoiceBrowserError } from './errors.js';
+import type { ExpiryTimer } from './expiry-timer.js';
+import { noMedia, type MediaEvent, type MediaSlice } from './media-machine.js';
+import type { CallOrigin, Effect, EventsDisjoint, HelperEvent, LinkParts, RuntimeSeams } from './runtime-types.js';
+import type { IncomingInvite, SipLink } from './sip-link.js';
+import { audioMay, CONNECTION_TRANSITIONS } from './state-transitions.js';
 import { createStatusStore } from './status-store.js';
 import type { BrowserCall, SessionTransport, VoiceBackend, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
 
 /**
- * The helper's runtime: the one owner of the status store and of both machines' states. Every change is an
- * event: `connection(event)` and `call(event)` run the pure transition (connection-machine.ts,
- * call-machine.ts), commit the state, notify, then run the effects (STYLE: xstate's idea without xstate;
- * the call's effects are in call-effects.ts). It holds what the effects act on: the SIP link, whose events
- * it turns into events of the two machines, the connection's lifetime and the expiry timer. The operations
- * (connection-control.ts, call-control.ts) send events here and read state; neither calls into the other.
+ * The helper's one loop. Every change is an event, from a method (connection-control.ts, call-control.ts,
+ * session-setup.ts), a read (call-reads.ts), a timer or the SIP link: `dispatch` offers it to the three pure
+ * machines (connection-machine.ts, call-machine.ts, media-machine.ts; each takes its own events), commits what
+ * they decided to the status, the one writer of it (checked against the exported transition lists), then runs
+ * their effects, as data, against the ports: the backend, the SIP link, the clock, the call's reads.
  */
 
-/**
- * What the runtime is given besides the page's options: its clock, and the SIP chunk's parts that open a link
- * and take what it says, loaded on the first connect() (voice-browser.ts loads the chunk, or a test's fakes).
- */
-export interface RuntimeSeams {
-  clock: Clock;
-  linkParts(): Promise<LinkParts>;
-}
-
-/** The SIP chunk's parts the runtime uses: the link (sip-adapter.ts), and what takes what it says (sip-chunk.ts). */
-export interface LinkParts {
-  openSipLink(options: SipLinkOptions): Promise<SipLink>;
-  createInviteEffects: typeof createInviteEffects;
-  claimedCaller: typeof claimedCaller;
-  reconcileReads: typeof reconcileReads;
-  createExpiryTimer: typeof createExpiryTimer;
-  createMediaStatus: typeof createMediaStatus;
-  createLinkEvents: typeof createLinkEvents;
-}
-
-/**
- * Where the current call came from: its session, when this page started it (unset: recover() found it), and,
- * for a caller claimed from a queue, the routes it is read and hung up by (queue-call.ts); unset, a browser
- * call's.
- */
-export interface CallOrigin {
-  sessionId: string;
-  startedAt?: number;
-  routes?: CallRoutes;
-}
+const disjoint: EventsDisjoint = true;
+void disjoint;
 
 export type Runtime = ReturnType<typeof createRuntime>;
 
 /** How many past calls the helper remembers (for reconciliation and once-only milestones). */
 const RECENT_CALLS = 16;
 
+/** The fields of the status whose every move is checked, with the only moves their machine may make. */
+const CHECKED = [
+  ['connection', (from: string, to: string) => CONNECTION_TRANSITIONS.some(([a, b]) => a === from && b === to)],
+  ['audio', audioMay],
+] as const satisfies ReadonlyArray<readonly [keyof VoiceBrowserStatus, (from: never, to: never) => boolean]>;
+
 /**
- * Creates the runtime. A factory whose closure is the runtime's state: each function in it is short, and
- * the object it returns is everything the operations may touch.
+ * Creates the runtime. A factory whose closure is the loop's state: the machines' states, the ports, and what
+ * the effects hold (the one hangup in flight). One closure past 40 lines: dispatch, commit and run share it.
  */
 export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams) {
   const backend: VoiceBackend = options.backend;
@@ -70,83 +43,168 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
   const store = createStatusStore(options, clock);
   let connectionSlice: ConnectionSlice = disconnected;
   let callSlice: CallSlice = idleCall;
+  let mediaSlice: MediaSlice = noMedia;
+  /** The media machine: it comes with the SIP chunk, as only a link brings news of a call's media. */
+  let media: LinkParts['mediaTransition'] | undefined;
   /** Aborted by disconnect(): requests and reads of this connection's lifetime stop with it. */
   let lifetime = new AbortController();
   let link: SipLink | undefined;
   /** The link whose events count; events of an older link (before a renewal) are ignored. */
   let linkToken: object | undefined;
   let origin: CallOrigin | undefined;
-  let mediaStatus: MediaStatus | undefined;
-  let invites: InviteEffects | undefined;
+  let hangingUp: Promise<void> | undefined;
   /** Only startCall() and answerNext() lose an answer, and both come with the SIP chunk that brings this. */
   let reconcile: (() => void) | undefined;
-  const milestones = createCallMilestones(store.timing, RECENT_CALLS);
-  const callTiming = (name: CallMilestone, callId: string | undefined) => milestones.report(name, callId, origin?.startedAt);
   /** The session's expiry timer: only a registered session is watched, so it comes with the SIP chunk. */
   let expiry: ExpiryTimer | undefined;
+  const milestones = createCallMilestones(store.timing, RECENT_CALLS);
+  const callTiming = (name: CallMilestone, callId: string | undefined) => milestones.report(name, callId, origin?.startedAt);
   const browserRoutes = browserCallRoutes(backend, () => origin?.sessionId, milestones.seen);
   const routes = () => origin?.routes ?? browserRoutes;
-  const reads = createCallReads({ clock, call: () => callSlice, dispatch: call, routes });
-  const effects = createCallEffects({
-    reads,
-    show: store.commit,
-    audio: () => store.get().audio,
-    call: () => callSlice,
-    dispatch: call,
-    routes,
-    invites: () => invites?.run,
-    reconcile: () => reconcile?.(),
-    link: () => link,
-    signal: () => lifetime.signal,
-    timing: callTiming,
-  });
 
-  /** Every connection change goes through here (STYLE: one place to commit): the machine decides, this commits. */
-  function connection(event: ConnectionEvent): void {
-    const [next, produced] = connectionTransition(connectionSlice, event);
-    if (next === connectionSlice) return;
-    connectionSlice = next;
-    const reported = produced.find((effect) => effect.type === 'report');
-    store.commit({ connection: next.connection, session: next.session, ...(reported ? { error: reported.error } : {}) });
-    for (const effect of produced) {
-      if (effect.type === 'watch_expiry') expiry?.watch(effect.expiresAt);
-      if (effect.type === 'stop_expiry') expiry?.stop();
+  /**
+   * The one writer of the status. A move of the connection or the audio that its list lacks
+   * ({@link CONNECTION_TRANSITIONS}, {@link AUDIO_TRANSITIONS}) is refused, the status left as it was: a bug of
+   * the helper's, so it is thrown too, outside the helper's flow (a test fails on it; a page's console shows it).
+   */
+  function commit(patch: Partial<VoiceBrowserStatus>): boolean {
+    const status = store.get();
+    for (const [field, may] of CHECKED) {
+      const from = status[field];
+      const to = patch[field] ?? from;
+      if (from !== to && !may(from as never, to as never)) {
+        queueMicrotask(() => {
+          throw Error(`voice-browser: ${field} ${from} > ${to}`);
+        });
+        return false;
+      }
     }
+    store.commit(patch);
+    return true;
   }
 
-  /** Every call change goes through here, as connection changes go through `connection`. */
-  function call(event: CallEvent): void {
-    const [next, produced] = callTransition(callSlice, event);
-    const before = callSlice;
-    callSlice = next;
-    if (next !== before) {
-      if (next.call) milestones.remember(next.call.id);
+  /** The loop: every machine takes the event, the status shows what they decided, then their effects run. */
+  function dispatch(event: HelperEvent): void {
+    const [connection, connectionEffects] = connectionTransition(connectionSlice, event as ConnectionEvent);
+    const [call, callEffects] = callTransition(callSlice, event as CallEvent);
+    const shown = call.call;
+    const [audio, mediaEffects] = media ? media(mediaSlice, event as MediaEvent, shown && !isTerminal(shown) ? shown.id : null) : [mediaSlice, []];
+    const effects: Effect[] = [...connectionEffects, ...callEffects, ...mediaEffects];
+    const patch: Partial<VoiceBrowserStatus> = {};
+    if (connection !== connectionSlice) Object.assign(patch, { connection: connection.connection, session: connection.session });
+    if (call !== callSlice) {
+      Object.assign(patch, { attempt: call.attempt, call: call.call, busy: call.busy });
       // A new attempt clears what an earlier action left shown (a refused input, say): the user moved on.
-      const showError = next.error !== before.error || event.type === 'attempt_started';
-      store.commit({ attempt: next.attempt, call: next.call, busy: next.busy, ...(showError ? { error: next.error } : {}) });
-      if ((event.type === 'attempt_admitted' || event.type === 'attempt_reconciled') && next.call) callTiming('call_admitted', next.call.id);
-      if (next.call?.state === 'connected') callTiming('connected', next.call.id);
+      if (call.error !== callSlice.error || event.type === 'attempt_started') patch.error = call.error;
     }
-    for (const effect of produced) effects.run(effect);
+    if (audio !== mediaSlice) Object.assign(patch, { audio: audio.audio, warnings: audio.warnings });
+    for (const effect of effects) if (effect.type === 'report' && (!('code' in effect) || store.get().error?.code === effect.code)) patch.error = effect.error;
+    if (Object.keys(patch).length && !commit(patch)) return;
+    const before = callSlice;
+    [connectionSlice, callSlice, mediaSlice] = [connection, call, audio];
+    if (call !== before && call.call) {
+      milestones.remember(call.call.id);
+      if (event.type === 'attempt_admitted' || event.type === 'attempt_reconciled') callTiming('call_admitted', call.call.id);
+      if (call.call.state === 'connected') callTiming('connected', call.call.id);
+    }
+    for (const effect of effects) run(effect);
   }
 
-  return {
+  /** Reads the call now, and again soon until its state changed (an answer, a change in the dialog). */
+  function readLeft(): void {
+    const before = callSlice.call?.state;
+    reads.pollNow({ shown: () => callSlice.call?.state !== before });
+  }
+
+  /** The interpreter: each effect the machines decided, against the ports. */
+  function run(effect: Effect): void {
+    switch (effect.type) {
+      case 'watch_expiry':
+        return expiry?.watch(effect.expiresAt);
+      case 'stop_expiry':
+        return expiry?.stop();
+      case 'start_polling':
+        return lifetime.signal.aborted ? reads.stop() : reads.poll(effect.callId);
+      case 'start_reconciling':
+        return lifetime.signal.aborted ? reads.stop() : reconcile?.();
+      case 'stop_polling':
+        return reads.stop();
+      case 'hang_up':
+        void hangupCall().catch(() => undefined);
+        return;
+      case 'call_ended':
+        callTiming('ended', effect.call.id);
+        // The service says both legs are down; make sure our half of the dialog is too.
+        link?.endSession();
+        dispatch({ type: 'media_ended' });
+        return reads.ended();
+      case 'answer_invite':
+        return answer(effect.invite as IncomingInvite);
+      case 'reject_invite': {
+        // One the service withdrew meanwhile (CANCEL, 487) is dropped: the call's read says what became of it.
+        const invite = effect.invite as IncomingInvite;
+        return invite.withdrawn ? readLeft() : invite.reject();
+      }
+      case 'timing':
+        return effect.once ? callTiming(effect.name as CallMilestone, effect.callId) : store.timing(effect.name, origin?.startedAt, effect.callId, effect.extra);
+      case 'read':
+        if (effect.expect === 'left') return readLeft();
+        return reads.pollNow(effect.expect && { shown: () => !!callSlice.call && isTerminal(callSlice.call) });
+    }
+  }
+
+  function answer(invite: IncomingInvite): void {
+    if (invite.withdrawn) return readLeft();
+    callTiming('invite_received', invite.callId);
+    dispatch({ type: 'answering' });
+    invite.accept().then(readLeft, (error: unknown) => {
+      // Withdrawn while we answered (a CANCEL crossed our 200 OK): the service gave the call up, and only
+      // its read says how the call ended; there is nothing for the user to reconnect.
+      if (!invite.withdrawn) commit({ error: toVoiceError(error, 'connection_failed', 'the call could not be answered in the browser').toStatus() });
+      readLeft();
+    });
+  }
+
+  /** The hang_up effect, and hangup() of a named call: one request at a time. */
+  function hangupCall(): Promise<void> {
+    const { call } = callSlice;
+    if (hangingUp) return hangingUp;
+    if (!call || isTerminal(call)) return Promise.resolve();
+    hangingUp = postHangup(call).finally(() => (hangingUp = undefined));
+    return hangingUp;
+  }
+
+  async function postHangup(call: BrowserCall): Promise<void> {
+    try {
+      dispatch({ type: 'call_read', call: await routes().hangup(call.id, { signal: lifetime.signal }) });
+    } catch (cause) {
+      // The service did not take the hangup: end our leg by SIP BYE, which ends the call too.
+      link?.endSession();
+      const error = toVoiceError(cause, 'cleanup_unknown', 'the hangup request failed; call hangup() again');
+      commit({ error: error.toStatus() });
+      throw error;
+    } finally {
+      reads.pollNow();
+    }
+  }
+
+  const rt = {
     backend,
     clock,
-    connection,
-    call,
+    dispatch,
+    routes,
     get connectionState(): ConnectionSlice {
       return connectionSlice;
     },
     get callState(): CallSlice {
       return callSlice;
     },
-    status: (): VoiceBrowserStatus => store.get(),
+    status: store.get,
     timing: store.timing,
     /** Shows what no machine owns: the mute wish, or the error of a request that changed no state. */
-    show: store.commit as (patch: Partial<Pick<VoiceBrowserStatus, 'muted' | 'error'>>) => void,
+    show: commit as (patch: Partial<Pick<VoiceBrowserStatus, 'muted' | 'error'>>) => void,
     fail(error: VoiceBrowserError): Promise<never> {
-      store.commit({ error: error.toStatus() });
+      commit({ error: error.toStatus() });
       return Promise.reject(error);
     },
     /** The lifetime of this connection: aborted by disconnect(), begun again by connect() and recover(). */
@@ -158,31 +216,21 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     get link(): SipLink | undefined {
       return link;
     },
-    /** Opens a link whose events count from now on (an older link's are ignored from here). */
+    /** Opens a link whose events count from now on (an older link's are ignored from here, its INVITEs refused). */
     async openLink(transport: SessionTransport): Promise<SipLink> {
       const token = {};
       linkToken = token;
       const parts = await seams.linkParts();
-      const media = (mediaStatus ??= parts.createMediaStatus({
-        status: store.get,
-        commit: store.commit,
-        timing: (name, callId, extra) => store.timing(name, origin?.startedAt, callId, extra),
-        isCurrent: effects.isCurrent,
-      }));
-      invites ??= parts.createInviteEffects({ call: () => callSlice, dispatch: call, reads, show: store.commit, timing: callTiming });
-      reconcile ??= () => parts.reconcileReads(reads, { call: () => callSlice, dispatch: call });
-      expiry ??= parts.createExpiryTimer(clock, () =>
-        connection({ type: 'session_expired', error: { code: 'browser_session_unavailable', message: 'the session expired; renew() it while idle to take calls again' } }),
-      );
-      const events = parts.createLinkEvents({
-        live: () => token === linkToken,
-        effects: { ...effects, receive: invites.receive },
-        media,
-        connection,
-        milestone: callTiming,
-        quality: (callId, quality) => store.timing('call_quality', origin?.startedAt, callId, { quality }),
+      media ??= parts.mediaTransition;
+      reconcile ??= () => parts.reconcileReads(reads, rt);
+      expiry ??= parts.createExpiryTimer(clock, dispatch);
+      return parts.openSipLink({
+        transport,
+        remoteAudio: options.remoteAudio,
+        audioDevices: options.audioDevices,
+        emit: (event) => (token === linkToken ? dispatch(event) : event.type === 'invite_received' && event.invite.reject()),
+        clock,
       });
-      return parts.openSipLink({ transport, remoteAudio: options.remoteAudio, audioDevices: options.audioDevices, events, clock });
     },
     /** The registered link of the session now shown. */
     useLink(next: SipLink): void {
@@ -204,7 +252,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     /** A call starts on `sessionId` (startCall(); a retry keeps the first start's time). */
     startCall(next: CallOrigin, event: Extract<CallEvent, { type: 'attempt_started' }>): void {
       origin = next;
-      call(event);
+      dispatch(event);
     },
     /**
      * A call recover() found: shown and polled (on its own routes, for a caller claimed from a queue), its
@@ -212,21 +260,25 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
      */
     recoverCall(found: BrowserCall, sessionId: string, routes?: CallRoutes): void {
       origin = { sessionId, routes };
-      call({ type: 'call_recovered', call: found });
+      dispatch({ type: 'call_recovered', call: found });
     },
     /**
      * A queue's caller still bridged to this agent, with its routes, if a read finds one. They come with the SIP
      * chunk, which a desk's page has loaded already to watch its queues.
      */
     claimedCaller: () => seams.linkParts().then((parts) => parts.claimedCaller(backend, lifetime.signal)),
-    /** Asks the service to end the call; with no call id yet, as soon as one is known (busy stays). */
-    hangup: effects.hangup,
-    waitForCallEnd: reads.waitForEnd,
-    proveCallEnded: reads.proveEnded,
-    /** disconnect() is done with the call: no read or timer of it is left, a held INVITE is refused. */
-    stopCall(): void {
-      call({ type: 'reads_stopped' });
-      reads.ended();
+    /** hangup(): asks the service to end the call; with no call id yet, as soon as one is known (busy stays). */
+    hangup(): Promise<void> {
+      const { attempt } = callSlice;
+      if (attempt && attempt.phase !== 'admitted') {
+        // createCall in flight or its answer lost: hang up when the call is named, and refuse a held INVITE now.
+        dispatch({ type: 'hangup_deferred' });
+        return Promise.resolve();
+      }
+      return hangupCall();
     },
   };
+  const reads = createCallReads(rt);
+  /** The call's reads: disconnect() waits on them for the call's end, and stops them. */
+  return Object.assign(rt, { reads });
 }

@@ -34,14 +34,14 @@ export function createSessionSetup(rt: Runtime) {
   async function connect(): Promise<void> {
     const startedAt = clock.now();
     rt.beginLifetime();
-    rt.connection({ type: 'connect_started' });
+    rt.dispatch({ type: 'connect_started' });
     try {
-      const made = await establish(startedAt, (session) => rt.connection({ type: 'session_created', session: sessionView(session) }));
+      const made = await establish(startedAt, (session) => rt.dispatch({ type: 'session_created', session: sessionView(session) }));
       rt.useLink(made.link);
-      rt.connection({ type: 'registered', session: sessionView(made.session) });
+      rt.dispatch({ type: 'registered', session: sessionView(made.session) });
     } catch (cause) {
       const error = toVoiceError(cause, 'connection_failed', 'could not connect to the voice service');
-      rt.connection({ type: 'connect_failed', error: error.toStatus() });
+      rt.dispatch({ type: 'connect_failed', error: error.toStatus() });
       throw error;
     }
   }
@@ -49,15 +49,15 @@ export function createSessionSetup(rt: Runtime) {
   async function renew(): Promise<void> {
     const startedAt = clock.now();
     const old = { link: rt.link, sessionId: rt.connectionState.session?.id };
-    rt.connection({ type: 'renew_started' });
+    rt.dispatch({ type: 'renew_started' });
     let sessionCreated = false;
     try {
       const made = await establish(startedAt, () => (sessionCreated = true));
       rt.useLink(made.link);
-      rt.connection({ type: 'registered', session: sessionView(made.session) });
+      rt.dispatch({ type: 'registered', session: sessionView(made.session) });
     } catch (cause) {
       const error = toVoiceError(cause, 'connection_failed', 'renewing the session failed');
-      rt.connection({ type: 'renew_failed', error: error.toStatus(), sessionCreated });
+      rt.dispatch({ type: 'renew_failed', error: error.toStatus(), sessionCreated });
       throw error;
     }
     // The old session is superseded: its link closes and the service is told it is over.

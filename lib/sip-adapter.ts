@@ -112,7 +112,7 @@ function dropDeadSocket(transport: WebTransport): void {
  * ({@link LinkPhase}) and the answered session.
  */
 export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
-  const { transport, events, clock } = options;
+  const { transport, emit, clock } = options;
   const uri = UserAgent.makeURI(transport.sipUri);
   if (!uri) throw new VoiceBrowserError('connection_failed', `the session's SIP URI is not valid: ${transport.sipUri}`);
   const microphone = options.audioDevices?.microphoneId;
@@ -128,7 +128,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     sendInfo: (contentType, content) => sendInfo(current, contentType, content),
     remoteAudio: options.remoteAudio,
     speakerId: options.audioDevices?.speakerId,
-    onAudio: events.onAudio,
+    onAudio: (audio) => emit({ type: 'audio', audio }),
     clock,
   });
 
@@ -142,22 +142,17 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     sessionDescriptionHandlerFactory: () => new AudioSessionHandler({ iceServers: transport.iceServers, iceGatheringTimeoutMs: 1000, clock }),
     delegate: {
       onInvite: (invitation: Invitation) =>
-        events.onInvite(
-          incomingInvite(invitation, events, microphone, () => {
+        emit({
+          type: 'invite_received',
+          invite: incomingInvite(invitation, emit, microphone, () => {
             current = invitation;
-            watchSession(invitation, callIdOf(invitation.request), {
-              events,
-              media,
-              clock,
-              onTerminated: () => {
-                if (current === invitation) current = undefined;
-              },
-            });
+            // Followed from its first state change; once it ends, no session is current.
+            watchSession(invitation, callIdOf(invitation.request), { emit, media, clock, onTerminated: () => current === invitation && (current = undefined) });
           }),
-        ),
-      onDisconnect: (error?: Error) => {
+        }),
+      onDisconnect: () => {
         keepAlive.stop();
-        if (move('up', 'reconnecting')) void reconnect(error);
+        if (move('up', 'reconnecting')) void reconnect();
         // After reconnect() began: the registration's refusal is then part of the reconnection, not its end.
         failRegistrationsInFlight(ua);
       },
@@ -202,12 +197,12 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   const pagehide = (event: PageTransitionEvent) => {
     if (!event.persisted || current || !move('up', 'suspended')) return;
     keepAlive.stop();
-    events.onReconnecting();
+    emit({ type: 'socket_dropped' });
     void ua.transport.disconnect().catch(() => undefined);
   };
   /** The page is back from the cache: the link reconnects and registers again, as after a drop. */
   const pageshow = (event: PageTransitionEvent) => {
-    if (event.persisted && move('suspended', 'reconnecting')) void reconnect(undefined);
+    if (event.persisted && move('suspended', 'reconnecting')) void reconnect();
   };
   // Caught on the window as they go down to the document (capture), where `resume` and `visibilitychange` are fired.
   const pageEvents: Array<[string, EventListener]> = [
@@ -219,8 +214,8 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   ];
 
   /** A dropped WebSocket: reconnect and register again a few times; the call's media does not need it. */
-  async function reconnect(cause: Error | undefined): Promise<void> {
-    events.onReconnecting();
+  async function reconnect(): Promise<void> {
+    emit({ type: 'socket_dropped' });
     if (clock.now() - restoredAt >= SETTLED_MS) attempts = 0;
     for (const delay of RECONNECT_DELAYS_MS.slice(attempts)) {
       attempts++;
@@ -241,13 +236,13 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
         if (!move('reconnecting', 'up')) return;
         restoredAt = clock.now();
         watch();
-        events.onReconnected();
+        emit({ type: 'socket_restored' });
         return;
       } catch {
         // The next attempt waits longer; after the last one the link is gone.
       }
     }
-    if (move('reconnecting', 'gone')) events.onDisconnected(new VoiceBrowserError('connection_failed', 'the SIP connection to the voice service dropped and could not be restored', { cause }));
+    if (move('reconnecting', 'gone')) emit({ type: 'link_gone', error: { code: 'connection_failed', message: 'the SIP connection to the voice service dropped and could not be restored' } });
   }
 
   /**
@@ -259,7 +254,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     if (state !== RegistererState.Unregistered || phase !== 'up') return;
     // After SIP.js has done with the refusal (its REGISTER still counts as waiting while it tells us).
     void Promise.resolve(registerer).then(register).catch(() => {
-      if (phase === 'up') events.onDisconnected(new VoiceBrowserError('browser_session_unavailable', 'the SIP registration ended; renew() the session to take calls again'));
+      if (phase === 'up') emit({ type: 'link_gone', error: { code: 'browser_session_unavailable', message: 'the SIP registration ended; renew() the session to take calls again' } });
     });
   });
 
@@ -276,7 +271,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   move('opening', 'up');
   watch();
   // A socket lost between the registration's answer and here is reconnected as any drop is.
-  if (!ua.transport.isConnected() && move('up', 'reconnecting')) void reconnect(undefined);
+  if (!ua.transport.isConnected() && move('up', 'reconnecting')) void reconnect();
   for (const [name, listener] of pageEvents) addEventListener(name, listener, true);
 
   return {

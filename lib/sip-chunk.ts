@@ -8,9 +8,7 @@
 export { createCallControl } from './call-control.js';
 export { createCloseProtection } from './close-protection.js';
 export { createExpiryTimer } from './expiry-timer.js';
-export { createInviteEffects } from './invite-effects.js';
-export { createLinkEvents } from './link-events.js';
-export { createMediaStatus } from './media-status.js';
+export { transition as mediaTransition } from './media-machine.js';
 export { runPreflight } from './preflight.js';
 export { claimedCaller } from './queue-call.js';
 export { reconcileReads } from './reconcile.js';

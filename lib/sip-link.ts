@@ -1,7 +1,6 @@
 import type { Clock } from './clock.js';
-import type { VoiceBrowserError } from './errors.js';
 import type { DtmfMethod } from './media-controls.js';
-import type { CallQuality, CallWarning, SessionTransport } from './types.js';
+import type { CallQuality, CallWarning, SessionTransport, StatusError } from './types.js';
 
 /**
  * What the helper and its SIP layer say to each other: the link it opens, the INVITEs and events it gets.
@@ -24,38 +23,30 @@ export interface IncomingInvite {
   readonly withdrawn: boolean;
 }
 
-export interface SipEvents {
-  onInvite(invite: IncomingInvite): void;
-  /** The SIP dialog of an accepted call ended (BYE either way, or a failure). */
-  onSessionEnded(callId: string | undefined): void;
-  /** The service signalled a change of the call inside its dialog (an INFO or NOTIFY that is not ours to show). */
-  onCallChanged(callId: string | undefined): void;
-  /** ICE and DTLS are up: audio can flow (first, or again after an ICE restart). */
-  onMediaConnected(callId: string | undefined): void;
-  /** The call's media path stopped; ICE is being restarted (a re-INVITE in the same call). */
-  onMediaReconnecting(callId: string | undefined): void;
-  /** The call's media path failed and every ICE restart with it: the call is up in SIP but no audio can flow. */
-  onMediaFailed(callId: string | undefined): void;
-  /** A sample of the call's WebRTC statistics, every 2 s while its media is connected. */
-  onQuality(callId: string | undefined, quality: CallQuality): void;
-  /** The microphone went away mid-call: replaced by the system's default, or none left (the call goes on). */
-  onMicrophone(callId: string | undefined, outcome: 'replaced' | 'unavailable'): void;
-  /** A warning about the call's audio was raised or cleared (call-warnings.ts). */
-  onWarning(callId: string | undefined, warning: CallWarning, raised: boolean): void;
-  onAudio(state: 'playing' | 'blocked'): void;
-  /** The WebSocket dropped; the link is trying to reconnect and register again. */
-  onReconnecting(): void;
-  /** Reconnected and registered again after a drop. */
-  onReconnected(): void;
+/**
+ * What a link tells, as events of the helper's one loop (runtime.ts): it dispatches them as they come, to the
+ * machine each is for (call-machine.ts takes the INVITE, media-machine.ts the news of the call's media,
+ * connection-machine.ts the socket's). Each carries what it is about: the INVITE itself, the call id.
+ */
+export type LinkEvent =
+  /** An INVITE from the service, not yet answered: the call machine decides, its effect names this INVITE. */
+  | { type: 'invite_received'; invite: IncomingInvite }
+  | { type: 'session_ended' | 'call_changed' | 'media_connected' | 'media_reconnecting' | 'media_failed'; callId: string | undefined }
+  | { type: 'quality'; callId: string | undefined; quality: CallQuality }
+  | { type: 'microphone'; callId: string | undefined; outcome: 'replaced' | 'unavailable' }
+  | { type: 'warning'; callId: string | undefined; warning: CallWarning; raised: boolean }
+  | { type: 'audio'; audio: 'playing' | 'blocked' }
+  /** The WebSocket dropped, and the link tries to reconnect and register again; or it did. */
+  | { type: 'socket_dropped' | 'socket_restored' }
   /** The WebSocket or the registration is gone for good (reconnection failed, refresh refused, expired). */
-  onDisconnected(error: VoiceBrowserError): void;
-}
+  | { type: 'link_gone'; error: StatusError };
 
 export interface SipLinkOptions {
   transport: SessionTransport;
   remoteAudio?: HTMLAudioElement;
   audioDevices?: { microphoneId?: string; speakerId?: string };
-  events: SipEvents;
+  /** Where the link's events go: the helper's loop. */
+  emit(event: LinkEvent): void;
   clock: Clock;
 }
 

@@ -9,7 +9,7 @@ import { VoiceBrowserError } from './errors.js';
 import { microphoneError, type MediaControls } from './media-controls.js';
 import { watchMediaPath, type PathSample } from './media-path.js';
 import { createMicrophoneMeter, type MeterAudioContext, type MicrophoneMeter } from './microphone-meter.js';
-import type { IncomingInvite, SipEvents } from './sip-link.js';
+import type { IncomingInvite, LinkEvent } from './sip-link.js';
 
 /**
  * A call's dialog in SIP.js: the INVITE as the helper sees it, the answered session followed to its end,
@@ -23,7 +23,7 @@ export function handlerOf(session: Session | undefined): AudioSessionHandler | u
 
 /** What a session's watch reports to, and what it starts once the session is up. */
 export interface SessionWatch {
-  events: SipEvents;
+  emit(event: LinkEvent): void;
   media: MediaControls;
   clock: Clock;
   onTerminated(): void;
@@ -35,7 +35,7 @@ export interface SessionWatch {
  * Follows an answered session: in-dialog INFO/NOTIFY (a change of the call), media up or failed, quality
  * samples while up, and its end.
  */
-export function watchSession(session: Session, callId: string | undefined, { events, media, clock, onTerminated, audio }: SessionWatch): void {
+export function watchSession(session: Session, callId: string | undefined, { emit, media, clock, onTerminated, audio }: SessionWatch): void {
   let stopQuality: (() => void) | undefined;
   /** The microphone's level where the stats lack it (Firefox): open while the call's media is, closed at its end. */
   let microphone: MicrophoneMeter | undefined;
@@ -45,11 +45,11 @@ export function watchSession(session: Session, callId: string | undefined, { eve
     ...session.delegate,
     onInfo: (info) => {
       void info.accept().catch(() => undefined);
-      events.onCallChanged(callId);
+      emit({ type: 'call_changed', callId });
     },
     onNotify: (notification) => {
       void notification.accept().catch(() => undefined);
-      events.onCallChanged(callId);
+      emit({ type: 'call_changed', callId });
     },
     // A REFER asks the page to transfer the call by dialling another party itself (RFC 3515). The helper only
     // answers the calls its server places, so it declines (603); without a delegate SIP.js would follow it.
@@ -60,10 +60,10 @@ export function watchSession(session: Session, callId: string | undefined, { eve
     if (state === SessionState.Established) {
       const handler = handlerOf(session);
       const pc = handler?.peerConnection;
-      if (handler) handler.onMicrophone = (outcome) => events.onMicrophone(callId, outcome);
+      if (handler) handler.onMicrophone = (outcome) => emit({ type: 'microphone', callId, outcome });
       if (pc) {
         const meter = (microphone = createMicrophoneMeter(pc, audio));
-        const warnings = createCallWarnings(clock, (warning, raised) => events.onWarning(callId, warning, raised));
+        const warnings = createCallWarnings(clock, (warning, raised) => emit({ type: 'warning', callId, warning, raised }));
         stopPath = watchMediaPath({
           sample: async () => {
             const look = await samplePath(pc, meter);
@@ -77,19 +77,19 @@ export function watchSession(session: Session, callId: string | undefined, { eve
           clock,
           restartIce: () => restartIce(session),
           onConnected: () => {
-            events.onMediaConnected(callId);
+            emit({ type: 'media_connected', callId });
             stopQuality ??= watchQuality(
               pc,
               clock,
               (quality) => {
                 warnings.quality(quality);
-                events.onQuality(callId, quality);
+                emit({ type: 'quality', callId, quality });
               },
               meter.read,
             );
           },
-          onReconnecting: () => events.onMediaReconnecting(callId),
-          onFailed: () => events.onMediaFailed(callId),
+          onReconnecting: () => emit({ type: 'media_reconnecting', callId }),
+          onFailed: () => emit({ type: 'media_failed', callId }),
         });
       }
       media.applyMute();
@@ -100,7 +100,7 @@ export function watchSession(session: Session, callId: string | undefined, { eve
       stopQuality?.();
       microphone?.close();
       onTerminated();
-      events.onSessionEnded(callId);
+      emit({ type: 'session_ended', callId });
     }
   });
 }
@@ -153,14 +153,14 @@ export const callIdOf = (request: Invitation['request']): string | undefined => 
  * An INVITE as the helper sees it: its call id, whether the service withdrew it, and accept or refuse.
  * `onAccept` runs as the answer starts, so the session is followed from its first state change.
  */
-export function incomingInvite(invitation: Invitation, events: SipEvents, microphone: string | undefined, onAccept: () => void): IncomingInvite {
+export function incomingInvite(invitation: Invitation, emit: (event: LinkEvent) => void, microphone: string | undefined, onAccept: () => void): IncomingInvite {
   const callId = callIdOf(invitation.request);
   let withdrawn = false;
   // The service gave the INVITE up (SIP.js answers the CANCEL 487): the call changed, so it is read now.
   invitation.delegate = {
     onCancel: () => {
       withdrawn = true;
-      events.onCallChanged(callId);
+      emit({ type: 'call_changed', callId });
     },
   };
   return {

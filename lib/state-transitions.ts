@@ -1,8 +1,9 @@
-import type { BROWSER_CALL_STATES, Connection } from './types.js';
+import { AUDIO_STATES, type Audio, type BROWSER_CALL_STATES, type Connection } from './types.js';
 
 /**
- * The moves between the states, as `[from, to]` pairs: of a browser call at the service, and of the helper's
- * connection. Enough to draw each as a diagram (the demo does); the connection machine makes no other move.
+ * The moves between the states, as `[from, to]` pairs: of a browser call at the service, of the helper's
+ * connection, and of the call's audio in the page. Enough to draw each as a diagram (the demo does); the runtime
+ * commits no move of the connection or the audio that these lists lack.
  */
 
 /** A move from one state to another: `[from, to]`. */
@@ -56,3 +57,15 @@ export const CONNECTION_TRANSITIONS: readonly StateTransition<Connection>[] = [
   ['renewing', 'disconnecting'],
   ['disconnecting', 'disconnected'],
 ];
+
+/**
+ * Whether the audio may move `from` one state `to` another (media-machine.ts draws it): to any state but `none`,
+ * except that from `none` or `ended` (no media yet, or none left) the audio only connects or plays.
+ */
+export const audioMay = (from: Audio, to: Audio): boolean => to !== from && to !== 'none' && ((from !== 'none' && from !== 'ended') || (to !== 'reconnecting' && to !== 'ended'));
+
+/**
+ * Every arrow of the audio's diagram (media-machine.ts) as `[from, to]`: the only moves `status().audio` makes.
+ * Each state may go to any other but `none`, except that from `none` or `ended` the audio only connects or plays.
+ */
+export const AUDIO_TRANSITIONS: readonly StateTransition<Audio>[] = /* @__PURE__ */ AUDIO_STATES.flatMap((from) => AUDIO_STATES.filter((to) => audioMay(from, to)).map((to): StateTransition<Audio> => [from, to]));

@@ -130,6 +130,16 @@ export type Connection = (typeof CONNECTION_STATES)[number];
 /** Every {@link Connection} state, in the order the diagram above draws them. */
 export const CONNECTION_STATES = ['disconnected', 'connecting', 'ready', 'reconnecting', 'offline', 'expired', 'renewing', 'disconnecting', 'recovery_required'] as const;
 
+/**
+ * The page's audio in a call (`status().audio`; diagram in media-machine.ts): `none` before a call, `connecting`,
+ * `playing`, `blocked` (autoplay policy), `reconnecting` (the media path stopped and ICE is being restarted in
+ * the same call), `ended`.
+ */
+export type Audio = (typeof AUDIO_STATES)[number];
+
+/** Every {@link Audio} state, in the order the diagram draws them. */
+export const AUDIO_STATES = ['none', 'connecting', 'playing', 'blocked', 'reconnecting', 'ended'] as const;
+
 /** renew() only while idle, from a state that holds a session the helper can replace. */
 export const RENEWABLE_CONNECTIONS: ReadonlySet<Connection> = new Set<Connection>(['ready', 'expired', 'offline']);
 
@@ -168,7 +178,7 @@ export interface VoiceBrowserStatus {
    * The page's audio: `none` before a call, `connecting`, `playing`, `blocked` (autoplay policy), `reconnecting`
    * (the media path stopped and ICE is being restarted in the same call), `ended`.
    */
-  audio: 'none' | 'connecting' | 'playing' | 'blocked' | 'reconnecting' | 'ended';
+  audio: Audio;
   /** Outgoing audio muted (mute affects outgoing audio only); kept across calls until changed. */
   muted: boolean;
   /** What is wrong with the call's audio now (raised and cleared by themselves, from its statistics); empty outside a call. */

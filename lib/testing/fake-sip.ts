@@ -1,9 +1,50 @@
-import type { IncomingInvite, SipEvents, SipLink, SipLinkOptions } from '../sip-link.js';
+import type { VoiceBrowserError } from '../errors.js';
+import type { IncomingInvite, LinkEvent, SipLink, SipLinkOptions } from '../sip-link.js';
+import type { CallQuality, CallWarning } from '../types.js';
 
 /**
  * A fake SIP peer behind the `openSipLink` seam of createVoiceBrowser: it registers at once (or fails when
  * told to), records what the helper does to it, and lets a test deliver INVITEs and SIP events.
  */
+
+/**
+ * What a SIP link tells the helper, by name, each told as the real link tells it (the {@link LinkEvent} it
+ * emits): a test's way to play the SIP side.
+ */
+export interface FakeSipEvents {
+  onInvite(invite: IncomingInvite): void;
+  onSessionEnded(callId: string | undefined): void;
+  onCallChanged(callId: string | undefined): void;
+  onMediaConnected(callId: string | undefined): void;
+  onMediaReconnecting(callId: string | undefined): void;
+  onMediaFailed(callId: string | undefined): void;
+  onQuality(callId: string | undefined, quality: CallQuality): void;
+  onMicrophone(callId: string | undefined, outcome: 'replaced' | 'unavailable'): void;
+  onWarning(callId: string | undefined, warning: CallWarning, raised: boolean): void;
+  onAudio(audio: 'playing' | 'blocked'): void;
+  onReconnecting(): void;
+  onReconnected(): void;
+  onDisconnected(error: VoiceBrowserError): void;
+}
+
+/** {@link FakeSipEvents} over a link's `emit`. */
+export function namedEvents(emit: (event: LinkEvent) => void): FakeSipEvents {
+  return {
+    onInvite: (invite) => emit({ type: 'invite_received', invite }),
+    onSessionEnded: (callId) => emit({ type: 'session_ended', callId }),
+    onCallChanged: (callId) => emit({ type: 'call_changed', callId }),
+    onMediaConnected: (callId) => emit({ type: 'media_connected', callId }),
+    onMediaReconnecting: (callId) => emit({ type: 'media_reconnecting', callId }),
+    onMediaFailed: (callId) => emit({ type: 'media_failed', callId }),
+    onQuality: (callId, quality) => emit({ type: 'quality', callId, quality }),
+    onMicrophone: (callId, outcome) => emit({ type: 'microphone', callId, outcome }),
+    onWarning: (callId, warning, raised) => emit({ type: 'warning', callId, warning, raised }),
+    onAudio: (audio) => emit({ type: 'audio', audio }),
+    onReconnecting: () => emit({ type: 'socket_dropped' }),
+    onReconnected: () => emit({ type: 'socket_restored' }),
+    onDisconnected: (error) => emit({ type: 'link_gone', error: error.toStatus() }),
+  };
+}
 
 /** An INVITE from the fake service; `outcome` says what the helper did with it. */
 export class FakeInvite implements IncomingInvite {
@@ -44,10 +85,15 @@ export class FakeSipLink implements SipLink {
   failNextDtmfWith: unknown;
   resumed = 0;
 
+  /** The options the helper opened the link with, and its events by name ({@link FakeSipEvents}). */
+  readonly options: SipLinkOptions & { events: FakeSipEvents };
+
   constructor(
-    readonly options: SipLinkOptions,
+    options: SipLinkOptions,
     private readonly journal: string[],
-  ) {}
+  ) {
+    this.options = { ...options, events: namedEvents(options.emit) };
+  }
 
   endSession(): void {
     this.endedSessions++;
@@ -120,8 +166,13 @@ export class FakeSip {
     return link;
   }
 
-  get events(): SipEvents {
+  get events(): FakeSipEvents {
     return this.link.options.events;
+  }
+
+  /** Tells the helper what the last link says, as the real link tells it. */
+  emit(event: LinkEvent): void {
+    this.link.options.emit(event);
   }
 
   /** The service withdraws an INVITE the page has not answered (CANCEL, 487), as the SIP adapter reports it. */

@@ -21,6 +21,7 @@ export { FakeBackend, httpError, networkError } from './fake-backend.js';
 export type { Gate, Operation, Request as FakeBackendRequest } from './fake-backend.js';
 export { FakeClock, flushMicrotasks } from './fake-clock.js';
 export { FakeInvite, FakeSip, FakeSipLink } from './fake-sip.js';
+export type { FakeSipEvents } from './fake-sip.js';
 export { FakeTab, FakeTabs } from './fake-tabs.js';
 
 /** Options of {@link createTestVoiceBrowser}: the helper's own, with the backend made optional. */

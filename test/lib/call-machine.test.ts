@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { idleCall, isTerminal, transition, type CallEvent, type CallSlice } from '../../lib/call-machine.js';
+import { idleCall, isTerminal, transition, type CallEvent, type CallSlice, type InviteRef } from '../../lib/call-machine.js';
 import type { BrowserCall, CallInput } from '../../lib/types.js';
 
 const input: CallInput = { from: '+12025550199', to: '+12025550100' };
@@ -179,53 +179,58 @@ describe('transition', () => {
 });
 
 describe('the INVITE rule (DESIGN.md: only our own call is answered)', () => {
-  const invite = (callId: string | undefined): CallEvent => ({ type: 'invite_received', callId });
+  /** One INVITE per call id: the machine names back the very INVITE it decided on. */
+  const refs = new Map<string | undefined, InviteRef>();
+  const ref = (callId: string | undefined): InviteRef => refs.get(callId) ?? refs.set(callId, { callId }).get(callId)!;
+  const invite = (callId: string | undefined): CallEvent => ({ type: 'invite_received', invite: ref(callId) });
+  const answer = (callId: string | undefined) => ({ type: 'answer_invite', invite: ref(callId) });
+  const reject = (callId: string | undefined) => ({ type: 'reject_invite', invite: ref(callId) });
   const unknown: CallEvent = { type: 'attempt_unknown', error: { code: 'call_outcome_unknown', message: 'lost' } };
 
   it("answers the admitted call's own INVITE and refuses any other", () => {
     const { state } = run(started, admitted());
-    expect(transition(state, invite('call-1'))).toEqual([state, [{ type: 'answer_invite' }]]);
-    expect(transition(state, invite('call-2'))).toEqual([state, [{ type: 'reject_invite' }]]);
-    expect(transition(state, invite(undefined))).toEqual([state, [{ type: 'reject_invite' }]]);
+    expect(transition(state, invite('call-1'))).toEqual([state, [answer('call-1')]]);
+    expect(transition(state, invite('call-2'))).toEqual([state, [reject('call-2')]]);
+    expect(transition(state, invite(undefined))).toEqual([state, [reject(undefined)]]);
   });
 
   it('refuses every INVITE without an attempt, for an ended call, or once a hangup was asked', () => {
-    expect(transition(idleCall, invite('call-1'))).toEqual([idleCall, [{ type: 'reject_invite' }]]);
+    expect(transition(idleCall, invite('call-1'))).toEqual([idleCall, [reject('call-1')]]);
     const ended = run(started, admitted(call({ state: 'failed', busy: false }))).state;
-    expect(transition(ended, invite('call-1'))[1]).toEqual([{ type: 'reject_invite' }]);
+    expect(transition(ended, invite('call-1'))[1]).toEqual([reject('call-1')]);
     const hungUp = run(started, { type: 'hangup_deferred' }).state;
-    expect(transition(hungUp, invite('call-1'))).toEqual([hungUp, [{ type: 'reject_invite' }]]);
+    expect(transition(hungUp, invite('call-1'))).toEqual([hungUp, [reject('call-1')]]);
   });
 
   it('holds the INVITE that comes before the 202 and answers it when the 202 names its call', () => {
     const { state, effects } = run(started, invite('call-1'));
-    expect(state.heldInvite).toBe('call-1');
-    expect(effects).toEqual([{ type: 'hold_invite' }]);
+    expect(state.heldInvite).toBe(ref('call-1'));
+    expect(effects).toEqual([]);
     const [after, admittedEffects] = transition(state, admitted());
     expect(after.heldInvite).toBeNull();
-    expect(admittedEffects).toEqual([{ type: 'start_polling', callId: 'call-1' }, { type: 'answer_held' }]);
+    expect(admittedEffects).toEqual([{ type: 'start_polling', callId: 'call-1' }, answer('call-1')]);
   });
 
   it('refuses the held INVITE when the 202 names another call, or a call already over', () => {
-    expect(run(started, invite('call-9'), admitted()).effects.at(-1)).toEqual({ type: 'reject_held' });
-    expect(run(started, invite('call-1'), admitted(call({ state: 'failed', busy: false }))).effects.at(-1)).toEqual({ type: 'reject_held' });
+    expect(run(started, invite('call-9'), admitted()).effects.at(-1)).toEqual(reject('call-9'));
+    expect(run(started, invite('call-1'), admitted(call({ state: 'failed', busy: false }))).effects.at(-1)).toEqual(reject('call-1'));
   });
 
   it('refuses the held INVITE when nothing was created, when the user hangs up, or when reads stop', () => {
     const rejected: CallEvent = { type: 'attempt_rejected', error: { code: 'compliance_dnc', message: 'no' } };
-    expect(run(started, invite('call-1'), rejected)).toMatchObject({ state: { heldInvite: null }, effects: [{ type: 'hold_invite' }, { type: 'reject_held' }] });
-    expect(run(started, invite('call-1'), { type: 'hangup_deferred' }).effects.at(-1)).toEqual({ type: 'reject_held' });
-    expect(run(started, invite('call-1'), { type: 'reads_stopped' }).effects.slice(1)).toEqual([{ type: 'stop_polling' }, { type: 'reject_held' }]);
+    expect(run(started, invite('call-1'), rejected)).toMatchObject({ state: { heldInvite: null }, effects: [reject('call-1')] });
+    expect(run(started, invite('call-1'), { type: 'hangup_deferred' }).effects.at(-1)).toEqual(reject('call-1'));
+    expect(run(started, invite('call-1'), { type: 'reads_stopped' }).effects).toEqual([{ type: 'stop_polling' }, reject('call-1')]);
   });
 
   it('holds one INVITE at a time: a second refuses the first; a retry keeps it, and a reconciling read answers it', () => {
     expect(run(started, invite('call-1'), invite('call-2'))).toMatchObject({
-      state: { heldInvite: 'call-2' },
-      effects: [{ type: 'hold_invite' }, { type: 'reject_held' }, { type: 'hold_invite' }],
+      state: { heldInvite: ref('call-2') },
+      effects: [reject('call-1')],
     });
     const { state } = run(started, unknown, invite('call-1'), started);
-    expect(state.heldInvite).toBe('call-1');
-    expect(transition(run(started, unknown, invite('call-1')).state, { type: 'attempt_reconciled', call: call() })[1].at(-1)).toEqual({ type: 'answer_held' });
+    expect(state.heldInvite).toBe(ref('call-1'));
+    expect(transition(run(started, unknown, invite('call-1')).state, { type: 'attempt_reconciled', call: call() })[1].at(-1)).toEqual(answer('call-1'));
   });
 });
 

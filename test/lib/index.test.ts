@@ -39,6 +39,8 @@ describe('lib/index.ts', () => {
 
     expect(touched).toEqual([]);
     expect(Object.keys(lib).sort()).toEqual([
+      'AUDIO_STATES',
+      'AUDIO_TRANSITIONS',
       'BROWSER_CALL_STATES',
       'BROWSER_CALL_TRANSITIONS',
       'CONNECTION_STATES',

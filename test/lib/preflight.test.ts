@@ -73,7 +73,7 @@ async function answerInFirefox(world: PreflightWorld, level: number) {
   world.sip.invite('call-1');
   await world.clock.advance(300);
   const { session, enter } = fakeSession(new FakeCallPeerConnection('firefox', world.clock));
-  watchSession(session, 'call-1', { events: world.sip.events, media: quietMedia(), clock: world.clock, onTerminated: () => undefined, audio: () => Object.assign(audio.open(), { level }) });
+  watchSession(session, 'call-1', { emit: (event) => world.sip.emit(event), media: quietMedia(), clock: world.clock, onTerminated: () => undefined, audio: () => Object.assign(audio.open(), { level }) });
   enter(SessionState.Established);
   return { audio, end: () => enter(SessionState.Terminated) };
 }

@@ -2,10 +2,9 @@
 import type { Referral } from 'sip.js/lib/api/referral.js';
 import { SessionState } from 'sip.js/lib/api/session-state.js';
 import { describe, expect, it } from 'vitest';
-import type { SipEvents } from '../../lib/sip-link.js';
+import type { LinkEvent } from '../../lib/sip-link.js';
 import { watchSession } from '../../lib/sip-session.js';
 import { FakeClock } from '../../lib/testing/fake-clock.js';
-import type { CallQuality } from '../../lib/types.js';
 import { FakeCallPeerConnection, fakeSession, quietMedia } from '../support/fake-call-media.js';
 import { fakeWebAudio } from '../support/fake-web-audio.js';
 
@@ -20,18 +19,18 @@ function world(engine: 'chromium' | 'firefox') {
   const audio = fakeWebAudio(clock);
   const told: string[] = [];
   const levels: Array<number | null> = [];
-  const events = new Proxy({} as SipEvents, {
-    get: (_, name: string) => (callId: string, ...args: unknown[]) => {
-      if (name === 'onQuality') levels.push((args[0] as CallQuality).microphoneLevel);
-      else told.push([name, callId, ...args].join(' '));
-    },
-  });
+  /** What the session tells, one line each: its name as the link's events were once named, then its fields. */
+  const named: Partial<Record<LinkEvent['type'], string>> = { warning: 'onWarning', session_ended: 'onSessionEnded' };
+  const emit = (event: LinkEvent) => {
+    if (event.type === 'quality') levels.push(event.quality.microphoneLevel);
+    else told.push([named[event.type] ?? event.type, ...Object.values(event).slice(1)].join(' '));
+  };
   /** One call: its session established, its media watched until the test ends it. */
   const call = (callId: string) => {
     const pc = new FakeCallPeerConnection(engine, clock);
     const { session, enter } = fakeSession(pc);
     const media = quietMedia();
-    watchSession(session, callId, { events, media, clock, onTerminated: () => told.push(`terminated ${callId}`), audio: audio.open });
+    watchSession(session, callId, { emit, media, clock, onTerminated: () => told.push(`terminated ${callId}`), audio: audio.open });
     enter(SessionState.Established);
     return { pc, media, session, end: () => enter(SessionState.Terminated) };
   };
