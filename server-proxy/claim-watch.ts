@@ -1,5 +1,6 @@
 import { HttpError } from '../contract/http-error.js';
-import { callerOf, queueCallOf, type QueueCall } from './queue-calls.js';
+import type { KeyBudget } from './key-budget.js';
+import { budgetViewOf, callerOf, queueCallOf, type QueueCall } from './queue-calls.js';
 import type { QueueEventBus } from './queue-events.js';
 import type { Relay } from './relay.js';
 import type { Upstream } from './upstream.js';
@@ -9,6 +10,13 @@ import type { Upstream } from './upstream.js';
  * puts the caller back at the head of the queue (DESIGN.md, "Support desks"), and the service sends no webhook
  * for that (spec 6.1 names only `call.received` and `call.ended`), so the proxy publishes `call.requeued`
  * itself and the other agents list the caller again.
+ *
+ * @remarks
+ * Each read is a low-priority read of the key's budget (`admitRecoveryRead`), as the router's and the re-reads'
+ * are: the page's own reads of its calls come first. A read the budget refuses is not made; the watch reads
+ * again at its next interval. When its time runs out on a refused read, the watch logs it and ends: a caller
+ * put back meanwhile is offered again by the router's next read, and listed by the panels when they next load.
+ * Each read that shows the call keeps its place in the budget (`callSeen`), as a page's read of its call does.
  */
 
 /** How the watch paces itself. */
@@ -28,6 +36,7 @@ export const CLAIM_WATCH_MS = 30_000;
 export interface ClaimWatchParts {
   upstream: Upstream;
   ensureOk: Relay['ensureOk'];
+  budget: Pick<KeyBudget, 'admitRecoveryRead' | 'callSeen'>;
   events: QueueEventBus;
   log: (line: string) => void;
 }
@@ -46,12 +55,14 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/**
- * The call as read now: null when it is gone (404), undefined when the read failed and the next may not.
- */
-async function readCall({ upstream, ensureOk }: ClaimWatchParts, id: string): Promise<QueueCall | null | undefined> {
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** The call as read now: null when it is gone (404), undefined when the read failed and the next may not. */
+async function readCall({ upstream, ensureOk, budget }: ClaimWatchParts, id: string): Promise<QueueCall | null | undefined> {
   try {
-    return queueCallOf((ensureOk(await upstream({ method: 'GET', path: `/calls/${id}` })).body as { call?: unknown } | undefined)?.call);
+    const call = queueCallOf((ensureOk(await upstream({ method: 'GET', path: `/calls/${id}` })).body as { call?: unknown } | undefined)?.call);
+    if (call) budget.callSeen(budgetViewOf(call));
+    return call;
   } catch (error) {
     return error instanceof HttpError && error.status === 404 ? null : undefined;
   }
@@ -60,15 +71,20 @@ async function readCall({ upstream, ensureOk }: ClaimWatchParts, id: string): Pr
 /** Reads the call until it leaves `dequeuing` or the time is up; back in `queued`, the caller is published. */
 async function watch(parts: ClaimWatchParts, id: string, options: ClaimWatchOptions, signal: AbortSignal): Promise<void> {
   const deadline = Date.now() + options.maxMs;
+  /** Why the latest read was not made, while the budget refuses them. */
+  let refused: string | undefined;
   while (Date.now() + options.intervalMs <= deadline) {
     await pause(options.intervalMs, signal);
     if (signal.aborted) return;
+    refused = await parts.budget.admitRecoveryRead().then(() => undefined, message);
+    if (refused !== undefined) continue;
     const call = await readCall(parts, id);
     if (call === undefined || call?.state === 'dequeuing') continue;
     if (call?.state === 'queued') await parts.events.publish({ event: 'call.requeued', ...callerOf(call) });
     // Established, ended or gone: whatever comes next, a webhook or the agent's page tells.
     return;
   }
+  if (refused !== undefined) parts.log(`voice proxy: a claimed call was watched no longer, its reads refused (${refused}); a caller put back meanwhile is not listed again until the panels load`);
 }
 
 /**
@@ -83,7 +99,7 @@ export async function watchClaim(parts: ClaimWatchParts, call: QueueCall, option
   try {
     await watch(parts, call.id, options, stop.signal);
   } catch (error) {
-    parts.log(`voice proxy: a claimed call's return to its queue could not be published (${error instanceof Error ? error.message : String(error)})`);
+    parts.log(`voice proxy: a claimed call's return to its queue could not be published (${message(error)})`);
   } finally {
     unsubscribe?.();
   }
