@@ -15,7 +15,7 @@ export interface FetchBackendOptions {
   fetch?: typeof fetch;
   /**
    * Support desks: adds the queue callbacks (dequeue, the agent's claimed callers, the waiting callers' event
-   * stream) over the proxy's queue routes, which its `queues` option turns on. Default false: the helper then
+   * stream, the agent's availability for offers) over the proxy's queue routes, which its `queues` option turns on. Default false: the helper then
    * never asks for them, and `recover()` reads only the current session.
    */
   queues?: boolean;
@@ -86,6 +86,8 @@ export function createFetchBackend(options: FetchBackendOptions = {}): VoiceBack
           hangupQueueCall: (callId, { signal }) => request('POST', `/calls/${id(callId)}/hangup`, signal, {}),
           listQueueCalls: ({ signal }) => request('GET', '/calls', signal),
           queueEventsUrl: `${base}/queue-events`,
+          setAvailability: (availability, { signal }) => request('PUT', '/availability', signal, { availability }),
+          getAvailability: ({ signal }) => request('GET', '/availability', signal),
         }
       : {}),
   };

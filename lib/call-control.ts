@@ -5,7 +5,7 @@ import { sendDigit } from './in-call-controls.js';
 import { asBrowserCall, queueRoutes } from './queue-call.js';
 import type { Runtime } from './runtime.js';
 import { canAnswerNext, canCall, canRetryCall, canSendDtmf } from './status-rules.js';
-import type { BrowserCall, CallInput } from './types.js';
+import type { Availability, BrowserCall, CallInput } from './types.js';
 
 /**
  * startCall() and sendDtmf(). startCall(): the input checked, one request per intent (a double click joins it; a retry after a lost
@@ -101,9 +101,47 @@ export function createCallControl(rt: Runtime) {
     return once(key, () => admit(claim, unknown));
   }
 
+  /**
+   * accept() of the offer ringing now: its INVITE becomes the attempt's, and a read of the offered call admits
+   * it, so the INVITE is answered only once the service shows the call bridging to this agent.
+   */
+  function accept(): Promise<BrowserCall> {
+    const { offer } = rt.status();
+    if (!offer || !backend.getQueueCall) return rt.fail(new VoiceBrowserError('no_active_call', 'accept() needs an offered caller ringing'));
+    const key = `offer:${offer.callId}`;
+    if (starting?.key === key) return starting.promise;
+    const sessionId = refusal();
+    if (typeof sessionId !== 'string') return rt.fail(sessionId);
+    const routes = queueRoutes(backend);
+    rt.startCall({ sessionId, startedAt: rt.clock.now(), routes }, { type: 'attempt_started', idempotencyKey: key, input: { from: '', to: '' }, queueId: offer.queueId ?? undefined, accept: true });
+    const unknown = new VoiceBrowserError('dequeue_outcome_unknown', 'the offered call could not be read: it shows here if it is yours');
+    return once(key, () => admit(routes.read(offer.callId, { signal: rt.signal() }), unknown));
+  }
+
+  /** What the server holds now (read as the SIP part loads, on the first connect()). */
+  void backend.getAvailability?.({ signal: rt.signal() }).then(({ availability }) => rt.show({ availability }), () => undefined);
+
   return {
     startCall,
     answerNext,
+    accept,
+    decline(): Promise<void> {
+      if (!rt.status().offer) return rt.fail(new VoiceBrowserError('no_active_call', 'decline() needs an offered caller ringing'));
+      rt.dispatch({ type: 'offer_declined' });
+      return Promise.resolve();
+    },
+    async setAvailability(availability: Availability): Promise<void> {
+      if ((availability !== 'available' && availability !== 'away') || !backend.setAvailability) {
+        return rt.fail(new VoiceBrowserError('invalid_argument', "setAvailability() takes 'available' or 'away', with a backend that has setAvailability()"));
+      }
+      try {
+        // Not the connection's lifetime: availability is the user's word, connected or not.
+        const said = await backend.setAvailability(availability, { signal: new AbortController().signal });
+        rt.show({ availability: said.availability });
+      } catch (error) {
+        return rt.fail(toVoiceError(error, 'network_error', 'setAvailability() got no answer'));
+      }
+    },
     sendDtmf: (digit: string) => sendDigit(rt.link, canSendDtmf(rt.status()), digit).catch((error: unknown) => rt.fail(toVoiceError(error, 'dtmf_outcome_unknown', 'sendDtmf() failed'))),
   };
 }

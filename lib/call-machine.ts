@@ -26,9 +26,19 @@ import { TERMINAL_CALL_STATES, type BrowserCall, type CallAttempt, type CallInpu
  * named is held (`heldInvite`) and answered or refused when the attempt settles.
  */
 
-/** An INVITE as the call machine sees it: the call it names. The effects that answer or refuse it name it back. */
+/**
+ * An INVITE as the call machine sees it (the link's data, sip-link.ts): its id, the call it names, and for a
+ * queue's caller their number; with the caller's queue once a read of the offered call said it. The effects
+ * that answer or refuse it name it back.
+ */
 export interface InviteRef {
+  readonly id: number;
   readonly callId: string | undefined;
+  readonly caller?: string;
+  readonly at: number;
+  readonly queueId?: string;
+  /** The service withdrew it while held for an attempt whose call is not named yet: the call is read once it is. */
+  readonly withdrawn?: true;
 }
 
 export interface CallSlice {
@@ -44,7 +54,8 @@ export interface CallSlice {
   /**
    * The INVITE held while the attempt had no call id yet (it may come before the 202): answered once the
    * attempt's call is named and is the one it names, refused otherwise (DESIGN.md: only our own call's INVITE is
-   * answered).
+   * answered). With no attempt, a queue's caller offered to this agent (`status().offer`): it rings until
+   * accept() makes it the attempt's, decline() refuses it, or the service withdraws it.
    */
   heldInvite: InviteRef | null;
   /** The last read failed: the page is told until a read succeeds (reads are safe to repeat; nothing else changes). */
@@ -52,7 +63,8 @@ export interface CallSlice {
 }
 
 export type CallEvent =
-  | { type: 'attempt_started'; idempotencyKey: string; input: CallInput; queueId?: string }
+  /** A new attempt; `accept`: accept() of the offer, whose INVITE becomes the attempt's (any other refuses it). */
+  | { type: 'attempt_started'; idempotencyKey: string; input: CallInput; queueId?: string; accept?: true }
   | { type: 'attempt_admitted'; call: BrowserCall }
   | { type: 'attempt_rejected'; error: StatusError }
   | { type: 'attempt_unknown'; error: StatusError }
@@ -71,6 +83,12 @@ export type CallEvent =
   | { type: 'call_read'; call: BrowserCall }
   /** An INVITE came, naming a call (`X-Browser-Call-Id` or `X-Call-Id`) or none. */
   | { type: 'invite_received'; invite: InviteRef }
+  /** The service withdrew INVITE `id` (CANCEL): it rings no more, and the call is read. */
+  | { type: 'invite_withdrawn'; id: number; callId: string | undefined }
+  /** decline() of the offer, or the offer unanswered for the page's `offers.ringMs`. */
+  | { type: 'offer_declined' }
+  /** A read of the offered call: its queue. */
+  | { type: 'offer_read'; callId: string; queueId: string }
   | { type: 'read_failed'; error: StatusError }
   /** A read (of the call or of the current session) answered; what it read comes as its own event. */
   | { type: 'read_ok' }
@@ -90,7 +108,9 @@ export type CallEffect =
   /** Refuse this INVITE: it is not this page's call, or a hangup was asked for. */
   | { type: 'reject_invite'; invite: InviteRef }
   /** What `status().error` says about reads now (null clears it). */
-  | { type: 'report'; error: StatusError | null };
+  | { type: 'report'; error: StatusError | null }
+  /** Read the call now, and again until it changed. */
+  | { type: 'read'; expect: 'left' };
 
 export const idleCall: CallSlice = { attempt: null, call: null, busy: false, error: null, hangupWanted: false, heldInvite: null, readFailing: false };
 
@@ -117,7 +137,7 @@ function settle(state: CallSlice, call: BrowserCall, effects: CallEffect[]): [Ca
 function releaseHeld(state: CallSlice, answer = false): [CallSlice, CallEffect[]] {
   const invite = state.heldInvite;
   if (invite === null) return [state, []];
-  return [{ ...state, heldInvite: null }, [{ type: answer ? 'answer_invite' : 'reject_invite', invite }]];
+  return [{ ...state, heldInvite: null }, [invite.withdrawn ? { type: 'read', expect: 'left' } : { type: answer ? 'answer_invite' : 'reject_invite', invite }]];
 }
 
 /** The service named the attempt's call (202, retry, or a reconciling read). */
@@ -135,6 +155,8 @@ function admit(state: CallSlice, call: BrowserCall): [CallSlice, CallEffect[]] {
 function receiveInvite(state: CallSlice, invite: InviteRef): [CallSlice, CallEffect[]] {
   const { attempt, call } = state;
   const { callId } = invite;
+  // A queue's caller offered to this idle agent (DESIGN.md, "Support desks"): it rings, one at a time.
+  if (!attempt && callId && invite.caller && !state.busy && !state.heldInvite) return [{ ...state, heldInvite: invite }, []];
   if (!attempt || !callId || state.hangupWanted) return [state, [{ type: 'reject_invite', invite }]];
   if (call?.id === callId && !isTerminal(call)) return [state, [{ type: 'answer_invite', invite }]];
   if (attempt.phase === 'admitted') return [state, [{ type: 'reject_invite', invite }]];
@@ -149,12 +171,27 @@ export function transition(state: CallSlice, event: CallEvent): [CallSlice, Call
     case 'attempt_started': {
       const retry = state.attempt?.phase === 'outcome_unknown' && state.attempt.idempotencyKey === event.idempotencyKey;
       const attempt = { idempotencyKey: event.idempotencyKey, input: event.input, phase: 'creating' as const, ...(event.queueId ? { queueId: event.queueId } : {}) };
+      // A retry is the same intent: a hangup asked for it, and an INVITE held for it, still hold; accept()
+      // keeps the offer's INVITE for its attempt. Any other new attempt refuses what was held.
+      const [held, effects] = retry || event.accept ? [state, []] : releaseHeld(state);
       return [
-        // A retry is the same intent: a hangup asked for it, and an INVITE held for it, still hold.
-        { ...state, attempt, call: null, busy: true, error: null, hangupWanted: retry && state.hangupWanted, heldInvite: retry ? state.heldInvite : null },
+        { ...held, attempt, call: null, busy: true, error: null, hangupWanted: retry && state.hangupWanted },
         // A retry ends the reconciling reads of the lost attempt: its answer will name the call.
-        state.attempt?.phase === 'outcome_unknown' ? [{ type: 'stop_polling' }] : [],
+        state.attempt?.phase === 'outcome_unknown' ? [...effects, { type: 'stop_polling' }] : effects,
       ];
+    }
+    case 'offer_declined':
+      return state.attempt ? [state, []] : releaseHeld(state);
+    case 'offer_read': {
+      const offer = state.heldInvite;
+      return !state.attempt && offer?.callId === event.callId ? [{ ...state, heldInvite: { ...offer, queueId: event.queueId } }, []] : [state, []];
+    }
+    case 'invite_withdrawn': {
+      const held = state.heldInvite;
+      const read: CallEffect[] = [{ type: 'read', expect: 'left' }];
+      if (held?.id !== event.id) return [state, read];
+      // An offer rings no more; an attempt's INVITE is let go once its call is named, which is read then.
+      return [{ ...state, heldInvite: state.attempt ? { ...held, withdrawn: true } : null }, read];
     }
     case 'attempt_reconciled':
       return state.attempt?.phase === 'outcome_unknown' ? admit(state, event.call) : [state, []];

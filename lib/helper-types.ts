@@ -1,4 +1,4 @@
-import type { BrowserCall, CallInput, CallQuality, VoiceBrowserStatus } from './types.js';
+import type { Availability, BrowserCall, CallInput, CallQuality, VoiceBrowserStatus } from './types.js';
 
 /**
  * The helper's methods, and what they hand back beside the status: the report of its setup test
@@ -33,6 +33,19 @@ export interface VoiceBrowser {
    * answer rejects `dequeue_outcome_unknown` and is never retried: reads find the call if there is one.
    */
   answerNext(queueId: string): Promise<BrowserCall>;
+  /**
+   * Offers: says whether this user's agent takes callers the server offers (`backend.setAvailability`);
+   * `status().availability` shows what the server answered. Works before connect() too; the server offers
+   * callers only to an agent whose page is connected.
+   */
+  setAvailability(availability: Availability): Promise<void>;
+  /**
+   * Answers the offered caller ringing now (`status().offer`): a read of the call proves it is this agent's,
+   * then the call shows as `status().call` as after answerNext(). `no_active_call` when nothing rings.
+   */
+  accept(): Promise<BrowserCall>;
+  /** Refuses the offered caller ringing now: the service offers them to the next agent. `no_active_call` when nothing rings. */
+  decline(): Promise<void>;
   /**
    * Support desks: `listener` gets the callers waiting in the user's queues, oldest first, now and on every
    * change (the backend's `queueEventsUrl`, a stream that reconnects by itself and is never polled). Returns the

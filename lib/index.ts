@@ -15,6 +15,7 @@ export { canAnswerNext, canCall, canConnect, canRenew, canRetryCall, canSendDtmf
 export { AUDIO_STATES, BROWSER_CALL_STATES, CONNECTION_STATES, RENEWABLE_CONNECTIONS, TERMINAL_CALL_STATES } from './types.js';
 export type {
   Audio,
+  Availability,
   BrowserCall,
   BrowserCallState,
   BrowserSession,
@@ -24,6 +25,7 @@ export type {
   CallQuality,
   CallWarning,
   Connection,
+  Offer,
   QueueCall,
   SessionTransport,
   StatusError,

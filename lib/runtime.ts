@@ -9,7 +9,7 @@ import type { CallOrigin, Effect, EventsDisjoint, HelperEvent, LinkParts, Runtim
 import type { IncomingInvite, SipLink } from './sip-link.js';
 import { audioMay, CONNECTION_TRANSITIONS } from './state-transitions.js';
 import { createStatusStore } from './status-store.js';
-import type { BrowserCall, SessionTransport, VoiceBackend, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
+import type { BrowserCall, Offer, SessionTransport, VoiceBackend, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
 
 /**
  * The helper's one loop. Every change is an event, from a method (connection-control.ts, call-control.ts,
@@ -23,6 +23,11 @@ const disjoint: EventsDisjoint = true;
 void disjoint;
 
 export type Runtime = ReturnType<typeof createRuntime>;
+
+/** The offer ringing (`status().offer`): a queue caller's INVITE the call machine holds with no attempt. */
+function offerOf({ attempt, heldInvite: invite }: CallSlice): Offer | null {
+  return !attempt && invite?.caller ? { callId: invite.callId!, caller: invite.caller, queueId: invite.queueId ?? null, since: invite.at } : null;
+}
 
 /** How many past calls the helper remembers (for reconciliation and once-only milestones). */
 const RECENT_CALLS = 16;
@@ -93,7 +98,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     const patch: Partial<VoiceBrowserStatus> = {};
     if (connection !== connectionSlice) Object.assign(patch, { connection: connection.connection, session: connection.session });
     if (call !== callSlice) {
-      Object.assign(patch, { attempt: call.attempt, call: call.call, busy: call.busy });
+      Object.assign(patch, { attempt: call.attempt, call: call.call, busy: call.busy, offer: offerOf(call) });
       // A new attempt clears what an earlier action left shown (a refused input, say): the user moved on.
       if (call.error !== callSlice.error || event.type === 'attempt_started') patch.error = call.error;
     }
@@ -139,12 +144,9 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
         dispatch({ type: 'media_ended' });
         return reads.ended();
       case 'answer_invite':
-        return answer(effect.invite as IncomingInvite);
-      case 'reject_invite': {
-        // One the service withdrew meanwhile (CANCEL, 487) is dropped: the call's read says what became of it.
-        const invite = effect.invite as IncomingInvite;
-        return invite.withdrawn ? readLeft() : invite.reject();
-      }
+        return answer(effect.invite);
+      case 'reject_invite':
+        return link?.decline(effect.invite.id);
       case 'timing':
         return effect.once ? callTiming(effect.name as CallMilestone, effect.callId) : store.timing(effect.name, origin?.startedAt, effect.callId, effect.extra);
       case 'read':
@@ -153,14 +155,12 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     }
   }
 
+  /** Answers INVITE `invite.id`; one the service withdrew meanwhile settles quietly (sip-link.ts), and the call's read says what became of it. */
   function answer(invite: IncomingInvite): void {
-    if (invite.withdrawn) return readLeft();
     callTiming('invite_received', invite.callId);
     dispatch({ type: 'answering' });
-    invite.accept().then(readLeft, (error: unknown) => {
-      // Withdrawn while we answered (a CANCEL crossed our 200 OK): the service gave the call up, and only
-      // its read says how the call ended; there is nothing for the user to reconnect.
-      if (!invite.withdrawn) commit({ error: toVoiceError(error, 'connection_failed', 'the call could not be answered in the browser').toStatus() });
+    link?.answer(invite.id).then(readLeft, (error: unknown) => {
+      commit({ error: toVoiceError(error, 'connection_failed', 'the call could not be answered in the browser').toStatus() });
       readLeft();
     });
   }
@@ -202,7 +202,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     status: store.get,
     timing: store.timing,
     /** Shows what no machine owns: the mute wish, or the error of a request that changed no state. */
-    show: commit as (patch: Partial<Pick<VoiceBrowserStatus, 'muted' | 'error'>>) => void,
+    show: commit as (patch: Partial<Pick<VoiceBrowserStatus, 'muted' | 'error' | 'availability'>>) => void,
     fail(error: VoiceBrowserError): Promise<never> {
       commit({ error: error.toStatus() });
       return Promise.reject(error);
@@ -224,13 +224,14 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
       media ??= parts.mediaTransition;
       reconcile ??= () => parts.reconcileReads(reads, rt);
       expiry ??= parts.createExpiryTimer(clock, dispatch);
-      return parts.openSipLink({
+      const opened: SipLink = await parts.openSipLink({
         transport,
         remoteAudio: options.remoteAudio,
         audioDevices: options.audioDevices,
-        emit: (event) => (token === linkToken ? dispatch(event) : event.type === 'invite_received' && event.invite.reject()),
+        emit: (event) => (token === linkToken ? dispatch(event) : event.type === 'invite_received' && opened?.decline(event.invite.id)),
         clock,
       });
+      return opened;
     },
     /** The registered link of the session now shown. */
     useLink(next: SipLink): void {

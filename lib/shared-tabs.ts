@@ -23,6 +23,7 @@ const TABS_NAME = 'voice-browser';
 const UNANSWERED: Partial<Record<TabMethod, VoiceErrorCode>> = {
   startCall: 'call_outcome_unknown',
   answerNext: 'dequeue_outcome_unknown',
+  accept: 'dequeue_outcome_unknown',
   hangup: 'cleanup_unknown',
   disconnect: 'cleanup_unknown',
   sendDtmf: 'dtmf_outcome_unknown',
@@ -42,7 +43,7 @@ interface Pending {
 }
 
 /** The methods that run in the leader, whichever tab calls them. */
-const FORWARDED = ['recover', 'connect', 'disconnect', 'startCall', 'answerNext', 'hangup', 'sendDtmf', 'renew', 'preflight'] as const;
+const FORWARDED = ['recover', 'connect', 'disconnect', 'startCall', 'answerNext', 'setAvailability', 'accept', 'decline', 'hangup', 'sendDtmf', 'renew', 'preflight'] as const;
 
 /**
  * The helper of one tab among shared tabs. `makeLeader` makes the real helper, once this tab leads. One

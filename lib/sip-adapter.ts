@@ -11,7 +11,7 @@ import { VoiceBrowserError } from './errors.js';
 import { createKeepAlive } from './keep-alive.js';
 import { createMediaControls, type MediaControls } from './media-controls.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
-import { callIdOf, handlerOf, incomingInvite, sendInfo, watchSession } from './sip-session.js';
+import { callIdOf, createInvites, handlerOf, sendInfo, watchSession } from './sip-session.js';
 
 // Loaded in the same download as the link, as they only act with one (sip-chunk.ts lists them).
 export * from './sip-chunk.js';
@@ -123,6 +123,11 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   /** The reconnection attempts spent since the link last settled, and when it was last restored. */
   let attempts = 0;
   let restoredAt = -Infinity;
+  const invites = createInvites(emit, microphone, clock, (invitation) => {
+    current = invitation;
+    // Followed from its first state change; once it ends, no session is current.
+    watchSession(invitation, callIdOf(invitation.request), { emit, media, clock, onTerminated: () => current === invitation && (current = undefined) });
+  });
   const media: MediaControls = createMediaControls({
     peerConnection: () => handlerOf(current)?.peerConnection,
     sendInfo: (contentType, content) => sendInfo(current, contentType, content),
@@ -141,15 +146,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     // Always the session's ICE servers: SIP.js's own handler would otherwise use a public STUN server.
     sessionDescriptionHandlerFactory: () => new AudioSessionHandler({ iceServers: transport.iceServers, iceGatheringTimeoutMs: 1000, clock }),
     delegate: {
-      onInvite: (invitation: Invitation) =>
-        emit({
-          type: 'invite_received',
-          invite: incomingInvite(invitation, emit, microphone, () => {
-            current = invitation;
-            // Followed from its first state change; once it ends, no session is current.
-            watchSession(invitation, callIdOf(invitation.request), { emit, media, clock, onTerminated: () => current === invitation && (current = undefined) });
-          }),
-        }),
+      onInvite: (invitation: Invitation) => invites.received(invitation),
       onDisconnect: () => {
         keepAlive.stop();
         if (move('up', 'reconnecting')) void reconnect();
@@ -275,6 +272,8 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   for (const [name, listener] of pageEvents) addEventListener(name, listener, true);
 
   return {
+    answer: invites.answer,
+    decline: invites.decline,
     endSession: () => {
       if (current?.state === SessionState.Established) void current.bye().catch(() => undefined);
     },

@@ -8,6 +8,7 @@
 export { createCallControl } from './call-control.js';
 export { createCloseProtection } from './close-protection.js';
 export { createExpiryTimer } from './expiry-timer.js';
+export { createOfferRinger } from './offer-ringer.js';
 export { transition as mediaTransition } from './media-machine.js';
 export { runPreflight } from './preflight.js';
 export { claimedCaller } from './queue-call.js';

@@ -8,29 +8,30 @@ import type { CallQuality, CallWarning, SessionTransport, StatusError } from './
  * `connect()`), and tests through a fake that behaves (test/support/fake-sip.ts).
  */
 
-/** An INVITE from the service, not yet answered. */
+/**
+ * An INVITE from the service, not yet answered, as data: the link keeps the INVITE itself under `id`, and
+ * answers or declines it when told that id ({@link SipLink.answer}).
+ */
 export interface IncomingInvite {
+  id: number;
   /** The call the INVITE names (`X-Browser-Call-Id`, or `X-Call-Id` for a queue's caller); undefined when none. */
   callId: string | undefined;
-  /** Answers with the microphone; rejects with a coded error when the microphone or the answer fails. */
-  accept(): Promise<void>;
-  /** Declines (486 Busy Here). */
-  reject(): void;
-  /**
-   * The service withdrew it before we answered (CANCEL, answered 487): it can no longer be accepted, and the
-   * call's read says what became of it.
-   */
-  readonly withdrawn: boolean;
+  /** A queue's caller (`X-Call-Id`): their number, from the INVITE's `From`; undefined for a browser call's INVITE. */
+  caller?: string;
+  /** When it came (the link's clock). */
+  at: number;
 }
 
 /**
  * What a link tells, as events of the helper's one loop (runtime.ts): it dispatches them as they come, to the
  * machine each is for (call-machine.ts takes the INVITE, media-machine.ts the news of the call's media,
- * connection-machine.ts the socket's). Each carries what it is about: the INVITE itself, the call id.
+ * connection-machine.ts the socket's). Each carries what it is about: the INVITE's id, the call id.
  */
 export type LinkEvent =
-  /** An INVITE from the service, not yet answered: the call machine decides, its effect names this INVITE. */
+  /** An INVITE from the service, not yet answered: the call machine decides, its effect names this INVITE's id. */
   | { type: 'invite_received'; invite: IncomingInvite }
+  /** The service withdrew an INVITE before it was answered (CANCEL, answered 487): it can no longer be answered. */
+  | { type: 'invite_withdrawn'; id: number; callId: string | undefined }
   | { type: 'session_ended' | 'call_changed' | 'media_connected' | 'media_reconnecting' | 'media_failed'; callId: string | undefined }
   | { type: 'quality'; callId: string | undefined; quality: CallQuality }
   | { type: 'microphone'; callId: string | undefined; outcome: 'replaced' | 'unavailable' }
@@ -51,6 +52,14 @@ export interface SipLinkOptions {
 }
 
 export interface SipLink {
+  /**
+   * Answers INVITE `id` with the microphone. Resolves once answered, or when the service withdrew it (before or
+   * during the answer: the call's read says what became of it); rejects with a coded error when the microphone
+   * or the answer fails.
+   */
+  answer(id: number): Promise<void>;
+  /** Declines INVITE `id` (486 Busy Here); one withdrawn or already answered is left as it is. */
+  decline(id: number): void;
   /** Sends BYE for an accepted call. */
   endSession(): void;
   /** Mutes or unmutes the outgoing audio of the current call and of calls answered later. */

@@ -150,34 +150,50 @@ export function sendInfo(session: Session | undefined, contentType: string, cont
 export const callIdOf = (request: Invitation['request']): string | undefined => request.getHeader('X-Browser-Call-Id') ?? request.getHeader('X-Call-Id');
 
 /**
- * An INVITE as the helper sees it: its call id, whether the service withdrew it, and accept or refuse.
- * `onAccept` runs as the answer starts, so the session is followed from its first state change.
+ * The INVITEs not yet answered, kept by id: each told to the helper as data (`invite_received`), answered or
+ * declined when it names the id back. `onAccept` runs as an answer starts, so the session is followed from its
+ * first state change.
  */
-export function incomingInvite(invitation: Invitation, emit: (event: LinkEvent) => void, microphone: string | undefined, onAccept: () => void): IncomingInvite {
-  const callId = callIdOf(invitation.request);
-  let withdrawn = false;
-  // The service gave the INVITE up (SIP.js answers the CANCEL 487): the call changed, so it is read now.
-  invitation.delegate = {
-    onCancel: () => {
-      withdrawn = true;
-      emit({ type: 'call_changed', callId });
-    },
-  };
+export function createInvites(emit: (event: LinkEvent) => void, microphone: string | undefined, clock: Clock, onAccept: (invitation: Invitation) => void) {
+  const pending = new Map<number, Invitation>();
+  const withdrawn = new WeakSet<Invitation>();
+  let last = 0;
   return {
-    callId,
-    get withdrawn() {
-      return withdrawn;
+    received(invitation: Invitation): void {
+      const id = ++last;
+      const { request } = invitation;
+      const callId = callIdOf(request);
+      pending.set(id, invitation);
+      // The service gave the INVITE up (SIP.js answers the CANCEL 487): the call changed, so it is read now.
+      invitation.delegate = {
+        onCancel: () => {
+          withdrawn.add(invitation);
+          pending.delete(id);
+          emit({ type: 'invite_withdrawn', id, callId });
+        },
+      };
+      // A queue's caller: their number is the From's user part, E.164 without its `+` as SIP URIs write it.
+      const user = request.from.uri.user ?? '';
+      const caller = request.getHeader('X-Call-Id') === undefined ? {} : { caller: /^\d+$/.test(user) ? `+${user}` : user };
+      emit({ type: 'invite_received', invite: { id, callId, at: clock.now(), ...caller } });
     },
-    accept: async () => {
-      onAccept();
+    async answer(id: number): Promise<void> {
+      const invitation = pending.get(id);
+      pending.delete(id);
+      if (!invitation) return;
+      onAccept(invitation);
       try {
         await invitation.accept({
           sessionDescriptionHandlerOptions: { constraints: { audio: microphone ? { deviceId: { exact: microphone } } : true, video: false } },
         });
       } catch (cause) {
-        throw microphoneError(cause);
+        // Withdrawn while we answered (a CANCEL crossed our 200 OK): not the page's failure.
+        if (!withdrawn.has(invitation)) throw microphoneError(cause);
       }
     },
-    reject: () => void invitation.reject({ statusCode: 486 }).catch(() => undefined),
+    decline(id: number): void {
+      void pending.get(id)?.reject({ statusCode: 486 }).catch(() => undefined);
+      pending.delete(id);
+    },
   };
 }

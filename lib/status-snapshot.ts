@@ -13,6 +13,8 @@ export const INITIAL_STATUS: VoiceBrowserStatus = deepFreeze({
   muted: false,
   warnings: [],
   error: null,
+  offer: null,
+  availability: null,
   tabs: { mode: 'independent', leader: true },
 });
 

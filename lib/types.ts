@@ -1,3 +1,4 @@
+import type { Availability, Offer, QueueCall } from './desk-types.js';
 /**
  * Shapes the helper reads from the service, the options it takes and the status it exposes, with the state
  * lists. The moves between the states are in state-transitions.ts; the methods in helper-types.ts.
@@ -90,25 +91,15 @@ export interface VoiceBackend {
   hangupQueueCall?(id: string, options: CallbackOptions): Promise<{ call: QueueCall }>;
   listQueueCalls?(options: CallbackOptions): Promise<{ calls: QueueCall[] }>;
   queueEventsUrl?: string;
+  /**
+   * Offers (optional): whether the user's agent takes callers offered by the server (`setAvailability`, `PUT
+   * /availability` of the proxy), and what the server holds (`getAvailability`, read on connect()).
+   */
+  setAvailability?(availability: Availability, options: CallbackOptions): Promise<{ availability: Availability }>;
+  getAvailability?(options: CallbackOptions): Promise<{ availability: Availability }>;
 }
 
-/**
- * An inbound call from a queue, as the service returns it (spec 3.1's generic states: `queued`, `dequeuing`,
- * `established`, `finished`, ...). The helper shows a claimed one as `status().call` in the browser call's
- * states (`dequeuing` as `waiting_agent`, `established` as `connected`, an end as `ended` or `failed`), with
- * `queueId` set, every field kept, and the service's own state in `serviceState` (`queued` after the end: the
- * agent did not answer in time and the caller is back in the queue).
- */
-export interface QueueCall {
-  id: string;
-  state: string;
-  queueId: string;
-  from?: string;
-  to?: string;
-  /** The agent the last dequeue bridged it to. */
-  agentId?: string | null;
-  [field: string]: unknown;
-}
+export type { Availability, Offer, QueueCall } from './desk-types.js';
 
 /**
  * Connection of the helper to the service:
@@ -184,6 +175,10 @@ export interface VoiceBrowserStatus {
   /** What is wrong with the call's audio now (raised and cleared by themselves, from its statistics); empty outside a call. */
   warnings: readonly CallWarning[];
   error: StatusError | null;
+  /** A queue's caller ringing this agent, until accepted, declined or withdrawn. */
+  offer: Offer | null;
+  /** What the server last said of the agent's availability for offers; null until it said (or without offers). */
+  availability: Availability | null;
   /**
    * Which tab holds the phone (option `tabs`). `shared`: the tabs of the origin share one, held by the leader
    * (`leader` true in that tab only); `independent`: this tab holds its own (`leader` always true).
@@ -285,4 +280,10 @@ export interface VoiceBrowserOptions {
    * audio for good (spec 4.9: it is never reattached). Default true.
    */
   closeProtection?: boolean;
+  /**
+   * Offered callers (`status().offer`): the page rings them with a tone of its own on the chosen speaker, and
+   * declines one left unanswered for `ringMs` (default 15 s, under the service's 20 s), saying the agent `away`.
+   * With `notify` and the page's permission, a hidden page also raises a desktop notification.
+   */
+  offers?: { ringMs?: number; notify?: boolean };
 }

@@ -96,12 +96,17 @@ const pageOf = (): EventTarget | undefined => (typeof globalThis.addEventListene
  * methods, each a few lines, share the operations in flight.
  */
 function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, page: EventTarget | undefined): Phone {
-  /** closeProtection's watch of the status: it matters only once a call can hold audio, so it comes with SIP.js. */
+  /**
+   * closeProtection's and the offer ringer's watches of the status: they matter only once a call can hold audio
+   * or an offer ring, so they come with SIP.js.
+   */
   let guard: ((status: VoiceBrowserStatus) => void) | undefined;
+  let ring: ((status: VoiceBrowserStatus) => void) | undefined;
   const options: VoiceBrowserOptions = {
     ...given,
     onStatus(status) {
       guard?.(status);
+      ring?.(status);
       given.onStatus?.(status);
     },
   };
@@ -112,7 +117,9 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
   const load = async (): Promise<SipOperations> => {
     const parts = await sip();
     if (given.closeProtection !== false) guard ??= parts.createCloseProtection(page);
-    return (loaded ??= { setup: parts.createSessionSetup(rt), calls: parts.createCallControl(rt) });
+    loaded ??= { setup: parts.createSessionSetup(rt), calls: parts.createCallControl(rt) };
+    ring ??= parts.createOfferRinger(rt, options, () => loaded!.calls.setAvailability('away'));
+    return loaded;
   };
   /** A failed download of the SIP chunk rejects the operation that needed it `connection_failed`. */
   const unloaded = (error: unknown) => rt.fail(toVoiceError(error, 'connection_failed', 'could not load the SIP part of the helper'));
@@ -170,6 +177,9 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
     },
     startCall: (input, callOptions) => withSip(({ calls }) => calls.startCall(input, callOptions)),
     answerNext: (queueId) => withSip(({ calls }) => calls.answerNext(queueId)),
+    setAvailability: (availability) => withSip(({ calls }) => calls.setAvailability(availability)),
+    accept: () => withSip(({ calls }) => calls.accept()),
+    decline: () => withSip(({ calls }) => calls.decline()),
     hangup: rt.hangup,
     mute(muted) {
       try {

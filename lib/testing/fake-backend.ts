@@ -1,4 +1,4 @@
-import { TERMINAL_CALL_STATES, type BrowserCall, type BrowserSession, type CallbackOptions, type CallInput, type QueueCall, type SessionTransport, type VoiceBackend } from '../types.js';
+import { TERMINAL_CALL_STATES, type Availability, type BrowserCall, type BrowserSession, type CallbackOptions, type CallInput, type QueueCall, type SessionTransport, type VoiceBackend } from '../types.js';
 import { FaultScripts, httpError, networkError, type Gate } from './fake-faults.js';
 
 // The errors a test scripts, beside the fake that answers with them.
@@ -212,6 +212,23 @@ export class FakeBackend implements VoiceBackend {
     return this.#answer({ op: 'listQueueCalls', signal }, () => ({
       calls: [...this.queueCalls.values()].filter((call) => call.agentId === AGENT && (call.state === 'dequeuing' || call.state === 'established')).map((call) => ({ ...call })),
     }));
+  }
+
+  /** What the user's agent said of offers (`PUT /availability`); `away` until they said. */
+  availability: Availability = 'away';
+
+  setAvailability(availability: Availability, { signal }: CallbackOptions): Promise<{ availability: Availability }> {
+    return this.#answer({ op: 'setAvailability', id: availability, signal }, () => ({ availability: (this.availability = availability) }));
+  }
+
+  getAvailability({ signal }: CallbackOptions): Promise<{ availability: Availability }> {
+    return this.#answer({ op: 'getAvailability', signal }, () => ({ availability: this.availability }));
+  }
+
+  /** The proxy offers a waiting caller to the user's agent (a dequeue with `connectTo` it): `dequeuing`. */
+  offer(queueId: string, from = '+12025550123'): QueueCall {
+    const { id } = this.arrive(queueId, from);
+    return this.setQueueCall(id, { state: 'dequeuing', agentId: AGENT });
   }
 
   #ownCaller(id: string): QueueCall {

@@ -13,6 +13,7 @@ import type { CallQuality, CallWarning } from '../types.js';
  */
 export interface FakeSipEvents {
   onInvite(invite: IncomingInvite): void;
+  onInviteWithdrawn(id: number, callId: string | undefined): void;
   onSessionEnded(callId: string | undefined): void;
   onCallChanged(callId: string | undefined): void;
   onMediaConnected(callId: string | undefined): void;
@@ -30,7 +31,8 @@ export interface FakeSipEvents {
 /** {@link FakeSipEvents} over a link's `emit`. */
 export function namedEvents(emit: (event: LinkEvent) => void): FakeSipEvents {
   return {
-    onInvite: (invite) => emit({ type: 'invite_received', invite }),
+    onInvite: (invite) => emit({ type: 'invite_received', invite: { id: invite.id, callId: invite.callId, at: invite.at, ...(invite.caller ? { caller: invite.caller } : {}) } }),
+    onInviteWithdrawn: (id, callId) => emit({ type: 'invite_withdrawn', id, callId }),
     onSessionEnded: (callId) => emit({ type: 'session_ended', callId }),
     onCallChanged: (callId) => emit({ type: 'call_changed', callId }),
     onMediaConnected: (callId) => emit({ type: 'media_connected', callId }),
@@ -46,8 +48,11 @@ export function namedEvents(emit: (event: LinkEvent) => void): FakeSipEvents {
   };
 }
 
+let lastInvite = 0;
+
 /** An INVITE from the fake service; `outcome` says what the helper did with it. */
 export class FakeInvite implements IncomingInvite {
+  readonly id = ++lastInvite;
   outcome: 'pending' | 'accepted' | 'rejected' = 'pending';
   /** The service cancelled it (see {@link FakeSip.withdraw}); accepting it then fails, as in SIP.js. */
   withdrawn = false;
@@ -55,6 +60,9 @@ export class FakeInvite implements IncomingInvite {
   constructor(
     readonly callId: string | undefined,
     private readonly journal: string[],
+    readonly at: number,
+    /** A queue's caller (the INVITE carries `X-Call-Id`): their number. */
+    readonly caller?: string,
   ) {}
 
   accept(): Promise<void> {
@@ -87,12 +95,25 @@ export class FakeSipLink implements SipLink {
 
   /** The options the helper opened the link with, and its events by name ({@link FakeSipEvents}). */
   readonly options: SipLinkOptions & { events: FakeSipEvents };
+  /** The INVITEs delivered on this link, by id. */
+  readonly invites = new Map<number, FakeInvite>();
 
   constructor(
     options: SipLinkOptions,
     private readonly journal: string[],
   ) {
     this.options = { ...options, events: namedEvents(options.emit) };
+  }
+
+  /** As the real link: an INVITE the service withdrew, before or during the answer, settles quietly. */
+  answer(id: number): Promise<void> {
+    const invite = this.invites.get(id);
+    return invite ? invite.accept().catch((error: unknown) => (invite.withdrawn ? undefined : Promise.reject(error))) : Promise.resolve();
+  }
+
+  decline(id: number): void {
+    const invite = this.invites.get(id);
+    if (invite && !invite.withdrawn) invite.reject();
   }
 
   endSession(): void {
@@ -179,12 +200,17 @@ export class FakeSip {
   withdraw(invite: FakeInvite): void {
     invite.withdrawn = true;
     this.journal.push(`sip cancel ${invite.callId}`);
-    this.events.onCallChanged(invite.callId);
+    this.events.onInviteWithdrawn(invite.id, invite.callId);
   }
 
-  /** The service sends an INVITE carrying `X-Browser-Call-Id: callId`. */
-  invite(callId: string | undefined): FakeInvite {
-    const invite = new FakeInvite(callId, this.journal);
+  /**
+   * The service sends an INVITE carrying `X-Browser-Call-Id: callId`; with `caller`, a queue's caller's
+   * (`X-Call-Id: callId`, From the caller): an offer when the page awaits no call.
+   */
+  invite(callId: string | undefined, caller?: string): FakeInvite {
+    const link = this.link;
+    const invite = new FakeInvite(callId, this.journal, link.options.clock.now(), caller);
+    link.invites.set(invite.id, invite);
     this.events.onInvite(invite);
     return invite;
   }

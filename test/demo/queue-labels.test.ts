@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { canAnswerNext, queueSummaryLabel, waitingLabel, waitingListName } from '../../demo/queue-labels.js';
 import type { VoiceBrowserStatus } from '../../lib/index.js';
 
-const ready: VoiceBrowserStatus = { connection: 'ready', session: { id: 'bs_1', expiresAt: '2026-01-01T00:00:00Z' }, call: null, attempt: null, busy: false, audio: 'none', muted: false, warnings: [], error: null, tabs: { mode: 'independent', leader: true } };
+const ready: VoiceBrowserStatus = { connection: 'ready', session: { id: 'bs_1', expiresAt: '2026-01-01T00:00:00Z' }, call: null, attempt: null, busy: false, audio: 'none', muted: false, warnings: [], error: null,
+  offer: null,
+  availability: null,
+  tabs: { mode: 'independent', leader: true } };
 
 describe('the queue panel in words', () => {
   it('offers Answer next only while ready and idle, and only for a queue someone waits in', () => {

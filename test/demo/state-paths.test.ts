@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { appendState, emptyPaths, trackPaths } from '../../demo/models/state-paths.js';
 import type { VoiceBrowserStatus } from '../../lib/index.js';
 
-const base: VoiceBrowserStatus = { connection: 'disconnected', session: null, call: null, attempt: null, busy: false, audio: 'none', muted: false, warnings: [], error: null, tabs: { mode: 'independent', leader: true } };
+const base: VoiceBrowserStatus = { connection: 'disconnected', session: null, call: null, attempt: null, busy: false, audio: 'none', muted: false, warnings: [], error: null,
+  offer: null,
+  availability: null,
+  tabs: { mode: 'independent', leader: true } };
 
 describe('state paths of the live diagram', () => {
   it('records each state once per visit, in order, and keeps only the last steps when asked', () => {

@@ -181,7 +181,7 @@ describe('transition', () => {
 describe('the INVITE rule (DESIGN.md: only our own call is answered)', () => {
   /** One INVITE per call id: the machine names back the very INVITE it decided on. */
   const refs = new Map<string | undefined, InviteRef>();
-  const ref = (callId: string | undefined): InviteRef => refs.get(callId) ?? refs.set(callId, { callId }).get(callId)!;
+  const ref = (callId: string | undefined): InviteRef => refs.get(callId) ?? refs.set(callId, { id: refs.size + 1, callId, at: 0 }).get(callId)!;
   const invite = (callId: string | undefined): CallEvent => ({ type: 'invite_received', invite: ref(callId) });
   const answer = (callId: string | undefined) => ({ type: 'answer_invite', invite: ref(callId) });
   const reject = (callId: string | undefined) => ({ type: 'reject_invite', invite: ref(callId) });

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { VoiceBrowserError } from '../../lib/errors.js';
 import { httpError, networkError } from '../../lib/testing/fake-backend.js';
+import { FakeInvite } from '../../lib/testing/fake-sip.js';
 import { CALL, START, connected, inCall, setup } from '../support/helper-world.js';
 import { rejection } from '../support/rejection.js';
 
@@ -155,7 +156,8 @@ describe('renew() (spec 3.2, 4.9)', () => {
     await voice.startCall(CALL, { idempotencyKey: 'key-1' });
     old.options.events.onDisconnected(new VoiceBrowserError('connection_failed', 'old socket closed'));
     expect(voice.status().connection).toBe('ready');
-    const stray = { callId: 'call-1', outcome: 'pending', withdrawn: false, accept: async () => undefined, reject() { this.outcome = 'rejected'; } };
+    const stray = new FakeInvite('call-1', [], 0);
+    old.invites.set(stray.id, stray);
     old.options.events.onInvite(stray);
     expect(stray.outcome).toBe('rejected');
   });

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { VoiceBrowserError } from '../../lib/errors.js';
 import { httpError, networkError } from '../../lib/testing/fake-backend.js';
+import { FakeInvite } from '../../lib/testing/fake-sip.js';
 import { CALL, START, connected, inCall, setup } from '../support/helper-world.js';
 import { rejection } from '../support/rejection.js';
 
@@ -263,17 +264,14 @@ describe('incoming INVITEs', () => {
 
   it('says nothing of connection_failed when the INVITE is withdrawn while being answered', async () => {
     const { voice, backend, sip, clock } = await inCall();
-    const crossing = {
-      callId: 'call-1',
-      withdrawn: false,
-      // The CANCEL crosses our 200 OK: SIP.js refuses the answer of a terminated INVITE.
-      accept() {
-        crossing.withdrawn = true;
-        backend.setCall('call-1', { state: 'failed', endReason: 'invite_withdrawn' });
-        return Promise.reject(new Error('Invalid session state Terminated'));
-      },
-      reject: () => undefined,
+    const crossing = new FakeInvite('call-1', [], 0);
+    // The CANCEL crosses our 200 OK: SIP.js refuses the answer of a terminated INVITE.
+    crossing.accept = () => {
+      crossing.withdrawn = true;
+      backend.setCall('call-1', { state: 'failed', endReason: 'invite_withdrawn' });
+      return Promise.reject(new Error('Invalid session state Terminated'));
     };
+    sip.link.invites.set(crossing.id, crossing);
     sip.events.onInvite(crossing);
     await clock.flush();
     expect(voice.status()).toMatchObject({ busy: false, call: { state: 'failed' }, error: null });
@@ -281,7 +279,10 @@ describe('incoming INVITEs', () => {
 
   it('still shows connection_failed when answering fails for a reason of its own', async () => {
     const { voice, sip, clock } = await inCall();
-    sip.events.onInvite({ callId: 'call-1', withdrawn: false, accept: () => Promise.reject(new Error('no SDP')), reject: () => undefined });
+    const failing = new FakeInvite('call-1', [], 0);
+    failing.accept = () => Promise.reject(new Error('no SDP'));
+    sip.link.invites.set(failing.id, failing);
+    sip.events.onInvite(failing);
     await clock.flush();
     expect(voice.status()).toMatchObject({ busy: true, error: { code: 'connection_failed' } });
   });

@@ -1,0 +1,69 @@
+import type { Runtime } from './runtime.js';
+import type { Offer, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
+
+/**
+ * Rings an offered caller (DESIGN.md, "Support desks"): it follows `status().offer`, and while one rings it plays
+ * a tone of its own, raises a desktop notification on a hidden page when the page allows it, reads the offered
+ * call for its queue, and declines the offer left unanswered for `offers.ringMs`, saying the agent away (an
+ * absent agent is not offered caller after caller). Part of the SIP chunk: only a registered page is offered.
+ */
+
+/** The status watcher that rings; `away` says the agent away after an offer rang out. */
+export function createOfferRinger(rt: Runtime, options: VoiceBrowserOptions, away: () => Promise<void>): (status: VoiceBrowserStatus) => void {
+  const ringMs = options.offers?.ringMs ?? 15_000;
+  let ringing: string | undefined;
+  let stop = () => {};
+  return ({ offer }) => {
+    if (offer?.callId === ringing) return;
+    stop();
+    ringing = offer?.callId;
+    if (!offer) return;
+    const tone = playTone(options.audioDevices?.speakerId, ringMs);
+    const notice = options.offers?.notify ? notify(offer) : undefined;
+    const timer = rt.clock.setTimeout(() => {
+      rt.dispatch({ type: 'offer_declined' });
+      void away().catch(() => undefined);
+    }, ringMs);
+    void rt.backend.getQueueCall?.(offer.callId, { signal: rt.signal() }).then(
+      ({ call }) => rt.dispatch({ type: 'offer_read', callId: call.id, queueId: call.queueId }),
+      () => undefined,
+    );
+    stop = () => {
+      void tone?.close().catch(() => undefined);
+      notice?.close();
+      rt.clock.clearTimeout(timer);
+    };
+  };
+}
+
+/**
+ * A ring made in the page: 440 and 480 Hz, two seconds on and four off (the North American ring cadence),
+ * played on the chosen speaker where the browser can (`sinkId`), scheduled on the audio clock for as long as
+ * the offer may ring, so that a hidden page's sleeping timers cannot stretch it. None where Web Audio is missing.
+ */
+function playTone(sinkId: string | undefined, ringMs: number): AudioContext | undefined {
+  if (typeof AudioContext !== 'function') return undefined;
+  const context = new AudioContext((sinkId ? { sinkId } : {}) as AudioContextOptions);
+  const gain = context.createGain();
+  gain.gain.value = 0;
+  gain.connect(context.destination);
+  for (const hz of [440, 480]) {
+    const oscillator = context.createOscillator();
+    oscillator.frequency.value = hz;
+    oscillator.connect(gain);
+    oscillator.start();
+  }
+  for (let at = context.currentTime; at < context.currentTime + ringMs / 1000; at += 6) {
+    gain.gain.setValueAtTime(0.1, at);
+    gain.gain.setValueAtTime(0, at + 2);
+  }
+  return context;
+}
+
+/** A desktop notification for a hidden page whose user allowed them; a click brings the page to the front. */
+function notify(offer: Offer): Notification | undefined {
+  if (typeof Notification !== 'function' || Notification.permission !== 'granted' || document.visibilityState !== 'hidden') return undefined;
+  const notice = new Notification('Caller waiting', { body: offer.caller, tag: offer.callId, requireInteraction: true });
+  notice.onclick = () => focus();
+  return notice;
+}
