@@ -3,8 +3,9 @@ import type { AvailabilityStore } from './availability.js';
 import { watchClaim } from './claim-watch.js';
 import type { KeyBudget } from './key-budget.js';
 import { emptyRouterState, route, type CallsRead, type RouterDecision, type RouterEvent, type RouterOptions, type RouterState } from './offer-router.js';
-import { budgetViewOf, queueCallOf, queueCallsIn } from './queue-calls.js';
+import { budgetViewOf, queueCallOf, queueCallsIn, type QueueCall } from './queue-calls.js';
 import type { QueueEventBus, QueueUpdate, Unsubscribe } from './queue-events.js';
+import type { QueueReconciler } from './queue-reconcile.js';
 import type { Relay } from './relay.js';
 import type { Upstream } from './upstream.js';
 
@@ -24,7 +25,9 @@ import type { Upstream } from './upstream.js';
  *
  * The webhook is best effort (spec 6.1), so each check also reads the calls in progress, within the key's
  * budget (a refused read skips the round), but only while some agent is available: a desk nobody staffs costs
- * no reads.
+ * no reads. The panels' re-reads (queue-reconcile.ts) make the same read: while they run on this replica, the
+ * router takes each of theirs as it is answered and makes none of its own, but for the first after it takes
+ * its lease, since a router starting afresh must know at once which agents ring or talk.
  */
 
 /** What the runner works through. */
@@ -41,6 +44,8 @@ export interface OfferRunnerParts {
   /** Time between the reads of a claimed call (claim-watch.ts). */
   claimReadIntervalMs: number;
   claimWatchMs: number;
+  /** The panels' re-reads, when they read at least as often as the checks: their reads serve the router too. */
+  reads?: Pick<QueueReconciler, 'reading' | 'onRead'>;
 }
 
 /** The routing of one proxy. */
@@ -68,14 +73,18 @@ function eventOf(update: QueueUpdate, state: RouterState, at: number): RouterEve
   return { type: 'waiting', callId: update.callId, queueId: update.queueId, since: Date.parse(update.since) || at, requeued: update.event === 'call.requeued', at };
 }
 
-/** The calls in progress, as the router reads them. */
-async function readCalls(parts: OfferRunnerParts): Promise<CallsRead> {
-  await parts.budget.admitRecoveryRead();
-  const calls = queueCallsIn(parts.ensureOk(await parts.upstream({ method: 'GET', path: '/calls', query: { status: 'active' } })).body);
+/** The calls in progress, as the router takes them. */
+function callsReadOf(calls: readonly QueueCall[]): CallsRead {
   return {
     queued: calls.filter((call) => call.state === 'queued').map((call) => ({ callId: call.id, queueId: call.queueId, since: Date.parse(call.createdAt) })),
     bridged: calls.flatMap((call) => (call.agentId && (call.state === 'dequeuing' || call.state === 'established') ? [{ callId: call.id, queueId: call.queueId, agentId: call.agentId, state: call.state }] : [])),
   };
+}
+
+/** The calls in progress, read by the router itself. */
+async function readCalls(parts: OfferRunnerParts): Promise<CallsRead> {
+  await parts.budget.admitRecoveryRead();
+  return callsReadOf(queueCallsIn(parts.ensureOk(await parts.upstream({ method: 'GET', path: '/calls', query: { status: 'active' } })).body));
 }
 
 /** Starts routing the offer-mode queues, while subscribed to the bus, until `stop()`. */
@@ -89,8 +98,16 @@ export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
   let saidFailing = false;
   let unsubscribe: Unsubscribe | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
+  /** Whether the router has had no read since it last started afresh: it then reads for itself. */
+  let unread = true;
   /** The subject of each agent id, for its session read. */
   const subjects = new Map<string, string>();
+
+  /** Forgets what the router believed: it starts afresh from its own read. */
+  const forget = () => {
+    state = emptyRouterState();
+    unread = true;
+  };
 
   const dispatch = (event: RouterEvent): void => {
     if (stopped || Date.now() >= holdingUntil) return;
@@ -131,6 +148,9 @@ export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
     if (record) await parts.availability.set({ ...record, availability: 'away', since: Date.now() });
   }
 
+  // The re-reads' reads, each taken as it is answered, as fresh as one of the router's own.
+  const stopTaking = parts.reads?.onRead((calls) => dispatch({ type: 'read', calls: callsReadOf(calls), at: Date.now() }));
+
   const listen = (update: QueueUpdate) => {
     const event = eventOf(update, state, Date.now());
     if (event) dispatch(event);
@@ -144,7 +164,7 @@ export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
     timer = undefined;
     unsubscribe = undefined;
     holdingUntil = 0;
-    state = emptyRouterState();
+    forget();
     void parts.events.releaseLease(LEASE, holder).catch(() => undefined);
   };
 
@@ -154,14 +174,17 @@ export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
     const takenAt = Date.now();
     const holding = await parts.events.lease(LEASE, holder, leaseMs(parts.intervalMs));
     holdingUntil = holding ? takenAt + leaseMs(parts.intervalMs) / 2 : 0;
-    if (!holding) return void (state = emptyRouterState());
+    if (!holding) return forget();
     const records = await parts.availability.all();
     for (const record of records) {
       subjects.set(record.agentId, record.subject);
       const { agentId, availability, since, queues } = record;
       dispatch({ type: 'agent', agent: { agentId, availability, idleSince: since, queues }, at: Date.now() });
     }
-    if (records.some((record) => record.availability === 'available')) dispatch({ type: 'read', calls: await readCalls(parts), at: Date.now() });
+    if (records.some((record) => record.availability === 'available') && (unread || !parts.reads?.reading())) {
+      dispatch({ type: 'read', calls: await readCalls(parts), at: Date.now() });
+      unread = false;
+    }
     dispatch({ type: 'tick', at: Date.now() });
   }
 
@@ -189,6 +212,7 @@ export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
   };
   const stop = () => {
     stopped = true;
+    stopTaking?.();
     unsubscribe?.();
     lost();
   };

@@ -28,6 +28,9 @@ import type { Upstream } from './upstream.js';
  *
  * A caller claimed by a dequeue elsewhere (not through this proxy) is `call.claimed` once seen so; a caller put
  * back unanswered is the claim watch's to tell (claim-watch.ts), not this one's.
+ *
+ * The offer router needs the same read (offer-runner.ts): each read is handed to `onRead` listeners as it is
+ * answered, so while this replica re-reads (`reading()`), the router takes these reads instead of making its own.
  */
 
 /**
@@ -61,6 +64,10 @@ export interface ReconcileParts {
 export interface QueueReconciler {
   /** A page watches from now on: the re-reads run while any does. Returns what says it stopped watching. */
   watch(): () => void;
+  /** Whether this replica re-reads now: its latest round took the lease (its read may still have been refused). */
+  reading(): boolean;
+  /** Hands `listener` each read of the calls in progress as it is answered; returns what stops that. */
+  onRead(listener: (calls: readonly QueueCall[]) => void): () => void;
 }
 
 /** One run of re-reads, from the first page watching to the last one gone. */
@@ -72,6 +79,8 @@ interface Run {
   timer: ReturnType<typeof setTimeout> | undefined;
   unsubscribe: Unsubscribe | undefined;
   stopped: boolean;
+  /** Whether the latest round took the lease. */
+  holding: boolean;
 }
 
 /** Follows the bus: what it tells changes the callers known waiting, and marks the round's reads stale for them. */
@@ -114,11 +123,12 @@ async function left(parts: ReconcileParts, run: Run, id: string, queueId: string
   await publishOnce(parts, run, { event: 'call.ended', callId: id, queueId, state: call?.state ?? 'finished' });
 }
 
-/** One round: re-reads the calls in progress and publishes what no update told. */
-async function round(parts: ReconcileParts, run: Run): Promise<void> {
+/** One round: re-reads the calls in progress, hands the read on, and publishes what no update told. */
+async function round(parts: ReconcileParts, run: Run, handOn: (calls: readonly QueueCall[]) => void): Promise<void> {
   await parts.budget.admitRecoveryRead();
   run.touched = new Set();
   const calls = queueCallsIn(parts.ensureOk(await parts.upstream({ method: 'GET', path: '/calls', query: { status: 'active' } })).body);
+  handOn(calls);
   const active = new Map(calls.map((call) => [call.id, call]));
   const queued = calls.filter((call) => call.state === 'queued');
   for (const call of queued) {
@@ -140,6 +150,16 @@ export function createQueueReconciler(parts: ReconcileParts): QueueReconciler {
   let watchers = 0;
   let run: Run | undefined;
   let saidFailing = false;
+  const listeners = new Set<(calls: readonly QueueCall[]) => void>();
+  const handOn = (calls: readonly QueueCall[]) => {
+    for (const listener of listeners) {
+      try {
+        listener(calls);
+      } catch (error) {
+        parts.log(`voice proxy: a read of the queues could not be handed on (${error instanceof Error ? error.message : String(error)})`);
+      }
+    }
+  };
 
   const next = (current: Run) => {
     if (current.stopped) return;
@@ -149,7 +169,11 @@ export function createQueueReconciler(parts: ReconcileParts): QueueReconciler {
 
   async function tick(current: Run): Promise<void> {
     try {
-      if (await parts.events.lease(LEASE, holder, leaseMs(parts.intervalMs))) await round(parts, current);
+      current.holding = await parts.events.lease(LEASE, holder, leaseMs(parts.intervalMs)).catch((error: unknown) => {
+        current.holding = false;
+        throw error;
+      });
+      if (current.holding) await round(parts, current, handOn);
       if (saidFailing) parts.log('voice proxy: the queues are re-read again');
       saidFailing = false;
     } catch (error) {
@@ -163,7 +187,7 @@ export function createQueueReconciler(parts: ReconcileParts): QueueReconciler {
   }
 
   const start = () => {
-    const current: Run = { waiting: new Map(), touched: null, timer: undefined, unsubscribe: undefined, stopped: false };
+    const current: Run = { waiting: new Map(), touched: null, timer: undefined, unsubscribe: undefined, stopped: false, holding: false };
     run = current;
     // Subscribed to follow what the bus tells, and to stop when it closes (shutdown).
     parts.events.subscribe((update) => track(current, update), stop).then(
@@ -195,6 +219,11 @@ export function createQueueReconciler(parts: ReconcileParts): QueueReconciler {
         watchers -= 1;
         if (watchers === 0) stop();
       };
+    },
+    reading: () => run?.holding ?? false,
+    onRead(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
     },
   };
 }

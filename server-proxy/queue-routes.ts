@@ -165,19 +165,26 @@ function offerPacing(offers: OfferOptions, claimReadIntervalMs: number) {
   };
 }
 
-/** The desk of one proxy, from its `queues` option; its re-reads go through the proxy's door and budget. */
+/**
+ * The desk of one proxy, from its `queues` option; its re-reads go through the proxy's door and budget. The
+ * router takes the re-reads' reads when they come at least as often as its checks, so the two make one read.
+ */
 export function createDesk(options: QueueOptions, door: Omit<ReconcileParts, 'events' | 'intervalMs'>): Desk {
   const events = options.events ?? createMemoryQueueEvents();
   const availability = options.availability ?? createMemoryAvailability();
   const claimReadIntervalMs = options.claimReadIntervalMs ?? CLAIM_READ_INTERVAL_MS;
+  const reconcileIntervalMs = options.reconcileIntervalMs ?? RECONCILE_INTERVAL_MS;
+  const reconciler = createQueueReconciler({ ...door, events, intervalMs: reconcileIntervalMs });
+  const pacing = options.offers && offerPacing(options.offers, claimReadIntervalMs);
+  const reads = pacing && reconcileIntervalMs <= pacing.intervalMs ? { reads: reconciler } : {};
   return {
     availability,
-    offers: options.offers ? createOfferRunner({ ...door, events, availability, claimReadIntervalMs, claimWatchMs: CLAIM_WATCH_MS, ...offerPacing(options.offers, claimReadIntervalMs) }) : undefined,
+    offers: pacing ? createOfferRunner({ ...door, events, availability, claimReadIntervalMs, claimWatchMs: CLAIM_WATCH_MS, ...pacing, ...reads }) : undefined,
     notifySecret: options.notifySecret,
     queuesFor: (user) => options.queuesFor(user),
     events,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     claimReadIntervalMs,
-    reconciler: createQueueReconciler({ ...door, events, intervalMs: options.reconcileIntervalMs ?? RECONCILE_INTERVAL_MS }),
+    reconciler,
   };
 }
