@@ -5,19 +5,26 @@ import { createUpstream, type UpstreamOptions } from './upstream.js';
 /**
  * `npm start`'s support desk: two queues made at the service when the demo starts, whose webhooks come back to
  * the demo's own receiver (`notifyUrl` on loopback, as the simulator requires), signed with a secret made for
- * this process. Every demo user may see and take both.
+ * this process. Every demo user may see and take both. Support is pulled (Answer next); Sales is in offer mode
+ * (server-proxy/README.md, "Offer mode"): its callers ring the longest-idle available agent, so the demo shows
+ * both modes side by side.
  */
 
 /** The demo's queues, by name. */
 export const DEMO_QUEUE_NAMES = ['Support', 'Sales'] as const;
 
+/** The demo queue in offer mode; the other is pulled. The demo page names it too (demo/queue-labels.ts). */
+export const DEMO_OFFER_QUEUE_NAME: (typeof DEMO_QUEUE_NAMES)[number] = 'Sales';
+
 /** The hold music the service plays to waiting callers (spec 4.8 needs one; the simulator never fetches it). */
 const HOLD_AUDIO_URL = 'https://example.com/voice-browser/hold-music.mp3';
 
-/** What `createVoiceProxy`'s `queues` needs from the demo: the secret, and the ids every user may take. */
+/** What `createVoiceProxy`'s `queues` needs from the demo: the secret, the ids every user may take, the offer-mode ones. */
 export interface DemoQueues {
   notifySecret: string;
   ids: readonly string[];
+  /** The ids of {@link DEMO_OFFER_QUEUE_NAME}'s queue: its callers are offered to available agents. */
+  offerIds: readonly string[];
 }
 
 /** Makes one queue; its id, or an error naming what the service answered. */
@@ -52,9 +59,10 @@ export async function createDemoQueues(voice: UpstreamOptions, notifyUrl: string
   const notifySecret = secret ?? randomBytes(32).toString('base64url');
   try {
     const existing = secret ? await existingQueues(upstream) : new Map<string, string>();
-    const ids: string[] = [];
-    for (const name of DEMO_QUEUE_NAMES) ids.push(existing.get(name) ?? (await createQueue(upstream, name, notifyUrl, notifySecret)));
-    return { notifySecret, ids };
+    const byName = new Map<string, string>();
+    for (const name of DEMO_QUEUE_NAMES) byName.set(name, existing.get(name) ?? (await createQueue(upstream, name, notifyUrl, notifySecret)));
+    const offerId = byName.get(DEMO_OFFER_QUEUE_NAME);
+    return { notifySecret, ids: [...byName.values()], offerIds: offerId ? [offerId] : [] };
   } catch (error) {
     log(`start-up: the demo's queues could not be made (${error instanceof HttpError ? error.code : error instanceof Error ? error.message : String(error)}); the support desk is off`);
     return null;

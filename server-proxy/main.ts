@@ -6,7 +6,9 @@ import { ConfigError } from '../contract/environment.js';
 import { createDemoApp } from './app.js';
 import { parseConfig, type Config, type Rate } from './config.js';
 import { createDemoQueues, type DemoQueues } from './demo-queues.js';
+import { createMemoryAvailability, type AvailabilityStore } from './availability.js';
 import { createMemoryQueueEvents, type QueueEventBus } from './queue-events.js';
+import { createRedisAvailability } from './redis-availability.js';
 import { createRedisBudgetStore } from './redis-budget-store.js';
 import { createRedisQueueEvents } from './redis-queue-events.js';
 import { createRedisRateStore } from './redis-rate-store.js';
@@ -15,9 +17,9 @@ import { checkService } from './service-check.js';
 /**
  * `npm start`: the proxy serving the demo on HOST:PORT, with the embedded simulator on SIM_PORT unless
  * VOICE_BASE_URL points at a real service (checked before the demo listens), and the support desk's two queues
- * made at the service once the demo's port is known (demo-queues.ts). SIGTERM or Ctrl-C drains it: the queue
- * event streams end, no new connections, the requests in flight finish (10 s at most), then Redis and the
- * simulator close and the process exits 0.
+ * made at the service once the demo's port is known (demo-queues.ts), one pulled and one in offer mode. SIGTERM
+ * or Ctrl-C drains it: the queue event streams end, no new connections, the requests in flight finish (10 s at
+ * most), then Redis and the simulator close and the process exits 0.
  */
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -67,6 +69,8 @@ async function main(): Promise<void> {
   const budgetStore = config.redisUrl ? await createRedisBudgetStore({ url: config.redisUrl }) : undefined;
   // A webhook that reached one replica reaches the agents of every replica.
   const events: QueueEventBus = config.redisUrl ? await createRedisQueueEvents({ url: config.redisUrl }) : createMemoryQueueEvents();
+  // Every replica offers callers from the same agents' word.
+  const availability = config.redisUrl ? await createRedisAvailability({ url: config.redisUrl }) : createMemoryAvailability();
   const running = await upstream.start();
   // Listening first: the queues' notifyUrl needs the port. Until the app is built, a request is told to retry.
   let serve: RequestListener = (_request, response) => void response.writeHead(503, { 'retry-after': '1' }).end();
@@ -85,7 +89,7 @@ async function main(): Promise<void> {
     // With the embedded simulator its quota is known, so the limits follow it.
     rateLimit: { ...config.userRate(upstream.quota), ...(store ? { store } : {}) },
     ...(budgetStore ? { budget: { store: budgetStore } } : {}),
-    ...(queues ? { queues: demoQueueOptions(queues, events) } : {}),
+    ...(queues ? { queues: demoQueueOptions(queues, events, availability) } : {}),
     logLevel: config.logLevel,
   });
   serve = getRequestListener(app.fetch);
@@ -101,17 +105,24 @@ async function main(): Promise<void> {
     // First: an open event stream is a request that never finishes by itself, and would hold the drain.
     await events.close();
     await drain(server);
-    await Promise.all([running.close(), store?.close?.(), budgetStore?.close?.()]);
+    await Promise.all([running.close(), store?.close?.(), budgetStore?.close?.(), availability.close()]);
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
 }
 
-/** The demo's `queues` option: every user may see and take both queues. */
-function demoQueueOptions({ notifySecret, ids }: DemoQueues, events: QueueEventBus) {
-  return { notifySecret, queuesFor: () => ids, events };
+/**
+ * The demo's `queues` option: every user may see and take both queues, and the offer-mode one rings its
+ * callers at the longest-idle available agent, who gets a short wrap-up after each call (server-proxy/README.md,
+ * "Offer mode").
+ */
+function demoQueueOptions({ notifySecret, ids, offerIds }: DemoQueues, events: QueueEventBus, availability: AvailabilityStore) {
+  return { notifySecret, queuesFor: () => ids, events, availability, offers: { queues: offerIds, wrapUpMs: DEMO_WRAP_UP_MS } };
 }
+
+/** The demo agent's wrap-up after an offered call: long enough to see, short enough not to hold a tester up. */
+const DEMO_WRAP_UP_MS = 2000;
 
 /** How long requests in flight may take to finish once the server is told to stop. */
 const DRAIN_MS = 10_000;

@@ -11,6 +11,7 @@ import { ConnectionControls } from './connection-controls.js';
 import { DevicePickers } from './device-pickers.js';
 import { ErrorNotice } from './error-notice.js';
 import { EventLog } from './event-log.js';
+import { OfferCard } from './offer-card.js';
 import { QueuePanel } from './queue-panel.js';
 import { SetupTest } from './setup-test.js';
 import { StateDiagrams } from './state-diagram.js';
@@ -24,7 +25,8 @@ export interface PhoneProps {
 
 /**
  * The phone and its diagnostics: on a wide screen side by side, on a phone one after the other. The call card
- * comes first, the support queues right after it; the one error shows beside what caused it.
+ * comes first (the ringing card in its place while an offered caller rings), the support queues right after it;
+ * the one error shows beside what caused it.
  */
 export function Phone({ user, onLogout }: PhoneProps) {
   const audioHost = useRef<HTMLDivElement>(null);
@@ -42,8 +44,17 @@ export function Phone({ user, onLogout }: PhoneProps) {
   return (
     <div class="layout">
       <div class="phone-column">
-        <CallCard
-          status={status}
+        {status.offer ? (
+          <OfferCard
+            offer={status.offer}
+            queueName={status.offer.queueId ? queues.nameOf(status.offer.queueId) : null}
+            error={notice('call')}
+            onAccept={voice.accept}
+            onDecline={voice.decline}
+          />
+        ) : (
+          <CallCard
+            status={status}
           callSeconds={callSeconds}
           recoveredFrom={voice.recoveredFrom}
           digitsSent={voice.digitsSent}
@@ -53,8 +64,11 @@ export function Phone({ user, onLogout }: PhoneProps) {
           onHangUp={voice.hangup}
           onToggleMute={voice.toggleMute}
           onDigit={voice.sendDigit}
-        />
-        {!isCleanupOnly(status) && <QueuePanel status={status} rows={queues.rows} listError={queues.error} error={notice('queue')} onAnswerNext={voice.answerNext} />}
+          />
+        )}
+        {!isCleanupOnly(status) && (
+          <QueuePanel status={status} rows={queues.rows} listError={queues.error} error={notice('queue')} onAnswerNext={voice.answerNext} onAvailability={voice.setAvailability} />
+        )}
         <ConnectionControls
           userName={user.name}
           status={status}

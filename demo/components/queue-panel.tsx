@@ -1,8 +1,10 @@
 import type { ComponentChildren } from 'preact';
-import type { VoiceBrowserStatus } from 'voice-browser';
+import type { Availability, VoiceBrowserStatus } from 'voice-browser';
 import { durationLabel } from '../call-labels.js';
 import type { QueueRow } from '../models/queue-rows.js';
+import { isOfferQueue, OFFER_QUEUE_HINT } from '../offer-labels.js';
 import { canAnswerNext, queueSummaryLabel, waitingListName } from '../queue-labels.js';
+import { AvailabilitySwitch } from './availability-switch.js';
 
 /** Props of {@link QueuePanel}. */
 export interface QueuePanelProps {
@@ -13,6 +15,7 @@ export interface QueuePanelProps {
   /** The error of an Answer next, when it belongs here (see `errorArea` in labels.ts). */
   error: ComponentChildren;
   onAnswerNext(queueId: string): void;
+  onAvailability(availability: Availability): void;
 }
 
 /** One queue: its name, its waiting callers with their live wait time, and Answer next. */
@@ -21,6 +24,11 @@ function QueueBlock({ status, row, onAnswerNext }: { status: VoiceBrowserStatus;
   return (
     <div class="queue" data-testid="queue" data-queue-id={row.id} data-queue-name={row.name}>
       <h3 id={titleId}>{row.name}</h3>
+      {isOfferQueue(row.name) && (
+        <p class="hint" data-testid="queue-mode">
+          {OFFER_QUEUE_HINT}
+        </p>
+      )}
       {row.callers.length === 0 ? (
         <p class="hint" data-testid="queue-empty">
           Nobody waiting
@@ -49,11 +57,14 @@ function QueueBlock({ status, row, onAnswerNext }: { status: VoiceBrowserStatus;
  * The support desk: each of the user's queues with the callers waiting there, oldest first, each with a wait time
  * that counts up, and Answer next, which takes the head caller onto the call card. Enabled only while ready
  * and idle with someone waiting. Who waits is said in one polite live line, so arrivals and departures are heard.
+ * With an offer-mode queue listed, the availability switch says whether its callers ring this page.
  */
-export function QueuePanel({ status, rows, listError, error, onAnswerNext }: QueuePanelProps) {
+export function QueuePanel({ status, rows, listError, error, onAnswerNext, onAvailability }: QueuePanelProps) {
+  const offerQueues = rows.map((row) => row.name).filter(isOfferQueue);
   return (
     <section class="queues" aria-labelledby="queues-title" data-testid="queue-panel">
       <h2 id="queues-title">Queues</h2>
+      {offerQueues.length > 0 && <AvailabilitySwitch availability={status.availability} offerQueues={offerQueues} onChange={onAvailability} />}
       <p class="queue-summary" role="status" aria-live="polite" data-testid="queue-summary">
         {queueSummaryLabel(rows)}
       </p>

@@ -31,6 +31,10 @@ export function StatusPanel({ status }: StatusPanelProps) {
         <dd>{String(status.muted)}</dd>
         <dt>warnings</dt>
         <dd data-testid="warnings">{status.warnings.join(' ') || '—'}</dd>
+        <dt>availability</dt>
+        <dd data-testid="availability">{status.availability ?? '—'}</dd>
+        <dt>offer</dt>
+        <dd data-testid="offer-call-id">{status.offer?.callId ?? '—'}</dd>
         <dt>tabs</dt>
         <dd data-testid="tab-role">{status.tabs.mode === 'shared' ? `shared, ${status.tabs.leader ? 'leader' : 'follower'}` : 'independent'}</dd>
         <dt>error</dt>

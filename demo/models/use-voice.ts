@@ -4,6 +4,7 @@ import { emptyPaths, trackPaths, type StatePaths } from './state-paths.js';
 import { createAct, errorMessage, noErrors, shownError, voiceActions, type ErrorView, type PreflightView, type ShownError, type VoiceActions } from './voice-actions.js';
 import type { RecoveredFrom } from '../call-labels.js';
 import { logEvent } from '../labels.js';
+import { offerOptions } from '../offer-labels.js';
 import { createFetchBackend, createVoiceBrowser, type TimingEvent, type VoiceBrowser, type VoiceBrowserStatus } from 'voice-browser';
 
 /**
@@ -65,6 +66,8 @@ function buildHelper(chosen: AudioDevices, audio: HTMLAudioElement, slot: RefObj
     backend: createFetchBackend({ queues: true }),
     // `?tabs=independent` shows each tab as a phone of its own (the e2e suite's tests of that mode use it).
     tabs: new URLSearchParams(location.search).get('tabs') === 'independent' ? 'independent' : 'shared',
+    // Offered callers ring for the helper's default time; `?ringMs=` shortens it (the e2e suite's absent agent).
+    offers: offerOptions(new URLSearchParams(location.search)),
     remoteAudio: audio,
     audioDevices,
     // A replaced helper is idle and disconnected; should it still speak, the page no longer listens.

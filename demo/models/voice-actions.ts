@@ -1,4 +1,4 @@
-import { canConnect, canRetryCall, type PreflightReport, type StatusError, type VoiceBrowser } from 'voice-browser';
+import { canConnect, canRetryCall, type Availability, type PreflightReport, type StatusError, type VoiceBrowser } from 'voice-browser';
 import { errorArea, type ErrorArea } from '../labels.js';
 import { FROM_NUMBERS, TEST_NUMBERS } from '../test-numbers.js';
 
@@ -17,6 +17,12 @@ export interface VoiceActions {
   call(from: string, to: string): void;
   /** Takes the next caller waiting in `queueId` (answerNext()): the call then runs on the call card. */
   answerNext(queueId: string): void;
+  /** Answers the offered caller ringing (accept()): the call then runs on the call card. */
+  accept(): void;
+  /** Sends the offered caller ringing on to the next agent (decline()). */
+  decline(): void;
+  /** Says whether this agent takes offered callers; the switch shows the server's answer. */
+  setAvailability(availability: Availability): void;
   hangup(): void;
   toggleMute(): void;
   /** Sends one DTMF digit and, once sent, adds it to the digits shown. */
@@ -116,6 +122,10 @@ export function voiceActions(voice: VoiceBrowser, { act, devicesPending, rebuild
     },
     // Its failures (nobody left to take, a lost answer) show on the queue panel, where it was asked for.
     answerNext: (queueId) => act('queue', () => voice.answerNext(queueId)),
+    // The ringing card stands in for the call card, and an accepted caller's failures belong to that call.
+    accept: () => act('call', () => voice.accept()),
+    decline: () => act('call', () => voice.decline()),
+    setAvailability: (availability) => act('queue', () => voice.setAvailability(availability)),
     hangup: () => act('call', () => voice.hangup()),
     toggleMute: () => act('call', async () => voice.mute(!voice.status().muted)),
     sendDigit: (digit) =>

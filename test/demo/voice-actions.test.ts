@@ -31,6 +31,15 @@ function fakeHelper(name: string, status: VoiceBrowserStatus, asked: string[]): 
       asked.push(`${name}.answerNext ${queueId}`);
       throw new Error('nobody is waiting in this queue');
     },
+    accept: async () => {
+      asked.push(`${name}.accept`);
+      throw new Error('nothing rings');
+    },
+    decline: async () => void asked.push(`${name}.decline`),
+    setAvailability: async (availability) => {
+      asked.push(`${name}.setAvailability ${availability}`);
+      throw new Error('the proxy refused');
+    },
     preflight: async (call) => {
       asked.push(`${name}.preflight ${call.to}`);
       return REPORT;
@@ -98,6 +107,22 @@ describe('the demo voice actions', () => {
     expect(asked).toEqual(['old.answerNext q_support']);
     expect(shownError(null, view)).toEqual({ area: 'queue', error: null, message: 'nobody is waiting in this queue' });
     expect(shownError({ code: 'queue_empty', message: 'm' }, { ...noErrors, lastAction: 'call' })?.area).toBe('queue');
+  });
+
+  it('accepts and declines an offered caller as actions of the call, and says availability from the queue panel', async () => {
+    const asked: string[] = [];
+    let view: ErrorView = noErrors;
+    const act = createAct((change) => (view = change(view)), () => null);
+    const actions = voiceActions(fakeHelper('old', disconnected, asked), context({ act }, asked));
+    actions.decline();
+    actions.accept();
+    await settle();
+    expect(asked).toEqual(['old.decline', 'old.accept']);
+    expect(shownError(null, view)).toEqual({ area: 'call', error: null, message: 'nothing rings' });
+    actions.setAvailability('available');
+    await settle();
+    expect(asked.at(-1)).toBe('old.setAvailability available');
+    expect(shownError(null, view)).toEqual({ area: 'queue', error: null, message: 'the proxy refused' });
   });
 
   it('adds a digit to those shown only once it was sent', async () => {

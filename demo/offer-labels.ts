@@ -1,0 +1,74 @@
+import type { Availability, Offer } from 'voice-browser';
+
+/**
+ * The words of offered callers (DESIGN.md, "Support desks"; server-proxy/README.md, "Offer mode") and the ringing
+ * card's keyboard shortcuts, as pure functions (tested directly in test/demo/offer-labels.test.ts).
+ */
+
+/**
+ * The demo's queue in offer mode, by name: the demo server puts it there (server-proxy/demo-queues.ts), and the
+ * page, which the proxy does not tell, names it the same (a unit test holds the two to one name).
+ */
+export const OFFER_QUEUE_NAMES: readonly string[] = ['Sales'];
+
+/** Whether the queue named `name` rings its callers at available agents, rather than waiting for Answer next. */
+export function isOfferQueue(name: string): boolean {
+  return OFFER_QUEUE_NAMES.includes(name);
+}
+
+/** The hint under an offer-mode queue's name: how its callers reach an agent. */
+export const OFFER_QUEUE_HINT = 'Callers here ring the longest-idle available agent';
+
+/**
+ * The availability line: what the server last said, and what it means for this page; "Checking" until it said.
+ * `queues` are the offer-mode queues' names the page lists.
+ */
+export function availabilityLabel(availability: Availability | null, queues: readonly string[]): string {
+  const which = queues.length > 0 ? `${queues.join(' and ')} callers` : 'offered callers';
+  if (availability === null) return 'Checking whether you take offered callers';
+  return availability === 'available' ? `Available: ${which} ring this page` : `Away: ${which} are not offered to you`;
+}
+
+/** The one alert screen readers hear when a caller rings: who, from where when known, and the keys that answer. */
+export function offerAlertLabel(offer: Offer, queueName: string | null): string {
+  const from = queueName ? ` from the ${queueName} queue` : '';
+  return `Caller ${offer.caller}${from} is ringing. Press A to accept or D to decline.`;
+}
+
+/** Whole seconds an offer has rung at `now` (both on the page's clock); never negative. */
+export function ringSeconds(offer: Offer, now: number): number {
+  return Math.max(0, Math.floor((now - offer.since) / 1000));
+}
+
+/**
+ * The helper's `offers` option: its default ring time, unless the page's address asks for another with
+ * `?ringMs=` (the e2e suite lets an offer ring out quickly that way, as an absent agent's would).
+ */
+export function offerOptions(query: URLSearchParams): { ringMs?: number } {
+  const ringMs = Number(query.get('ringMs'));
+  return Number.isInteger(ringMs) && ringMs > 0 ? { ringMs } : {};
+}
+
+/** What a key press does on the ringing card. */
+export type OfferKey = 'accept' | 'decline';
+
+/** A key press as the shortcuts read it: the key, its modifiers, and where the focus was. */
+export interface KeyPress {
+  key: string;
+  altKey: boolean;
+  ctrlKey: boolean;
+  metaKey: boolean;
+  /** The focused element's tag name, upper case as the DOM gives it, and whether it is editable. */
+  target: { tagName: string; isContentEditable: boolean } | null;
+}
+
+/** Elements where a letter is text being typed, never a shortcut. */
+const TEXT_FIELDS = new Set(['INPUT', 'TEXTAREA', 'SELECT']);
+
+/** A or D, with no modifier and the focus outside a text field, accepts or declines; anything else is left alone. */
+export function offerKey(press: KeyPress): OfferKey | null {
+  if (press.altKey || press.ctrlKey || press.metaKey) return null;
+  if (press.target && (TEXT_FIELDS.has(press.target.tagName) || press.target.isContentEditable)) return null;
+  const key = press.key.toLowerCase();
+  return key === 'a' ? 'accept' : key === 'd' ? 'decline' : null;
+}
