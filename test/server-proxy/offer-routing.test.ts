@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Invitation } from 'sip.js';
 import type { OfferOptions } from '../../server-proxy/queue-routes.js';
-import { createVoiceProxy, type VoiceProxy } from '../../server-proxy/proxy.js';
 import { createSimulatorControl } from '../../simulator/control-client.js';
 import { SIM_TEST_KEY } from '../simulator/support/sim-api.js';
 import { useSipWorlds, type RegisteredWorld } from '../simulator/support/sip-world.js';
-import { createHarness, send, testAuthenticate } from './harness.js';
-import { recordingBus, SECRET, serveOnLoopback } from './queue-support.js';
+import { createHarness, send } from './harness.js';
+import { deskProxy, loopbackQueue, recordingBus, SECRET } from './queue-support.js';
 
 /**
  * Offer mode (issue 33 points 1 and 2): the user's availability at `/availability`, and callers of an offer-mode
@@ -57,23 +56,12 @@ describe('offer mode on a real simulator, the agents answering with SIP.js', () 
     const bob: RegisteredWorld = { ...other, client: bobClient };
     const bus = recordingBus();
     // The queue's notifyUrl names the proxy's address, and the proxy's offer queues name the queue.
-    let proxy: VoiceProxy | undefined;
-    const served = await serveOnLoopback((request) => (proxy ? proxy(request) : Promise.resolve(new Response(null, { status: 503 }))));
-    defer(() => served.close());
-    const created = await w.api.request<{ queue: { id: string } }>('POST', '/queues', { name: 'Support', holdAudioUrl: 'https://example.test/hold.mp3', notifyUrl: `${served.url}/voice/queue-events`, notifySecret: SECRET });
-    const queueId = created.body.queue.id;
-    const live = createVoiceProxy({
-      baseUrl: w.sim.baseUrl,
-      apiKey: SIM_TEST_KEY,
-      authenticate: testAuthenticate,
-      rateLimit: false,
-      logger: false,
-      log: (line) => void lines.push(line),
-      queues: { notifySecret: SECRET, queuesFor: () => [queueId], events: bus, claimReadIntervalMs: 50, offers: { queues: [queueId], checkIntervalMs: 200, ...offers } },
-    });
-    proxy = live;
+    const { queueId, serve } = await loopbackQueue(w, defer);
+    const queues = { notifySecret: SECRET, queuesFor: () => [queueId], events: bus, claimReadIntervalMs: 50, offers: { queues: [queueId], checkIntervalMs: 200, ...offers } };
+    const proxy = deskProxy(w.sim, queues, (line) => void lines.push(line));
+    serve(proxy);
     defer(() => bus.close());
-    const page = { proxy: live, apiKey: SIM_TEST_KEY };
+    const page = { proxy, apiKey: SIM_TEST_KEY };
     const say = async (who: RegisteredWorld, availability: 'available' | 'away') =>
       expect((await send(page, 'PUT', '/voice/availability', { user: who.session.externalSubject, body: { availability } })).status).toBe(200);
     const arrive = async (from: string) => (await w.api.control<{ call: { id: string } }>('POST', '/inbound', { queueId, from, to: '+12025550150' })).body.call;

@@ -1,15 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HttpError } from '../../contract/http-error.js';
 import { noBudget } from '../../server-proxy/key-budget.js';
-import { createVoiceProxy, type VoiceProxy } from '../../server-proxy/proxy.js';
+import type { VoiceProxy } from '../../server-proxy/proxy.js';
 import { createMemoryQueueEvents, type QueueEventBus } from '../../server-proxy/queue-events.js';
 import { createQueueReconciler } from '../../server-proxy/queue-reconcile.js';
 import type { Upstream } from '../../server-proxy/upstream.js';
-import { createRedisQueueEvents } from '../../server-proxy/redis-queue-events.js';
 import { createSimulatorControl, type SimulatorControl } from '../../simulator/control-client.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
-import { API_KEY, testAuthenticate, type Fetch } from './harness.js';
-import { readStream, recordingBus, SECRET, serveOnLoopback } from './queue-support.js';
+import { API_KEY, type Fetch } from './harness.js';
+import { deskProxy, readStream, recordingBus, redisReplica, SECRET, serveOnLoopback } from './queue-support.js';
 import { useRedis } from './redis-server.js';
 
 /**
@@ -47,16 +46,7 @@ async function startDesk(events: QueueEventBus, allowed: () => readonly string[]
     if (String(input).endsWith('/calls?status=active')) reads.push(Date.now());
     return globalThis.fetch(input, init);
   };
-  const proxy = createVoiceProxy({
-    baseUrl: simulator.baseUrl,
-    apiKey: API_KEY,
-    authenticate: testAuthenticate,
-    fetch,
-    logger: false,
-    log: () => undefined,
-    rateLimit: false,
-    queues: { notifySecret: SECRET, queuesFor: allowed, events, reconcileIntervalMs: INTERVAL_MS },
-  });
+  const proxy = deskProxy({ baseUrl: simulator.baseUrl, apiKey: API_KEY, fetch }, { notifySecret: SECRET, queuesFor: allowed, events, reconcileIntervalMs: INTERVAL_MS }, () => undefined);
   const served = await serveOnLoopback(async (request) => {
     if (request.method === 'POST') webhooks.push(await request.clone().text());
     return proxy(request);
@@ -160,8 +150,7 @@ describe('two replicas on one redis-server', () => {
 
   it('re-read one at a time, and the other carries on when the reader’s last page goes', async () => {
     let queueId = '';
-    const buses = [await createRedisQueueEvents({ url: redis().url }), await createRedisQueueEvents({ url: redis().url })];
-    onStop(() => Promise.all(buses.map((bus) => bus.close())));
+    const buses = [(await redisReplica(redis().url, onStop)).events, (await redisReplica(redis().url, onStop)).events];
     const [a, b] = await Promise.all(buses.map((bus) => startDesk(bus, () => [queueId])));
     if (!a || !b) throw new Error('two replicas');
     queueId = await createQueue(a.notifyUrl);

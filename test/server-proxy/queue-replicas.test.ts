@@ -1,10 +1,10 @@
 import { createClient } from 'redis';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createVoiceProxy, type VoiceProxy } from '../../server-proxy/proxy.js';
+import type { VoiceProxy } from '../../server-proxy/proxy.js';
 import type { QueueEventBus } from '../../server-proxy/queue-events.js';
 import { createRedisQueueEvents } from '../../server-proxy/redis-queue-events.js';
-import { API_KEY, BASE_URL, createSimulator, testAuthenticate } from './harness.js';
-import { readStream, SECRET, webhook, webhookRequest } from './queue-support.js';
+import { API_KEY, BASE_URL, createSimulator } from './harness.js';
+import { deskProxy, dropSubscriptions, readStream, redisReplica, SECRET, webhook, webhookRequest } from './queue-support.js';
 import { freePort, useRedis } from './redis-server.js';
 
 /**
@@ -14,18 +14,16 @@ import { freePort, useRedis } from './redis-server.js';
  */
 
 const { redis, onStop } = useRedis();
-const buses: QueueEventBus[] = [];
+let buses: QueueEventBus[] = [];
 let replicas: VoiceProxy[] = [];
 let streams: Array<ReturnType<typeof readStream>> = [];
 
 beforeAll(async () => {
-  buses.push(await createRedisQueueEvents({ url: redis().url }), await createRedisQueueEvents({ url: redis().url }));
-  onStop(() => Promise.all(buses.map((bus) => bus.close())));
+  const stores = [await redisReplica(redis().url, onStop), await redisReplica(redis().url, onStop)];
+  buses = stores.map((store) => store.events);
   const { service, fetch } = createSimulator();
   onStop(() => service.close());
-  replicas = buses.map((events) =>
-    createVoiceProxy({ baseUrl: BASE_URL, apiKey: API_KEY, authenticate: testAuthenticate, fetch, logger: false, rateLimit: false, queues: { notifySecret: SECRET, queuesFor: () => ['q_1'], events } }),
-  );
+  replicas = stores.map(({ events, availability }) => deskProxy({ baseUrl: BASE_URL, apiKey: API_KEY, fetch }, { notifySecret: SECRET, queuesFor: () => ['q_1'], events, availability }));
 });
 
 afterEach(async () => {
@@ -88,13 +86,7 @@ describe('REDIS_URL and the queue events', () => {
   it('ends the streams when the subscribed connection drops, so pages reconnect to a fresh snapshot instead of missing events', async () => {
     const [, b] = replicas as [VoiceProxy, VoiceProxy];
     const onB = await follow(b, 'bob');
-    const client = createClient({ url: redis().url });
-    await client.connect();
-    try {
-      await client.sendCommand(['CLIENT', 'KILL', 'TYPE', 'pubsub']);
-    } finally {
-      client.destroy();
-    }
+    await dropSubscriptions(redis().url);
     await expect.poll(() => onB.ended()).toBe(true);
     // Once the connection is back, a new stream follows the channel again.
     const reconnect = async () => {

@@ -1,11 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Invitation } from 'sip.js';
-import { createVoiceProxy } from '../../server-proxy/proxy.js';
 import { isCleanup, routePath, routeTemplate } from '../../server-proxy/routes.js';
 import { SIM_TEST_KEY } from '../simulator/support/sim-api.js';
 import { useSipWorlds, type RegisteredWorld } from '../simulator/support/sip-world.js';
-import { createHarness, send, testAuthenticate, type Fetch, type Harness, type PageResponse } from './harness.js';
-import { createQueue, readStream, recordingBus, SECRET, serveOnLoopback } from './queue-support.js';
+import { createHarness, send, type Fetch, type Harness, type PageResponse } from './harness.js';
+import { createQueue, deskProxy, loopbackQueue, readStream, recordingBus, SECRET } from './queue-support.js';
 
 /**
  * The support desk's routes (DESIGN.md, "Support desks"): the user's queues, the dequeue that claims the head
@@ -172,19 +171,10 @@ describe('the queue routes on a real simulator, the agent answering with SIP.js'
   async function desk(simulatorOptions: { queueAnswerTimeoutMs?: number } = {}) {
     const w = await registeredWorld(simulatorOptions);
     const bus = recordingBus();
-    let queueId = '';
-    const proxy = createVoiceProxy({
-      baseUrl: w.sim.baseUrl,
-      apiKey: SIM_TEST_KEY,
-      authenticate: testAuthenticate,
-      rateLimit: false,
-      logger: false,
-      queues: { notifySecret: SECRET, queuesFor: () => [queueId], events: bus, claimReadIntervalMs: 50 },
-    });
-    const served = await serveOnLoopback(proxy);
-    defer(() => served.close());
-    const created = await w.api.request<{ queue: { id: string } }>('POST', '/queues', { name: 'Support', holdAudioUrl: 'https://example.test/hold.mp3', notifyUrl: `${served.url}/voice/queue-events`, notifySecret: SECRET });
-    queueId = created.body.queue.id;
+    const served = await loopbackQueue(w, defer);
+    const queueId = served.queueId;
+    const proxy = deskProxy(w.sim, { notifySecret: SECRET, queuesFor: () => [queueId], events: bus, claimReadIntervalMs: 50 });
+    served.serve(proxy);
     const page = { proxy, apiKey: SIM_TEST_KEY };
     const alice = w.session.externalSubject;
     /** A caller arrives; resolves once its webhook went through the proxy's receiver. */

@@ -1,14 +1,22 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
+import { createClient } from 'redis';
 import { expect } from 'vitest';
 import { serializeEvent, webhookHeaders, type QueueEvent } from '../../contract/queue-webhook.js';
+import type { AvailabilityStore } from '../../server-proxy/availability.js';
+import { createVoiceProxy, type QueueOptions, type VoiceProxy } from '../../server-proxy/proxy.js';
 import { createMemoryQueueEvents, type QueueEventBus, type QueueUpdate } from '../../server-proxy/queue-events.js';
-import { API_KEY, BASE_URL, type Fetch } from './harness.js';
+import { createRedisAvailability } from '../../server-proxy/redis-availability.js';
+import { createRedisQueueEvents } from '../../server-proxy/redis-queue-events.js';
+import { SIM_TEST_KEY } from '../simulator/support/sim-api.js';
+import type { World } from '../simulator/support/sip-world.js';
+import { API_KEY, BASE_URL, testAuthenticate, type Fetch } from './harness.js';
 
 /**
  * What the queue tests share: a signed webhook as the service posts it, a reader of the proxy's event stream,
- * a bus that shows what went through it, and the proxy served on a loopback port for the simulator's webhooks.
+ * a bus that shows what went through it, the proxy served on a loopback port for the simulator's webhooks, a
+ * desk's proxy as every queue test builds it, and one replica's connections to a redis-server.
  */
 
 export const SECRET = 'whsec_proxy_queue_test';
@@ -140,4 +148,81 @@ export async function createQueue(simulator: Fetch, name: string, notifyUrl = 'h
   });
   expect(response.status).toBe(201);
   return ((await response.json()) as { queue: { id: string } }).queue.id;
+}
+
+/** Where a desk's proxy reaches the service: a simulator's address, its key (the SIP worlds' by default) and door. */
+export interface DeskService {
+  baseUrl: string;
+  apiKey?: string;
+  fetch?: Fetch;
+}
+
+/**
+ * A proxy with `queues` as the queue tests build it: the tests' login (`x-test-user`), no per-user limits, no
+ * request log; its log lines go to `log` (the proxy's own default when none).
+ */
+export function deskProxy(service: DeskService, queues: QueueOptions, log?: (line: string) => void): VoiceProxy {
+  return createVoiceProxy({
+    baseUrl: service.baseUrl,
+    apiKey: service.apiKey ?? SIM_TEST_KEY,
+    ...(service.fetch ? { fetch: service.fetch } : {}),
+    authenticate: testAuthenticate,
+    rateLimit: false,
+    logger: false,
+    ...(log ? { log } : {}),
+    queues,
+  });
+}
+
+/** A queue at a world's simulator whose webhooks reach the proxy `serve` last named; see {@link loopbackQueue}. */
+export interface LoopbackQueue {
+  queueId: string;
+  /** The loopback address's origin. */
+  url: string;
+  /** From now on, the webhooks and any request to `url` reach `proxy`, as a load balancer sends them to a replica. */
+  serve(proxy: VoiceProxy): void;
+}
+
+/**
+ * Makes the queue "Support" at `w`'s simulator, its webhooks signed with {@link SECRET} and sent to a loopback
+ * address that answers 503 until a proxy is served there; the address closes when the test ends (`defer`).
+ */
+export async function loopbackQueue(w: Pick<World, 'api'>, defer: (cleanup: () => Promise<void>) => void): Promise<LoopbackQueue> {
+  let target: VoiceProxy | undefined;
+  const served = await serveOnLoopback((request) => (target ? target(request) : Promise.resolve(new Response(null, { status: 503 }))));
+  defer(() => served.close());
+  const created = await w.api.request<{ queue: { id: string } }>('POST', '/queues', { name: 'Support', holdAudioUrl: 'https://example.test/hold.mp3', notifyUrl: `${served.url}/voice/queue-events`, notifySecret: SECRET });
+  return { queueId: created.body.queue.id, url: served.url, serve: (proxy) => void (target = proxy) };
+}
+
+/** One proxy replica's connections to a redis-server: its bus, and its availability store. */
+export interface RedisReplica {
+  events: QueueEventBus;
+  availability: AvailabilityStore;
+  /** Closes both, as a replica that stops; safe to call again. */
+  close(): Promise<void>;
+}
+
+/**
+ * Connects one replica to the redis-server at `url`: the bus, and the availability store under `availabilityKey`
+ * (the store's own key by default); `onStop` closes both when the test (or file) ends.
+ */
+export async function redisReplica(url: string, onStop: (close: () => Promise<void>) => void, availabilityKey?: string): Promise<RedisReplica> {
+  const events = await createRedisQueueEvents({ url });
+  const availability = await createRedisAvailability({ url, ...(availabilityKey ? { key: availabilityKey } : {}) });
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= Promise.all([events.close(), availability.close()]).then(() => undefined));
+  onStop(close);
+  return { events, availability, close };
+}
+
+/** Drops every subscribed connection of the redis-server at `url`, as a Redis restart or failover does. */
+export async function dropSubscriptions(url: string): Promise<void> {
+  const client = createClient({ url });
+  await client.connect();
+  try {
+    await client.sendCommand(['CLIENT', 'KILL', 'TYPE', 'pubsub']);
+  } finally {
+    client.destroy();
+  }
 }
