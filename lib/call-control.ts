@@ -5,6 +5,7 @@ import { sendDigit } from './in-call-controls.js';
 import { asBrowserCall, queueRoutes } from './queue-call.js';
 import type { Runtime } from './runtime.js';
 import { canAnswerNext, canCall, canRetryCall, canSendDtmf } from './status-rules.js';
+import type { CallRoutes } from './call-reads.js';
 import type { Availability, BrowserCall, CallInput } from './types.js';
 
 /**
@@ -85,37 +86,35 @@ export function createCallControl(rt: Runtime) {
     return once(key, () => admit(backend.createCall({ ...own, sessionId }, { idempotencyKey: key, signal: rt.signal() }).then((r) => r.call), unknown));
   }
 
-  /** Claims the next caller of `queueId` for this agent: the dequeue as the attempt's request (DESIGN.md, "Support desks"). */
-  function answerNext(queueId: string): Promise<BrowserCall> {
-    if (typeof queueId !== 'string' || !queueId || !backend.dequeue) {
-      return rt.fail(new VoiceBrowserError('invalid_argument', 'answerNext(queueId) takes a queue id, with a backend that has dequeue()'));
-    }
-    const key = `queue:${queueId}`;
-    if (starting?.key === key) return starting.promise;
-    const sessionId = refusal();
-    if (typeof sessionId !== 'string') return rt.fail(sessionId);
-    rt.startCall({ sessionId, startedAt: rt.clock.now(), routes: queueRoutes(backend) }, { type: 'attempt_started', idempotencyKey: key, input: { from: '', to: '' }, queueId });
-    // Never retried by itself: reads of the agent's claimed callers find the call if the dequeue made one.
-    const unknown = new VoiceBrowserError('dequeue_outcome_unknown', 'the dequeue got no answer: the caller shows here if one was claimed');
-    const claim = backend.dequeue(queueId, { signal: rt.signal() }).then((r) => asBrowserCall(r.call));
-    return once(key, () => admit(claim, unknown));
-  }
-
   /**
-   * accept() of the offer ringing now: its INVITE becomes the attempt's, and a read of the offered call admits
-   * it, so the INVITE is answered only once the service shows the call bridging to this agent.
+   * Takes a queue's caller as the attempt (DESIGN.md, "Support desks"): `claim` is the request that makes the
+   * call this agent's, a dequeue (answerNext) or the read of an offered call (accept: its INVITE, held, becomes
+   * the attempt's and is answered only once that read shows the call bridging here). Never retried by itself:
+   * reads of the agent's claimed callers find the call if the claim made one.
    */
-  function accept(): Promise<BrowserCall> {
-    const { offer } = rt.status();
-    if (!offer || !backend.getQueueCall) return rt.fail(new VoiceBrowserError('no_active_call', 'accept() needs an offered caller ringing'));
-    const key = `offer:${offer.callId}`;
+  function takeCaller(key: string, queueId: string | undefined, claim: (routes: CallRoutes, options: { signal: AbortSignal }) => Promise<BrowserCall>, accept?: true): Promise<BrowserCall> {
     if (starting?.key === key) return starting.promise;
     const sessionId = refusal();
     if (typeof sessionId !== 'string') return rt.fail(sessionId);
     const routes = queueRoutes(backend);
-    rt.startCall({ sessionId, startedAt: rt.clock.now(), routes }, { type: 'attempt_started', idempotencyKey: key, input: { from: '', to: '' }, queueId: offer.queueId ?? undefined, accept: true });
-    const unknown = new VoiceBrowserError('dequeue_outcome_unknown', 'the offered call could not be read: it shows here if it is yours');
-    return once(key, () => admit(routes.read(offer.callId, { signal: rt.signal() }), unknown));
+    rt.startCall({ sessionId, startedAt: rt.clock.now(), routes }, { type: 'attempt_started', idempotencyKey: key, input: { from: '', to: '' }, queueId, accept });
+    const unknown = new VoiceBrowserError('dequeue_outcome_unknown', 'the claim got no answer: the caller shows here if one was claimed');
+    return once(key, () => admit(claim(routes, { signal: rt.signal() }), unknown));
+  }
+
+  /** Claims the next caller of `queueId` for this agent: the dequeue as the attempt's request. */
+  function answerNext(queueId: string): Promise<BrowserCall> {
+    if (typeof queueId !== 'string' || !queueId || !backend.dequeue) {
+      return rt.fail(new VoiceBrowserError('invalid_argument', 'answerNext(queueId) takes a queue id, with a backend that has dequeue()'));
+    }
+    return takeCaller(`queue:${queueId}`, queueId, (_, options) => backend.dequeue!(queueId, options).then((r) => asBrowserCall(r.call)));
+  }
+
+  /** accept() of the offer ringing now: the read of its call as the attempt's request. */
+  function accept(): Promise<BrowserCall> {
+    const { offer } = rt.status();
+    if (!offer || !backend.getQueueCall) return rt.fail(new VoiceBrowserError('no_active_call', 'accept() needs an offered caller ringing'));
+    return takeCaller(`offer:${offer.callId}`, offer.queueId ?? undefined, (routes, options) => routes.read(offer.callId, options), true);
   }
 
   /** What the server holds now (read as the SIP part loads, on the first connect()). */
