@@ -43,7 +43,13 @@ export function createOfferRinger(rt: Runtime, options: VoiceBrowserOptions, awa
  */
 function playTone(sinkId: string | undefined, ringMs: number): AudioContext | undefined {
   if (typeof AudioContext !== 'function') return undefined;
-  const context = new AudioContext((sinkId ? { sinkId } : {}) as AudioContextOptions);
+  let context: AudioContext;
+  try {
+    context = new AudioContext((sinkId ? { sinkId } : {}) as AudioContextOptions);
+  } catch {
+    // A speaker gone since it was chosen: the default one rings rather than none.
+    context = new AudioContext();
+  }
   const gain = context.createGain();
   gain.gain.value = 0;
   gain.connect(context.destination);
