@@ -1,0 +1,282 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { getRequestListener } from '@hono/node-server';
+import type { Page } from 'playwright-core';
+import type { VoiceBrowser, VoiceBrowserStatus } from '../lib/index.js';
+import { createDemoApp } from '../server-proxy/app.js';
+import { createDemoQueues } from '../server-proxy/demo-queues.js';
+import { createMemoryQueueEvents } from '../server-proxy/queue-events.js';
+import { DEFAULT_SIM_API_KEY } from '../simulator/config.js';
+import { createSimulatorControl } from '../simulator/control-client.js';
+import { openBenchPage } from './browser.js';
+import { startBenchSimulator } from './simulator-process.js';
+import { ms, spread, type Row, type Spread } from './stats.js';
+
+/**
+ * Offer mode (issue 33 point 6; server-proxy/README.md, "Offer mode"): how soon a caller of an offer-mode queue
+ * rings the agent's page, how soon `accept()` has that caller on the line, and how soon a caller whose
+ * `call.received` webhook was lost rings all the same. Set up as queues.ts is: the simulator in its own process;
+ * the demo server's app (`createDemoApp`, the demo's queues from demo-queues.ts, Sales in offer mode with the
+ * demo's 2 s wrap-up and the router's default 4 s check) in this one, on loopback, so the moment a webhook
+ * reaches the proxy is taken here, in front of the app; one Chromium page with the script-tag library, logged
+ * in, connected and `available`, watching nothing but its own status.
+ *
+ * @remarks
+ * Webhook to ringing: both ends are this process's `performance.now()`, the page's end when its status
+ * listener's report of `status().offer` (`exposeFunction`) arrives; between them the router's decision, its
+ * read of the agent's session, the dequeue with `connectTo`, the service's INVITE and the report's trip over
+ * the DevTools protocol. `accept()` to connected: the page's own `performance.now()` at `accept()` and at the
+ * `onStatus` that shows the call `connected` (the service's `established`). Each call is then hung up, `busy`
+ * false, the agent still `available`, and the next caller comes only once the call's `call.ended` webhook has
+ * reached the proxy and the wrap-up has passed, so every offer is made on its webhook, never at a later check.
+ *
+ * A lost webhook (the simulator's `drop-webhook` on `call.received`): from the control call that makes the
+ * caller arrive to the page's report of the offer. No webhook tells the router, so a read of the calls in
+ * progress does: the router's own at each check, every `checkIntervalMs` (4 s) while an agent is available
+ * (or, with a page watching the queues, the panels' re-read every 4 s, whose answer the router takes and whose
+ * republished `call.received` it acts on at once). So the bound is one check interval after the arrival, plus
+ * that read, the session read, the dequeue and the INVITE. These callers' arrivals are spread over the whole
+ * 4 s interval, not a second, so the figure meets the checks at every phase.
+ */
+
+/** What the bench page (browser.ts) puts on `window`, and what this part adds. */
+interface PageGlobals {
+  voice: VoiceBrowser;
+  when(test: (status: VoiceBrowserStatus) => boolean, timeoutMs?: number, what?: string): Promise<number>;
+  listen(listener: (status: VoiceBrowserStatus) => void): void;
+  /** Reports an offer the page shows for the first time to this process (`exposeFunction`). */
+  __offerShown(callId: string): Promise<void>;
+}
+
+/** The part's figures, as written to bench/results/. */
+export interface OffersFigures {
+  /** From the `call.received` webhook reaching the proxy's app to the page reporting `status().offer`. */
+  webhookToRinging: Spread;
+  /** From `accept()` to `onStatus` showing the call `connected`, in the page. */
+  acceptToConnected: Spread;
+  /** From the control call making a caller arrive, its `call.received` dropped, to the page reporting the offer. */
+  lostWebhookToRinging: Spread & { slowest: number };
+}
+
+/** The number the callers dialled; how long one step may take; the demo's wrap-up; the router's check interval. */
+const LINE = '+18005550100';
+const STEP_TIMEOUT_MS = 10_000;
+const WRAP_UP_MS = 2000;
+const CHECK_INTERVAL_MS = 4000;
+/** Past the wrap-up before the next caller: room for the proxy to have taken the `call.ended` webhook. */
+const SETTLE_MS = 250;
+
+/** Moments by key, noted once; `at` waits for one still to come. */
+function createStamps() {
+  const stamps = new Map<string, number>();
+  const waiting = new Map<string, (at: number) => void>();
+  return {
+    note(key: string, at: number): void {
+      if (stamps.has(key)) return;
+      stamps.set(key, at);
+      waiting.get(key)?.(at);
+    },
+    has: (key: string) => stamps.has(key),
+    async at(key: string, what: string, timeoutMs = STEP_TIMEOUT_MS): Promise<number> {
+      const noted = stamps.get(key);
+      if (noted !== undefined) return noted;
+      const timeout = AbortSignal.timeout(timeoutMs);
+      return new Promise<number>((resolve, reject) => {
+        waiting.set(key, resolve);
+        timeout.addEventListener('abort', () => reject(new Error(`bench: ${what} (${key}) not seen in ${timeoutMs} ms`)));
+      }).finally(() => waiting.delete(key));
+    },
+  };
+}
+
+type Stamps = ReturnType<typeof createStamps>;
+
+/**
+ * The app's handler, noting when each queue webhook reaches it (as `<event>:<callId>`), before the receiver
+ * checks its signature; the body is read from a copy, so the app's own reading waits for nothing.
+ */
+function noteWebhooks(app: { fetch(request: Request): Response | Promise<Response> }, webhooks: Stamps) {
+  return (request: Request) => {
+    if (request.method === 'POST' && new URL(request.url).pathname === '/voice/queue-events') {
+      const at = performance.now();
+      void request
+        .clone()
+        .json()
+        .then((event: { event?: string; callId?: string }) => event.event && event.callId && webhooks.note(`${event.event}:${event.callId}`, at))
+        .catch(() => undefined);
+    }
+    return app.fetch(request);
+  };
+}
+
+/**
+ * The demo server's app on a free loopback port, against the simulator at `simUrl`, with its queues made there
+ * and its offer-mode queue routed as server-proxy/main.ts routes it; `close()` also closes the bus, which pauses
+ * the router's checks.
+ */
+async function startDesk(simUrl: string, webhooks: Stamps): Promise<{ url: string; offerQueueId: string; close(): Promise<void> }> {
+  const voice = { baseUrl: `${simUrl}/api`, apiKey: DEFAULT_SIM_API_KEY };
+  let serve: RequestListener = (_request, response) => void response.writeHead(503, { 'retry-after': '1' }).end();
+  const server = createServer((request, response) => serve(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const events = createMemoryQueueEvents();
+  const close = async () => {
+    await events.close();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  let refusal = 'the queues could not be made';
+  const queues = await createDemoQueues(voice, `${url}/voice/queue-events`, undefined, (line) => (refusal = line));
+  const offerQueueId = queues?.offerIds[0];
+  if (!queues || !offerQueueId) {
+    await close();
+    throw new Error(queues ? 'the demo made no offer-mode queue' : refusal);
+  }
+  const app = createDemoApp({
+    voice,
+    sessionSecret: randomBytes(32).toString('base64url'),
+    demoRoot: fileURLToPath(new URL('../dist/demo', import.meta.url)),
+    libRoot: fileURLToPath(new URL('../lib/dist', import.meta.url)),
+    // The per-user limits are the proxy's guard for the key's quota, not what is measured here.
+    rateLimit: false,
+    logLevel: 'warn',
+    queues: { notifySecret: queues.notifySecret, queuesFor: () => queues.ids, events, offers: { queues: queues.offerIds, wrapUpMs: WRAP_UP_MS } },
+  });
+  serve = getRequestListener(noteWebhooks(app, webhooks));
+  return { url, offerQueueId, close };
+}
+
+/** Connects the page and says it `available`; from then on each new `status().offer` is reported to `offered`. */
+async function staffInPage(page: Page, offered: Stamps): Promise<void> {
+  await page.exposeFunction('__offerShown', (callId: string) => offered.note(callId, performance.now()));
+  await page.evaluate(
+    async ({ timeoutMs }) => {
+      const w = window as unknown as PageGlobals;
+      const seen = new Set<string>();
+      w.listen(({ offer }) => {
+        if (!offer || seen.has(offer.callId)) return;
+        seen.add(offer.callId);
+        void w.__offerShown(offer.callId);
+      });
+      await w.voice.connect();
+      await w.voice.setAvailability('available');
+      await w.when((status) => status.availability === 'available', timeoutMs, 'availability available');
+    },
+    { timeoutMs: STEP_TIMEOUT_MS },
+  );
+}
+
+/** Accepts the offer ringing in the page; ms from `accept()` to `connected`, then hangs up and settles. */
+async function acceptOnce(page: Page): Promise<number> {
+  return page.evaluate(
+    async ({ timeoutMs }) => {
+      const { voice, when } = window as unknown as PageGlobals;
+      let connectedAt = 0;
+      const isConnected = (status: VoiceBrowserStatus) => {
+        if (status.call?.state !== 'connected') return false;
+        connectedAt ||= performance.now();
+        return true;
+      };
+      const connected = when(isConnected, timeoutMs, 'connected after accept()');
+      const started = performance.now();
+      try {
+        await voice.accept();
+        await connected;
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        throw new Error(`accept(): ${code ? `${code}: ` : ''}${error instanceof Error ? error.message : String(error)}`);
+      }
+      await voice.hangup();
+      await when((status) => !status.busy, timeoutMs, 'busy false after hangup()');
+      const { availability } = voice.status();
+      if (availability !== 'available') throw new Error(`bench: the agent is ${availability ?? 'unknown'} after the call, not available`);
+      return connectedAt - started;
+    },
+    { timeoutMs: STEP_TIMEOUT_MS },
+  );
+}
+
+/** Run `run`'s wait before it starts: spread over `overMs`, in an order that does not rise with the runs. */
+const staggerMs = (run: number, overMs = 1000) => (run * 373) % overMs;
+
+/**
+ * `runs` callers arrive one at a time, each rung and accepted; then `runs` more whose `call.received` is lost,
+ * each rung and accepted likewise. One measurement script, read top to bottom.
+ */
+export async function measureOffers(runs: number): Promise<{ rows: Row[]; figures: OffersFigures }> {
+  const simulator = await startBenchSimulator();
+  const webhooks = createStamps();
+  const offered = createStamps();
+  const desk = await startDesk(simulator.url, webhooks).catch(async (error: unknown) => {
+    await simulator.stop();
+    throw error;
+  });
+  const control = createSimulatorControl(simulator.url);
+  const bench = await openBenchPage(desk.url, 'bench-offers').catch(async (error: unknown) => {
+    await Promise.all([desk.close(), simulator.stop()]);
+    throw error;
+  });
+  try {
+    const { page } = bench;
+    await staffInPage(page, offered);
+    // The router has heard the agent say available (the PUT nudges a check) before the first caller.
+    await sleep(1000);
+    /** Accepts the caller ringing, hangs up, and waits out its `call.ended` and the wrap-up. */
+    const answer = async (callId: string) => {
+      const took = await acceptOnce(page);
+      await webhooks.at(`call.ended:${callId}`, 'the call.ended webhook');
+      await sleep(WRAP_UP_MS + SETTLE_MS);
+      return took;
+    };
+    const ringing: number[] = [];
+    const accepts: number[] = [];
+    for (let run = 0; run < runs; run++) {
+      await sleep(staggerMs(run));
+      const caller = await control.inbound({ queueId: desk.offerQueueId, from: `+1415555${String(3000 + run)}`, to: LINE });
+      const rang = await offered.at(caller.id, 'the offer in the page');
+      ringing.push(rang - (await webhooks.at(`call.received:${caller.id}`, 'the call.received webhook')));
+      accepts.push(await answer(caller.id));
+    }
+    const lost: number[] = [];
+    for (let run = 0; run < runs; run++) {
+      await sleep(staggerMs(run, CHECK_INTERVAL_MS));
+      await control.fault({ fault: 'drop-webhook', event: 'call.received', queueId: desk.offerQueueId });
+      const asked = performance.now();
+      const caller = await control.inbound({ queueId: desk.offerQueueId, from: `+1415555${String(4000 + run)}`, to: LINE });
+      lost.push((await offered.at(caller.id, 'the offer of a caller whose webhook was lost', 3 * STEP_TIMEOUT_MS)) - asked);
+      if (webhooks.has(`call.received:${caller.id}`)) throw new Error(`bench: the call.received of ${caller.id} came though dropped`);
+      await answer(caller.id);
+    }
+    // Away, so the router reads nothing more once the part is over.
+    await page.evaluate(() => (window as unknown as PageGlobals).voice.setAvailability('away'));
+    await page.evaluate(() => (window as unknown as PageGlobals).voice.disconnect());
+    return report({ webhookToRinging: spread(ringing), acceptToConnected: spread(accepts), lostWebhookToRinging: { ...spread(lost), slowest: Math.max(...lost) } });
+  } finally {
+    await bench.close();
+    await desk.close();
+    await simulator.stop();
+  }
+}
+
+/** The part's rows beside issue 33's targets. */
+function report(figures: OffersFigures): { rows: Row[]; figures: OffersFigures } {
+  const both = (s: Spread) => `${ms(s.median)} median, ${ms(s.p95)} p95 (${s.runs} runs)`;
+  const { webhookToRinging, acceptToConnected, lostWebhookToRinging } = figures;
+  return {
+    figures,
+    rows: [
+      { figure: 'offers: call.received reaches the proxy → the agent page rings (status().offer)', value: both(webhookToRinging), target: '<= 150 ms median', met: webhookToRinging.median <= 150 },
+      { figure: 'offers: accept() → connected (established)', value: both(acceptToConnected), target: '<= 250 ms median', met: acceptToConnected.median <= 250 },
+      {
+        figure: 'offers: caller arrives, call.received dropped → the agent page rings',
+        value: `${both(lostWebhookToRinging)}, ${ms(lostWebhookToRinging.slowest)} slowest`,
+        target: '<= 5 s',
+        met: lostWebhookToRinging.slowest <= 5000,
+      },
+    ],
+  };
+}
