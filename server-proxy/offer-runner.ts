@@ -98,7 +98,7 @@ export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
   let saidFailing = false;
   let unsubscribe: Unsubscribe | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
-  /** Whether the router has had no read since it last started afresh: it then reads for itself. */
+  /** Whether the router has made no read of its own since it last started afresh: until it has, it reads for itself. */
   let unread = true;
   /** The subject of each agent id, for its session read. */
   const subjects = new Map<string, string>();
