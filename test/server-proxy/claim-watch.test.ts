@@ -56,7 +56,7 @@ describe('the claim watch and the key’s budget', () => {
   it('ends when its time runs out on refused reads, with one line saying so and nothing published', async () => {
     const s = scripted(['queued'], Infinity);
     await watchClaim(s.parts, claimed, { intervalMs: 5, maxMs: 60 });
-    expect(s.asked()).toBeGreaterThan(1);
+    expect(s.asked()).toBeGreaterThanOrEqual(1);
     expect(s.reads).toEqual([]);
     expect(s.bus.published).toEqual([]);
     expect(s.lines).toEqual([expect.stringContaining('a claimed call was watched no longer, its reads refused (kept for calls)')]);
