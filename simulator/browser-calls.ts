@@ -2,6 +2,7 @@ import { HttpError } from '../contract/http-error.js';
 import type { CallFacts } from './call-facts.js';
 import { CallRunner, type CallRunnerDeps } from './call-runner.js';
 import { createMediaPeer, type MediaCounts } from './media.js';
+import type { CallMixer } from './mixer.js';
 import { TERMINAL_STATES, type BrowserCall, type BrowserSession } from './model.js';
 import { newId, type Owned } from './resources.js';
 import type { SipServer } from './sip-server.js';
@@ -32,6 +33,8 @@ export interface BrowserCallsOptions {
   toneMs: number;
   timings: CallRunnerDeps['timings'];
   now: () => number;
+  /** The recipient answered a call placed with `record: true` (spec 2.6): its recording starts. */
+  onRecordedCallConnected?(owner: string, callId: string): void;
 }
 
 /** A new call of `session`, `waiting_agent` and busy, as `POST /browser-calls` records it. */
@@ -144,6 +147,11 @@ export class BrowserCalls {
     return status;
   }
 
+  /** Both parties' audio of the call `id` mixed, while its media runs (mixer.ts). */
+  mixerOf(id: string): CallMixer | undefined {
+    return this.runners.get(id)?.mixer();
+  }
+
   /** Blackholes the media of the call `id`, or of every call still busy, for `ms` (the `media-blackhole` fault). */
   blackholeMedia(ms: number, id?: string): void {
     for (const [callId, runner] of this.runners) {
@@ -181,7 +189,9 @@ export class BrowserCalls {
     if (!owned) throw new Error(`unknown call ${id}`);
     const state = patch.state ?? owned.value.state;
     // spec 3.2: busy is true until both legs are down, which only a terminal state records.
+    const answered = state === 'connected' && owned.value.state !== 'connected';
     owned.value = { ...owned.value, ...patch, state, busy: !TERMINAL_STATES.has(state), revision: owned.value.revision + 1 };
+    if (answered && owned.value.record) this.options.onRecordedCallConnected?.(owned.owner, id);
     return owned.value;
   }
 }

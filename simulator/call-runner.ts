@@ -1,6 +1,7 @@
 import { initialFacts, type CallFacts } from './call-facts.js';
 import { LegMedia } from './leg-media.js';
 import type { MediaCounts, MediaPeer } from './media.js';
+import type { CallMixer } from './mixer.js';
 import type { BrowserCall, BrowserCallState, CallError } from './model.js';
 import { recipientFor, type RecipientTimings } from './recipients.js';
 import type { BrowserLeg, SipServer } from './sip-server.js';
@@ -57,6 +58,11 @@ export class CallRunner {
     this.facts = initialFacts(call);
   }
 
+  /** Both parties' audio mixed, while the call's media runs (mixer.ts). */
+  mixer(): CallMixer | undefined {
+    return this.media?.mixer;
+  }
+
   /** Media counts, live while the call runs and frozen once it ended. */
   counts(): MediaCounts | null {
     return this.media?.counts() ?? this.facts.media;
@@ -78,7 +84,7 @@ export class CallRunner {
 
   /** Creates the offer and sends the INVITE; false when the agent is not registered. */
   private async invite(): Promise<boolean> {
-    const media = new LegMedia(this.deps.createMedia(), this.facts, () => this.stamp());
+    const media = new LegMedia(this.deps.createMedia(), this.facts, () => this.stamp(), this.deps.now);
     this.media = media;
     const offerSdp = await media.createOffer();
     const leg = this.deps.sip.invite(this.call.sessionId, {

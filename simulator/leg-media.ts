@@ -1,21 +1,28 @@
 import type { CallFacts } from './call-facts.js';
 import type { MediaCounts, MediaPeer } from './media.js';
+import { CallMixer } from './mixer.js';
 import { sipInfoDigit } from './sip-info-dtmf.js';
 
 /**
  * The simulator's end of a browser leg's audio (media.ts's peer), and what it records of that audio in the
  * call's facts: the page's answer, the DTMF it heard (RFC 4733, and SIP INFO in the leg's dialog), when the
  * audio connected, the page's re-INVITEs and ICE restarts, and the last counts once it closes. A browser call (call-runner.ts) and a
- * dequeued caller (queue-bridge.ts) each ring the page with one.
+ * dequeued caller (queue-bridge.ts) each ring the page with one; its mix of both parties is what a recording or
+ * a monitor leg of the call hears.
  */
 export class LegMedia {
+  /** Both parties of the leg's call mixed (mixer.ts), for a recording or a monitor leg to listen to. */
+  readonly mixer: CallMixer;
   private closed = false;
 
   constructor(
     private readonly peer: MediaPeer,
     private readonly facts: CallFacts,
     private readonly stamp: () => string,
+    now: () => number = Date.now,
   ) {
+    this.mixer = new CallMixer(now);
+    peer.tap((party, payload) => this.mixer.feed(party, payload));
     peer.onDtmf((digit) => facts.dtmf.push({ digit, method: 'rfc4733', at: stamp() }));
     void peer.connected.then(
       () => (facts.mediaConnectedAt = stamp()),
@@ -51,6 +58,11 @@ export class LegMedia {
     return answer.sdp;
   }
 
+  /** Sends one PCMU frame to the page: a monitor leg's audio (media.ts drops it unless the peer is a monitor's). */
+  send(payload: Buffer): void {
+    this.peer.send(payload);
+  }
+
   /** The `media-blackhole` fault: the path drops everything, both ways, for `ms`. */
   blackhole(ms: number): void {
     this.peer.blackhole(ms);
@@ -65,10 +77,11 @@ export class LegMedia {
     return this.peer.counts().lastPacketFromBrowserAt ?? 0;
   }
 
-  /** Closes the peer; its last counts stay in the facts. */
+  /** Closes the peer, and ends what listened to its mix; its last counts stay in the facts. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.mixer.close();
     this.facts.media = this.peer.counts();
     await this.peer.close();
   }

@@ -24,10 +24,18 @@ export interface MediaPeerOptions {
   toneMs?: number;
   /** Epoch-ms clock for `lastPacketFromBrowserAt` and for sizing RTP timestamp gaps; default `Date.now`. */
   now?: () => number;
+  /**
+   * A monitor leg's peer (spec 2.6): offers `sendonly`, plays no tone, echoes nothing, and sends only what
+   * {@link MediaPeer.send} is given; default false.
+   */
+  monitor?: boolean;
 }
 
-/** What the media peer is doing: waiting for DTLS, playing the tone, echoing, or done. */
-export type MediaPhase = 'idle' | 'tone' | 'echo' | 'closed';
+/** Whose audio a tapped frame is: the page's (what the browser sent) or the far party's (what the simulator sent it). */
+export type AudioParty = 'browser' | 'far';
+
+/** What the media peer is doing: waiting for DTLS, playing the tone, echoing, sending a monitor's audio, or done. */
+export type MediaPhase = 'idle' | 'tone' | 'echo' | 'monitor' | 'closed';
 
 /** The session's ICE username fragment (RFC 8839 section 5.4), from its first media section that has one. */
 function iceUfrag(sdp: string): string | undefined {
@@ -59,6 +67,10 @@ export interface MediaPeer {
   answerReoffer(sdp: string): Promise<{ sdp: string; iceRestart: boolean }>;
   /** Drops every datagram of the call's media path (RTP, DTLS, ICE checks), both ways, for `ms`. */
   blackhole(ms: number): void;
+  /** Calls `listener` with every PCMU payload the page sent and every one sent to the page (tone and echo). */
+  tap(listener: (party: AudioParty, payload: Buffer) => void): void;
+  /** Sends one PCMU frame to the page (a monitor leg's audio); dropped before the media connected or after close. */
+  send(payload: Buffer): void;
   /** Idempotent: stops the tone timer and closes the peer connection (sockets, timers). */
   close(): Promise<void>;
 }
@@ -72,7 +84,9 @@ class LoopbackMediaPeer implements MediaPeer {
   private readonly inbound: InboundRtp;
   private readonly tone: TonePlayer;
   private readonly toneMs: number;
+  private readonly monitor: boolean;
   private readonly now: () => number;
+  private readonly taps: Array<(party: AudioParty, payload: Buffer) => void> = [];
   private closing: Promise<void> | undefined;
   private settled = false;
   /** The page's ICE username fragment in its last description: a new one in a re-offer is an ICE restart. */
@@ -82,12 +96,13 @@ class LoopbackMediaPeer implements MediaPeer {
 
   constructor(options: MediaPeerOptions) {
     this.toneMs = Math.max(0, options.toneMs ?? 1000);
+    this.monitor = options.monitor ?? false;
     const now = options.now ?? Date.now;
     this.now = now;
-    const transceiver = this.pc.addTransceiver('audio', { direction: 'sendrecv' });
+    const transceiver = this.pc.addTransceiver('audio', { direction: this.monitor ? 'sendonly' : 'sendrecv' });
     this.sender = new PcmuSender(transceiver.sender, now);
     this.inbound = new InboundRtp(now);
-    this.tone = new TonePlayer((frame) => this.sender.send(frame));
+    this.tone = new TonePlayer((frame) => this.sendFar(frame));
     this.connected = new Promise<void>((resolve, reject) => ([this.resolveConnected, this.rejectConnected] = [resolve, reject]));
     this.connected.catch(() => undefined); // callers that never await must not crash the process
     this.pc.onTrack.subscribe((track) => {
@@ -176,6 +191,14 @@ class LoopbackMediaPeer implements MediaPeer {
     blackholeUntil(this.pc, this.now() + ms, this.now);
   }
 
+  tap(listener: (party: AudioParty, payload: Buffer) => void): void {
+    this.taps.push(listener);
+  }
+
+  send(payload: Buffer): void {
+    if (this.currentPhase === 'monitor') this.sender.send(payload);
+  }
+
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.currentPhase = 'closed';
@@ -186,9 +209,13 @@ class LoopbackMediaPeer implements MediaPeer {
     return this.closing;
   }
 
-  /** DTLS is up: the tone plays, then the echo starts as a new talkspurt. */
+  /** DTLS is up: the tone plays, then the echo starts as a new talkspurt; a monitor's audio flows at once. */
   private startMedia(): void {
     this.sender.start();
+    if (this.monitor) {
+      this.currentPhase = 'monitor';
+      return;
+    }
     this.currentPhase = 'tone';
     this.tone.play(this.toneMs, () => {
       this.currentPhase = 'echo';
@@ -199,10 +226,19 @@ class LoopbackMediaPeer implements MediaPeer {
   /** Counts what the browser sends and, once the tone is over, echoes its audio. */
   private onRtp(rtp: RtpPacket): void {
     if (this.currentPhase === 'closed') return;
-    if (!this.inbound.receive(rtp) || this.currentPhase !== 'echo') return;
+    // A monitor leg takes nothing from the page (spec 2.6): what a page sends anyway is counted, never used.
+    if (!this.inbound.receive(rtp) || this.monitor) return;
+    for (const listener of this.taps) listener('browser', rtp.payload);
+    if (this.currentPhase !== 'echo') return;
     if (rtp.header.marker) this.sender.newTalkspurt(); // browser resumed after a pause: so do we
     // Copy: werift keeps sent packets in its retransmission cache.
-    this.sender.send(Buffer.from(rtp.payload));
+    this.sendFar(Buffer.from(rtp.payload));
+  }
+
+  /** Sends the far party's frame (tone or echo) to the page, and shows it to the taps. */
+  private sendFar(frame: Buffer): void {
+    this.sender.send(frame);
+    for (const listener of this.taps) listener('far', frame);
   }
 
   private fail(why: string): void {

@@ -2,6 +2,7 @@ import { endWhenQuiet } from './call-runner.js';
 import type { CallFacts } from './call-facts.js';
 import { LegMedia } from './leg-media.js';
 import type { MediaCounts, MediaPeer } from './media.js';
+import type { CallMixer } from './mixer.js';
 import type { BrowserLeg, SipServer } from './sip-server.js';
 import { TimerSet } from './timer-set.js';
 
@@ -46,6 +47,11 @@ export class QueueBridge {
     private readonly outcome: BridgeOutcome,
   ) {}
 
+  /** Both parties' audio mixed, while the caller's media runs (mixer.ts). */
+  mixer(): CallMixer | undefined {
+    return this.media?.mixer;
+  }
+
   /** Media counts while the caller's media runs (the desk keeps the last ones in the facts). */
   counts(): MediaCounts | null {
     return this.media?.counts() ?? null;
@@ -53,7 +59,7 @@ export class QueueBridge {
 
   /** Creates the caller's offer and rings the agent registered under `sessionId`; false when it is not registered. */
   async start(sessionId: string, callerNumber: string): Promise<boolean> {
-    const media = new LegMedia(this.deps.createMedia(), this.facts, () => this.stamp());
+    const media = new LegMedia(this.deps.createMedia(), this.facts, () => this.stamp(), this.deps.now);
     this.media = media;
     const offerSdp = await media.createOffer();
     this.leg = this.deps.sip.invite(sessionId, {

@@ -2,6 +2,7 @@ import { HttpError } from '../contract/http-error.js';
 import type { QueueEvent, QueueEventName } from '../contract/queue-webhook.js';
 import { initialFacts, type CallFacts } from './call-facts.js';
 import { createMediaPeer, type MediaCounts } from './media.js';
+import type { CallMixer } from './mixer.js';
 import { TERMINAL_GENERIC_STATES, type GenericCallState, type Queue, type QueueCall } from './model.js';
 import { QueueBridge, type QueueBridgeDeps } from './queue-bridge.js';
 import { newId, type Owned } from './resources.js';
@@ -131,6 +132,11 @@ export class QueueDesk {
     const call = this.calls.get(id);
     if (!call) return undefined;
     return { call: { ...call.value }, facts: call.facts, media: call.bridge?.bridge.counts() ?? call.facts.media };
+  }
+
+  /** Both parties' audio of the call `id` mixed, while its bridge's media runs (mixer.ts). */
+  mixerOf(id: string): CallMixer | undefined {
+    return this.calls.get(id)?.bridge?.bridge.mixer();
   }
 
   /** One of the key's calls; another key's is the same 404 as none (spec 4.7). */
