@@ -37,7 +37,8 @@ function callRoutes(app: Hono, service: VoiceService): void {
     return c.json({ calls: service.callsOfSession(sessionId) });
   });
   app.get('/calls/:id', (c) => {
-    const found = service.inspectCall(c.req.param('id')) ?? service.inspectQueueCall(c.req.param('id'));
+    const id = c.req.param('id');
+    const found = service.inspectCall(id) ?? service.inspectQueueCall(id) ?? service.supervision.inspect(id);
     if (!found) throw new HttpError(404, 'not_found', 'no such call');
     return c.json(found);
   });

@@ -58,6 +58,8 @@ export interface InviteOptions {
    * queued caller a dequeue bridges to the agent (DESIGN.md).
    */
   callIdHeader: 'X-Browser-Call-Id' | 'X-Call-Id';
+  /** Headers beyond it: a monitor leg names the call it listens to in `X-Monitored-Call-Id`. */
+  extraHeaders?: string[];
   from: string;
   offerSdp: string;
   handlers: BrowserLegHandlers;

@@ -1,13 +1,15 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
 import { HttpError } from '../contract/http-error.js';
-import { assertAccountAllowsVoice, readCredential, type KeyRegistry, type Principal, type Quota } from './accounts.js';
+import { assertAccountAllowsVoice, assertScope, readCredential, type KeyRegistry, type Principal, type Quota, type Scope } from './accounts.js';
+import type { IdempotencyStore } from './idempotency.js';
 import { DEFAULT_QUOTA, RateLimiter, rateLimitHeaders, type RateDecision } from './rate-limit.js';
 
 /**
  * What stands before every route of the REST surface (rest.ts): the quota count, then the refusals of the
  * caller's account (403), quota (429) and credentials (401) in the order spec 5.4 asks, and the headers every
- * answer carries, refusals included (spec 4.7, spec 8).
+ * answer carries, refusals included (spec 4.7, spec 8); and the two helpers every route file uses: the caller's key
+ * once it holds a scope, and a creating operation run under its Idempotency-Key.
  */
 
 /** What the guard leaves on the context for the routes: the caller, and the quota decision for the headers. */
@@ -71,4 +73,28 @@ export function guard(registry: KeyRegistry, options: GuardOptions): MiddlewareH
     c.set('principal', known);
     await next();
   };
+}
+
+/** The caller's key once it holds `scope` (403 otherwise): the owner of what the request creates and reads. */
+export function ownerWith(c: Context<RestEnv>, scope: Scope): string {
+  assertScope(c.get('principal'), scope);
+  return c.get('principal').key.value;
+}
+
+/** Runs a creating operation under its Idempotency-Key, namespaced by API key and operation (spec 3.4). */
+export async function idempotent(
+  store: IdempotencyStore,
+  c: Context<RestEnv>,
+  key: string,
+  operation: string,
+  input: unknown,
+  work: () => Promise<{ status: 201 | 202; body: object }>,
+): Promise<Response> {
+  const response = await store.run(`${c.get('principal').key.value}\n${operation}`, key, input, async () => {
+    const { status, body } = await work();
+    return { status, body: JSON.stringify(body) };
+  });
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (response.replayed) headers['Idempotent-Replayed'] = 'true';
+  return new Response(response.body, { status: response.status, headers });
 }

@@ -2,10 +2,11 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { errorResponse, finishApp, HttpError } from '../contract/http-error.js';
 import { agentInput, callInput, dequeueInput, emptyInput, parseIdempotencyKey, parseInput, queueInput, readJsonBody, sessionInput } from '../contract/voice-input.js';
-import { assertScope, KeyRegistry, type Scope } from './accounts.js';
+import { KeyRegistry, type Scope } from './accounts.js';
 import { CallCeiling } from './concurrency.js';
 import { IdempotencyStore } from './idempotency.js';
-import { answerHeaders, guard, type GuardOptions, type RestEnv } from './rest-guard.js';
+import { answerHeaders, guard, idempotent, ownerWith, type GuardOptions, type RestEnv } from './rest-guard.js';
+import { supervisionRoutes } from './rest-supervision.js';
 import type { VoiceService } from './voice-service.js';
 
 /**
@@ -39,34 +40,10 @@ export interface RestOptions extends GuardOptions {
 /** spec 8: a larger body is refused with 413 before it is read. */
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 
-/** The caller's key once it holds `scope` (403 otherwise): the owner of what the request creates and reads. */
-function ownerWith(c: Context<RestEnv>, scope: Scope): string {
-  assertScope(c.get('principal'), scope);
-  return c.get('principal').key.value;
-}
-
 /** The subject of a query, shaped so that an absent one is `missing_fields` and a long one `field_too_long`. */
 function subjectQuery(c: Context): { externalSubject: string } {
   const externalSubject = c.req.query('externalSubject');
   return parseInput(sessionInput, externalSubject === undefined ? {} : { externalSubject });
-}
-
-/** Runs a creating operation under its Idempotency-Key, namespaced by API key and operation (spec 3.4). */
-async function idempotent(
-  store: IdempotencyStore,
-  c: Context<RestEnv>,
-  key: string,
-  operation: string,
-  input: unknown,
-  work: () => Promise<{ status: 201 | 202; body: object }>,
-): Promise<Response> {
-  const response = await store.run(`${c.get('principal').key.value}\n${operation}`, key, input, async () => {
-    const { status, body } = await work();
-    return { status, body: JSON.stringify(body) };
-  });
-  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-  if (response.replayed) headers['Idempotent-Replayed'] = 'true';
-  return new Response(response.body, { status: response.status, headers });
 }
 
 /** `/agents`: create one, list them (spec 4.7). */
@@ -144,17 +121,22 @@ function queueRoutes(app: Hono<RestEnv>, service: VoiceService): void {
     const { connectTo } = parseInput(dequeueInput, await readJsonBody(c.req.raw));
     return c.json({ call: await service.dequeue(owner, c.req.param('id'), connectTo) });
   });
+  // Generic calls: queued callers, and the monitor legs of supervision (rest-supervision.ts).
   app.get('/calls', (c) => {
     const owner = ownerWith(c, 'voice_calls.read');
     const status = c.req.query('status');
     if (status !== undefined && status !== 'active') throw new HttpError(400, 'invalid_input', 'status: the only filter is active');
-    return c.json({ calls: service.queues.listCalls(owner, status === 'active') });
+    const calls = [...service.queues.listCalls(owner, status === 'active'), ...service.supervision.listMonitors(owner, status === 'active')];
+    return c.json({ calls: calls.sort((a, b) => a.createdAt.localeCompare(b.createdAt)) });
   });
-  app.get('/calls/:id', (c) => c.json({ call: service.queues.get(ownerWith(c, 'voice_calls.read'), c.req.param('id')) }));
+  app.get('/calls/:id', (c) => {
+    const owner = ownerWith(c, 'voice_calls.read');
+    return c.json({ call: service.supervision.monitorCall(owner, c.req.param('id')) ?? service.queues.get(owner, c.req.param('id')) });
+  });
   app.post('/calls/:id/hangup', async (c) => {
     const owner = ownerWith(c, 'voice_calls.write');
     parseInput(emptyInput, await readJsonBody(c.req.raw));
-    return c.json({ call: service.queues.hangup(owner, c.req.param('id')) }, 202);
+    return c.json({ call: service.supervision.hangupMonitor(owner, c.req.param('id')) ?? service.queues.hangup(owner, c.req.param('id')) }, 202);
   });
 }
 
@@ -182,6 +164,7 @@ export function createRestApp(service: VoiceService, keys: ReadonlyMap<string, A
   sessionRoutes(app, service, idempotency);
   callRoutes(app, service, idempotency);
   queueRoutes(app, service);
+  supervisionRoutes(app, service, idempotency);
   finishApp(app, 'simulator');
   return app;
 }

@@ -34,7 +34,7 @@ export interface SimulatorOptions extends Omit<RecipientTimings, 'noAnswerMs'> {
   mediaTimeoutMs?: number;
   /** Per-key quota (spec 8); default 100 requests a minute and 10,000 an hour. */
   quota?: Partial<Quota>;
-  /** Accounts and keys; default one account with `apiKey` holding both voice scopes. */
+  /** Accounts and keys; default one account, which supports recording, with `apiKey` holding both voice scopes. */
   registry?: KeyRegistry;
 }
 
@@ -71,7 +71,9 @@ function createService(options: SimulatorOptions, host: string, publicUrl: () =>
 
 /** The HTTP app on the simulator's one port: faults, then REST under `/api/v1/voice`, control under `/__sim`. */
 function simulatorApp(service: VoiceService, faults: FaultPlan, options: SimulatorOptions, url: () => string): Hono<{ Bindings: HttpBindings }> {
-  const registry = options.registry ?? KeyRegistry.fromScopes(new Map([[options.apiKey, { scopes: VOICE_SCOPES }]]));
+  // The started key's account supports recording (spec 2.6), so that a page can be developed against it; a key made
+  // through the control API starts without it, as an account of the real service does.
+  const registry = options.registry ?? KeyRegistry.fromScopes(new Map([[options.apiKey, { scopes: VOICE_SCOPES }]]), { id: 'acct_default', recordingSupported: true });
   const limiter = new RateLimiter();
   const idempotency = new IdempotencyStore();
   const forget = (): void => {

@@ -164,7 +164,7 @@ export class SipConnection {
     if (!target || !to || !from) throw new Error('cannot address the registered agent');
     const request = this.core.makeOutgoingRequestMessage(
       'INVITE', target, from, to, {},
-      [`${options.callIdHeader}: ${options.callId}`, `Contact: <sip:${this.options.host};transport=ws>`],
+      [`${options.callIdHeader}: ${options.callId}`, ...(options.extraHeaders ?? []), `Contact: <sip:${this.options.host};transport=ws>`],
       { contentDisposition: 'session', contentType: 'application/sdp', content: options.offerSdp },
     );
     for (const dialog of this.dialogs) if (dialog.over) this.dialogs.delete(dialog);

@@ -9,6 +9,7 @@ import { QueueDesk } from './queues.js';
 import { recipientFor, type RecipientTimings } from './recipients.js';
 import type { RegistrationRecord } from './control-client.js';
 import { SipServer } from './sip-server.js';
+import { Supervision } from './supervision.js';
 import { createWebhookDelivery, type WebhookDelivery, type WebhookFaultSource } from './webhook-sender.js';
 
 /**
@@ -46,6 +47,8 @@ export class VoiceService {
   readonly sip: SipServer;
   /** Queues and their inbound callers (spec 4.8), with their webhooks (spec 6.1). */
   readonly queues: QueueDesk;
+  /** Monitor legs and recordings of calls in progress (spec 4.8). */
+  readonly supervision: Supervision;
   private readonly agents: AgentDirectory;
   private readonly sessions: BrowserSessions;
   private readonly calls: BrowserCalls;
@@ -69,7 +72,17 @@ export class VoiceService {
       mediaTimeoutMs: options.mediaTimeoutMs,
       now,
     });
-    this.calls = new BrowserCalls({ sip: this.sip, toneMs: options.toneMs, timings: options, now });
+    // spec 2.6: a call placed with `record: true` is recorded from the recipient's answer.
+    const onRecordedCallConnected = (owner: string, callId: string): void => this.supervision.recordOnAnswer(owner, callId);
+    this.calls = new BrowserCalls({ sip: this.sip, toneMs: options.toneMs, timings: options, now, onRecordedCallConnected });
+    this.supervision = new Supervision({
+      calls: this.calls,
+      queues: this.queues,
+      sip: this.sip,
+      freeAgent: (owner, agentId, field) => this.freeAgent(owner, agentId, field),
+      agentAnswerTimeoutMs: options.queueAnswerTimeoutMs ?? QUEUE_ANSWER_TIMEOUT_MS,
+      now,
+    });
     this.sessions = new BrowserSessions({
       sip: this.sip,
       // A session's end hangs up whichever call its agent is on: one it placed, or a caller it dequeued.
@@ -78,6 +91,7 @@ export class VoiceService {
         hangupCallOf: (sessionId) => {
           this.calls.hangupCallOf(sessionId);
           this.queues.hangupBridgedOf(sessionId);
+          this.supervision.hangupMonitorsOf(sessionId);
         },
       },
       publicUrl: () => options.publicUrl(),
@@ -162,14 +176,19 @@ export class VoiceService {
    */
   async dequeue(owner: string, queueId: string, connectTo: string): Promise<QueueCall> {
     this.queues.ownQueue(owner, queueId);
-    const agent = this.agents.list(owner).find((candidate) => candidate.id === connectTo);
-    if (!agent) throw new HttpError(400, 'not_found', 'connectTo: no webrtc agent of this key has that id');
+    return this.queues.dequeue(owner, queueId, this.freeAgent(owner, connectTo, 'connectTo'));
+  }
+
+  /** The key's agent `agentId` with an active, registered session and no call (its session), or the refusal. */
+  private freeAgent(owner: string, agentId: string, field: string): { agentId: string; sessionId: string } {
+    const agent = this.agents.list(owner).find((candidate) => candidate.id === agentId);
+    if (!agent) throw new HttpError(400, 'not_found', `${field}: no webrtc agent of this key has that id`);
     const { session } = this.sessions.current(owner, agent.externalSubject);
     if (session?.status !== 'active' || !this.sip.registration(session.id)) {
       throw new HttpError(409, 'browser_session_unavailable', "the agent's browser is not registered; connect it first");
     }
-    if (this.agentBusy(agent.id)) throw new HttpError(409, 'browser_agent_busy', 'this agent has a call in progress; end it before taking a caller');
-    return this.queues.dequeue(owner, queueId, { agentId: agent.id, sessionId: session.id });
+    if (this.agentBusy(agent.id)) throw new HttpError(409, 'browser_agent_busy', 'this agent has a call in progress; end it first');
+    return { agentId: agent.id, sessionId: session.id };
   }
 
   /** Simulator control: a queued caller as the service sees it, with its bridge's SIP and media facts. */
@@ -177,9 +196,9 @@ export class VoiceService {
     return this.queues.inspect(id);
   }
 
-  /** The agent has a browser call in progress, or a caller a dequeue bridged to it. */
+  /** The agent has a browser call in progress, a caller a dequeue bridged to it, or a monitor leg ringing or up. */
   private agentBusy(agentId: string): boolean {
-    return Boolean(this.calls.activeCallOfAgent(agentId) ?? this.queues.bridgedCallOf(agentId));
+    return Boolean(this.calls.activeCallOfAgent(agentId) ?? this.queues.bridgedCallOf(agentId)) || this.supervision.monitoringAgent(agentId);
   }
 
   /** The key's call; `404 not_found` for an unknown id and for another key's call alike (spec 4.7). */
@@ -259,6 +278,7 @@ export class VoiceService {
 
   /** Forgets everything and stops every call; registered sockets stay open but unbound. */
   async reset(): Promise<void> {
+    await this.supervision.clear();
     await this.calls.reset();
     this.sessions.reset();
     this.sip.forgetRecords();

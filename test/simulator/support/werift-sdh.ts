@@ -18,6 +18,10 @@ export class WeriftSessionDescriptionHandler implements SessionDescriptionHandle
   packetsReceived = 0;
   /** PCMU packets sent by {@link startAudio}. */
   packetsSent = 0;
+  /** The payloads of the PCMU packets received, in arrival order, once {@link keepAudio} is set. */
+  readonly payloads: Buffer[] = [];
+  /** Keep what arrives in {@link payloads}, to look at the audio itself. */
+  keepAudio = false;
   /**
    * Keep the ICE role across an ICE restart this handler offers, as Firefox does (the answerer of the INVITE stays
    * controlled), rather than take the controlling role as the restart's offerer, as werift and Chromium do.
@@ -31,7 +35,12 @@ export class WeriftSessionDescriptionHandler implements SessionDescriptionHandle
 
   constructor() {
     // Before setDescription: werift fires onTrack inside setRemoteDescription.
-    this.pc.onTrack.subscribe((track) => track.onReceiveRtp.subscribe(() => void this.packetsReceived++));
+    this.pc.onTrack.subscribe((track) =>
+      track.onReceiveRtp.subscribe((rtp) => {
+        this.packetsReceived++;
+        if (this.keepAudio && rtp.header.payloadType === PCMU_PAYLOAD_TYPE) this.payloads.push(Buffer.from(rtp.payload));
+      }),
+    );
   }
 
   close(): void {
