@@ -132,6 +132,27 @@ describe('recording a call in progress', () => {
   });
 });
 
+describe('recording a queued caller bridged to an agent', () => {
+  it('records the generic call by its id, the caller tone in it', async () => {
+    const w = await registeredWorld({ toneMs: 60_000 }, { media: 'werift' });
+    const queue = await w.api.request<{ queue: { id: string } }>('POST', '/queues', { name: 'Support', holdAudioUrl: 'https://example.test/hold.mp3', notifyUrl: 'http://127.0.0.1:9/voice/queue-events' });
+    const caller = await w.api.control<{ call: { id: string } }>('POST', '/inbound', { queueId: queue.body.queue.id, from: '+12025550121', to: '+12025550150' });
+    const callId = caller.body.call.id;
+    const invited = w.client.nextInvitation();
+    expect((await w.api.request('POST', `/queues/${queue.body.queue.id}/dequeue`, { connectTo: w.session.agentId })).status).toBe(200);
+    expect((await start(w, callId)).body.code).toBe('call_not_answered');
+    await (await invited).accept();
+    await waitFor(async () => ((await w.api.request<{ call: { state: string } }>('GET', `/calls/${callId}`)).body.call.state === 'established') || undefined, 'the caller to be established');
+    const started = await start(w, callId);
+    expect(started.status).toBe(201);
+    await waitFor(async () => ((await w.api.control<{ media: { packetsToBrowser: number } | null }>('GET', `/calls/${callId}`)).body.media?.packetsToBrowser ?? 0) > 50 || undefined, 'the caller tone to play');
+    const stopped = await stop(w, callId, started.body.recording.id);
+    expect(stopped.body.recording).toMatchObject({ callId, state: 'completed', stopReason: 'stopped' });
+    const wav = readWav(Buffer.from(await (await download(w, `/recordings/${started.body.recording.id}/audio`)).arrayBuffer()));
+    expect(peakAmplitudeAt(wav.samples, 440)).toBeGreaterThan(2000);
+  });
+});
+
 describe('record: true at creation (spec 2.6)', () => {
   it('records from the answer to the end of the call', async () => {
     const w = await registeredWorld({ toneMs: 1000 }, { media: 'werift' });

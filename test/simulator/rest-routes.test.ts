@@ -129,7 +129,7 @@ const routeCases: Case[] = [
   },
   { rule: '4.7: GET /browser-sessions/{id} of no session is 404 not_found', request: () => ({ path: '/browser-sessions/bs_nothing' }), expected: { status: 404, code: 'not_found' } },
   { rule: '4.7: GET /browser-calls/{id} of no call is 404 not_found', request: () => ({ path: '/browser-calls/bc_nothing' }), expected: { status: 404, code: 'not_found' } },
-  { rule: '7: an unknown route is 404 not_found', request: () => ({ path: '/recordings' }), expected: { status: 404, code: 'not_found' } },
+  { rule: '7: an unknown route is 404 not_found', request: () => ({ path: '/conferences' }), expected: { status: 404, code: 'not_found' } },
   {
     rule: '4.7: POST /browser-calls for no session is 404 not_found',
     request: () => ({ path: '/browser-calls', headers: { 'Idempotency-Key': 'nothing' }, body: { sessionId: 'bs_nothing', from: '+12025550199', to: '+12025550100' } }),
