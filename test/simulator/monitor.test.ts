@@ -105,6 +105,15 @@ describe('monitor: a listen-only leg to a supervisor agent', () => {
     expect((await w.api.call(callId)).state).toBe('connected');
   });
 
+  it("the supervisor's session ends: so does the leg, with session_ended, and the call goes on", async () => {
+    const { w, supervisor, callId, leg, invitation } = await listening();
+    expect((await w.api.endSession(supervisor.session.id)).status).toBe(200);
+    await terminated(invitation);
+    await legIn(w, leg.id, 'finished');
+    expect(await readLeg(w, leg.id)).toMatchObject({ endReason: 'session_ended' });
+    expect((await w.api.call(callId)).state).toBe('connected');
+  });
+
   it('a call that ends while the leg rings: CANCEL, and the leg is cancelled', async () => {
     const w = await registeredWorld({ toneMs: 60_000 }, { media: 'werift' });
     const { callId } = await talkingCall(w);
