@@ -23,21 +23,25 @@ export interface AudioHandlerOptions {
 type DescriptionOptions = SessionDescriptionHandlerOptions & { constraints?: MediaStreamConstraints; offerOptions?: RTCOfferOptions };
 
 export class AudioSessionHandler implements SessionDescriptionHandler {
-  readonly peerConnection: RTCPeerConnection;
+  // Fields declared, set in the constructor, as VoiceBrowserError's are (errors.ts says why).
+  declare readonly peerConnection: RTCPeerConnection;
   /** The far end's audio, for the page's audio element. */
-  readonly remoteMediaStream = new MediaStream();
+  declare readonly remoteMediaStream: MediaStream;
   /**
    * Hears of the microphone lost mid-call (unplugged, taken by the system): `replaced` by the system's default,
    * or `unavailable` when none is left (the call goes on, sending nothing).
    */
-  onMicrophone: ((outcome: 'replaced' | 'unavailable') => void) | undefined;
-  private microphone: MediaStream | undefined;
+  declare onMicrophone: ((outcome: 'replaced' | 'unavailable') => void) | undefined;
+  declare private microphone: MediaStream | undefined;
+  declare private readonly options: AudioHandlerOptions;
 
-  constructor(private readonly options: AudioHandlerOptions) {
+  constructor(options: AudioHandlerOptions) {
+    this.options = options;
     this.peerConnection = new RTCPeerConnection({ iceServers: options.iceServers });
+    const remote = (this.remoteMediaStream = new MediaStream());
     this.peerConnection.addEventListener('track', ({ track }) => {
-      for (const old of this.remoteMediaStream.getTracks()) this.remoteMediaStream.removeTrack(old);
-      this.remoteMediaStream.addTrack(track);
+      for (const old of remote.getTracks()) remote.removeTrack(old);
+      remote.addTrack(track);
     });
   }
 
