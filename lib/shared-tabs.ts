@@ -1,5 +1,6 @@
 import { toVoiceError, VoiceBrowserError, type VoiceErrorCode } from './errors.js';
 import type { Phone, TabAnswer, TabEnvironment, TabMessage, TabMethod } from './tab-environment.js';
+import { setMuted } from './in-call-controls.js';
 import { deepFreeze, INITIAL_STATUS } from './status-snapshot.js';
 import { canConnect } from './status-rules.js';
 import type { Connection, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
@@ -175,8 +176,9 @@ export function createSharedTabs(options: VoiceBrowserOptions, env: TabEnvironme
   const shared = {
     mute(muted: boolean) {
       if (helper) return helper.mute(muted);
-      if (typeof muted !== 'boolean') throw new VoiceBrowserError('invalid_argument', 'mute() takes true or false');
-      // Its failure shows in the status, as in the leader.
+      // Checked as the leader checks it (this tab has no link to mute): bad input throws here at once; a failure
+      // in the leader shows in the status, as it does there.
+      setMuted(undefined, muted);
       call('mute', [muted]).catch(() => undefined);
     },
     resumeAudio() {
