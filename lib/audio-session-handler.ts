@@ -103,8 +103,8 @@ export class AudioSessionHandler implements SessionDescriptionHandler {
     if (!sender || this.peerConnection.connectionState === 'closed') return;
     try {
       this.microphone = await navigator.mediaDevices.getUserMedia({ audio: true, video: false });
-      const [track] = this.microphone.getAudioTracks();
-      if (!track) throw new Error('no audio track');
+      // getUserMedia resolves only with the audio track asked for (were there none, using it throws, as a refusal does).
+      const [track] = this.microphone.getAudioTracks() as [MediaStreamTrack];
       // The mute wish stays with the call: a muted microphone's replacement is muted too.
       track.enabled = lost.enabled;
       await sender.replaceTrack(track);
