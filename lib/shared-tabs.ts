@@ -128,20 +128,20 @@ export function createSharedTabs(options: VoiceBrowserOptions, env: TabEnvironme
 
   const lead = () => {
     const before = heard ? shown : undefined;
+    const publish = (status: VoiceBrowserStatus) => {
+      show(status, true);
+      announce(status);
+    };
     helper = makeLeader({
       ...options,
-      onStatus(status) {
-        show(status, true);
-        announce(status);
-      },
+      onStatus: publish,
       onTiming(event) {
         options.onTiming?.(event);
         post({ kind: 'timing', from: me, event });
       },
     });
     follow(me);
-    show(helper.status(), true);
-    announce(helper.status());
+    publish(helper.status());
     // Errors of the takeover show in the status, as every failure does.
     if (before && (before.busy || RECOVER_AFTER.has(before.connection))) helper.recover().catch(() => undefined);
     else if (before && CONNECT_AFTER.has(before.connection)) helper.connect().catch(() => undefined);
