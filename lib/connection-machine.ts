@@ -122,7 +122,7 @@ const MOVES: { [T in ConnectionEvent['type']]: (state: ConnectionSlice, event: E
  * The move {@link MOVES} draws for the event; a move it does not draw, or another machine's event (the runtime
  * offers each event to every machine), is refused: the state comes back unchanged, no effects.
  */
-export function transition(state: ConnectionSlice, event: ConnectionEvent): Move {
+export function transition(state: ConnectionSlice, event: ConnectionEvent): [ConnectionSlice, ConnectionEffect[]] {
   const move = MOVES[event.type] as ((state: ConnectionSlice, event: ConnectionEvent) => Move | false) | undefined;
   return move?.(state, event) || [state, []];
 }
