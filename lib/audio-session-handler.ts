@@ -95,24 +95,22 @@ export class AudioSessionHandler implements SessionDescriptionHandler {
 
   /** A track that ends by itself (not by close()) is a microphone gone: the call gets the system's default. */
   private watch(track: MediaStreamTrack): void {
-    track.addEventListener('ended', () => void this.replace(track), { once: true });
-  }
-
-  private async replace(lost: MediaStreamTrack): Promise<void> {
-    const sender = this.peerConnection.getSenders().find((candidate) => candidate.track === lost);
-    if (!sender || this.peerConnection.connectionState === 'closed') return;
-    try {
-      this.microphone = await navigator.mediaDevices.getUserMedia({ audio: true, video: false });
-      // getUserMedia resolves only with the audio track asked for (were there none, using it throws, as a refusal does).
-      const [track] = this.microphone.getAudioTracks() as [MediaStreamTrack];
-      // The mute wish stays with the call: a muted microphone's replacement is muted too.
-      track.enabled = lost.enabled;
-      await sender.replaceTrack(track);
-      this.watch(track);
-      this.onMicrophone?.('replaced');
-    } catch {
-      this.onMicrophone?.('unavailable');
-    }
+    track.addEventListener('ended', async () => {
+      const sender = this.peerConnection.getSenders().find((candidate) => candidate.track === track);
+      if (!sender || this.peerConnection.connectionState === 'closed') return;
+      try {
+        this.microphone = await navigator.mediaDevices.getUserMedia({ audio: true, video: false });
+        // getUserMedia resolves only with the audio track asked for (were there none, using it throws, as a refusal does).
+        const [replacement] = this.microphone.getAudioTracks() as [MediaStreamTrack];
+        // The mute wish stays with the call: a muted microphone's replacement is muted too.
+        replacement.enabled = track.enabled;
+        await sender.replaceTrack(replacement);
+        this.watch(replacement);
+        this.onMicrophone?.('replaced');
+      } catch {
+        this.onMicrophone?.('unavailable');
+      }
+    }, { once: true });
   }
 
   /** Releases the microphone and the far end's audio, and closes the connection. */
