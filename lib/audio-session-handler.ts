@@ -23,21 +23,25 @@ export interface AudioHandlerOptions {
 type DescriptionOptions = SessionDescriptionHandlerOptions & { constraints?: MediaStreamConstraints; offerOptions?: RTCOfferOptions };
 
 export class AudioSessionHandler implements SessionDescriptionHandler {
-  readonly peerConnection: RTCPeerConnection;
+  // Fields declared, set in the constructor, as VoiceBrowserError's are (errors.ts says why).
+  declare readonly peerConnection: RTCPeerConnection;
   /** The far end's audio, for the page's audio element. */
-  readonly remoteMediaStream = new MediaStream();
+  declare readonly remoteMediaStream: MediaStream;
   /**
    * Hears of the microphone lost mid-call (unplugged, taken by the system): `replaced` by the system's default,
    * or `unavailable` when none is left (the call goes on, sending nothing).
    */
-  onMicrophone: ((outcome: 'replaced' | 'unavailable') => void) | undefined;
-  private microphone: MediaStream | undefined;
+  declare onMicrophone: ((outcome: 'replaced' | 'unavailable') => void) | undefined;
+  declare private microphone: MediaStream | undefined;
+  declare private readonly options: AudioHandlerOptions;
 
-  constructor(private readonly options: AudioHandlerOptions) {
+  constructor(options: AudioHandlerOptions) {
+    this.options = options;
     this.peerConnection = new RTCPeerConnection({ iceServers: options.iceServers });
+    const remote = (this.remoteMediaStream = new MediaStream());
     this.peerConnection.addEventListener('track', ({ track }) => {
-      for (const old of this.remoteMediaStream.getTracks()) this.remoteMediaStream.removeTrack(old);
-      this.remoteMediaStream.addTrack(track);
+      for (const old of remote.getTracks()) remote.removeTrack(old);
+      remote.addTrack(track);
     });
   }
 
@@ -91,24 +95,22 @@ export class AudioSessionHandler implements SessionDescriptionHandler {
 
   /** A track that ends by itself (not by close()) is a microphone gone: the call gets the system's default. */
   private watch(track: MediaStreamTrack): void {
-    track.addEventListener('ended', () => void this.replace(track), { once: true });
-  }
-
-  private async replace(lost: MediaStreamTrack): Promise<void> {
-    const sender = this.peerConnection.getSenders().find((candidate) => candidate.track === lost);
-    if (!sender || this.peerConnection.connectionState === 'closed') return;
-    try {
-      this.microphone = await navigator.mediaDevices.getUserMedia({ audio: true, video: false });
-      const [track] = this.microphone.getAudioTracks();
-      if (!track) throw new Error('no audio track');
-      // The mute wish stays with the call: a muted microphone's replacement is muted too.
-      track.enabled = lost.enabled;
-      await sender.replaceTrack(track);
-      this.watch(track);
-      this.onMicrophone?.('replaced');
-    } catch {
-      this.onMicrophone?.('unavailable');
-    }
+    track.addEventListener('ended', async () => {
+      const sender = this.peerConnection.getSenders().find((candidate) => candidate.track === track);
+      if (!sender || this.peerConnection.connectionState === 'closed') return;
+      try {
+        this.microphone = await navigator.mediaDevices.getUserMedia({ audio: true, video: false });
+        // getUserMedia resolves only with the audio track asked for (were there none, using it throws, as a refusal does).
+        const [replacement] = this.microphone.getAudioTracks() as [MediaStreamTrack];
+        // The mute wish stays with the call: a muted microphone's replacement is muted too.
+        replacement.enabled = track.enabled;
+        await sender.replaceTrack(replacement);
+        this.watch(replacement);
+        this.onMicrophone?.('replaced');
+      } catch {
+        this.onMicrophone?.('unavailable');
+      }
+    }, { once: true });
   }
 
   /** Releases the microphone and the far end's audio, and closes the connection. */

@@ -1,6 +1,6 @@
 import type { Clock } from './clock.js';
 import { VoiceBrowserError } from './errors.js';
-import type { VoiceBackend } from './types.js';
+import type { CallbackOptions, VoiceBackend } from './types.js';
 
 /**
  * The default backend: the six callbacks over `fetch` to the proxy's same-origin routes, and the queue ones
@@ -46,7 +46,7 @@ function retryAfterMs(value: string | null, now: number): number | undefined {
 export function createFetchBackend(options: FetchBackendOptions = {}): VoiceBackend {
   const base = `${options.baseUrl ?? ''}/voice`;
 
-  async function request<T>(method: string, path: string, signal: AbortSignal, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+  async function request<T>(method: string, path: string, { signal }: CallbackOptions, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
     const doFetch = options.fetch ?? fetch;
     let response: Response;
     try {
@@ -72,19 +72,18 @@ export function createFetchBackend(options: FetchBackendOptions = {}): VoiceBack
 
   const id = encodeURIComponent;
   return {
-    createSession: ({ signal }) => request('POST', '/browser-sessions', signal, {}),
-    getCurrentSession: ({ signal }) => request('GET', '/browser-sessions', signal),
-    createCall: (input, { idempotencyKey, signal }) =>
-      request('POST', '/browser-calls', signal, input, { 'Idempotency-Key': idempotencyKey }),
-    getCall: (callId, { signal }) => request('GET', `/browser-calls/${id(callId)}`, signal),
-    hangupCall: (callId, { signal }) => request('POST', `/browser-calls/${id(callId)}/hangup`, signal, {}),
-    endSession: (sessionId, { signal }) => request('DELETE', `/browser-sessions/${id(sessionId)}`, signal, {}),
+    createSession: (opts) => request('POST', '/browser-sessions', opts, {}),
+    getCurrentSession: (opts) => request('GET', '/browser-sessions', opts),
+    createCall: (input, opts) => request('POST', '/browser-calls', opts, input, { 'Idempotency-Key': opts.idempotencyKey }),
+    getCall: (callId, opts) => request('GET', `/browser-calls/${id(callId)}`, opts),
+    hangupCall: (callId, opts) => request('POST', `/browser-calls/${id(callId)}/hangup`, opts, {}),
+    endSession: (sessionId, opts) => request('DELETE', `/browser-sessions/${id(sessionId)}`, opts, {}),
     ...(options.queues
       ? {
-          dequeue: (queueId, { signal }) => request('POST', `/queues/${id(queueId)}/dequeue`, signal, {}),
-          getQueueCall: (callId, { signal }) => request('GET', `/calls/${id(callId)}`, signal),
-          hangupQueueCall: (callId, { signal }) => request('POST', `/calls/${id(callId)}/hangup`, signal, {}),
-          listQueueCalls: ({ signal }) => request('GET', '/calls', signal),
+          dequeue: (queueId, opts) => request('POST', `/queues/${id(queueId)}/dequeue`, opts, {}),
+          getQueueCall: (callId, opts) => request('GET', `/calls/${id(callId)}`, opts),
+          hangupQueueCall: (callId, opts) => request('POST', `/calls/${id(callId)}/hangup`, opts, {}),
+          listQueueCalls: (opts) => request('GET', '/calls', opts),
           queueEventsUrl: `${base}/queue-events`,
           setAvailability: (availability, { signal }) => request('PUT', '/availability', signal, { availability }),
           getAvailability: ({ signal }) => request('GET', '/availability', signal),

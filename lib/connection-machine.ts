@@ -7,7 +7,7 @@ import { RENEWABLE_CONNECTIONS, type Connection, type StatusError } from './type
  *
  * @remarks
  * The diagram is the one beside {@link Connection} in types.ts: each event here is one of its arrows, and the
- * `switch` below says from which states it may be taken.
+ * record of moves below says from which states it may be taken.
  * Expiry (of the session or its registration, the earlier) blocks new calls, and only `ready` takes
  * them; `expired` and `offline` keep an accepted call running to its own end.
  */
@@ -79,59 +79,50 @@ export function whyNoCalls(state: ConnectionSlice): string | null {
   return why[state.connection] ?? `startCall() while ${state.connection}; connect() and wait for "ready"`;
 }
 
-const refused = (state: ConnectionSlice): [ConnectionSlice, ConnectionEffect[]] => [state, []];
+type Move = [ConnectionSlice, ConnectionEffect[]];
 const report = (error: StatusError | null): ConnectionEffect => ({ type: 'report', error });
 
-/** One case per event, each the arrows of the diagram above that the event may take. */
+/**
+ * One move per event, each the arrows of the diagram (beside {@link Connection}) that the event may take: false
+ * where the state is not one it is drawn from.
+ */
+const MOVES: { [T in ConnectionEvent['type']]: (state: ConnectionSlice, event: Extract<ConnectionEvent, { type: T }>) => Move | false } = {
+  connect_started: (state) => state.connection === 'disconnected' && !state.session && [{ ...state, connection: 'connecting' }, [report(null)]],
+  session_created: (state, event) => state.connection === 'connecting' && [{ ...state, session: event.session }, []],
+  registered: (state, event) =>
+    (state.connection === 'connecting' || state.connection === 'renewing') && [
+      { connection: 'ready', session: event.session, renewingFrom: null },
+      [{ type: 'watch_expiry', expiresAt: event.session.expiresAt }],
+    ],
+  connect_failed: (state, event) => state.connection === 'connecting' && [disconnected, [report(event.error)]],
+  renew_started: (state) => RENEWABLE_CONNECTIONS.has(state.connection) && [{ ...state, connection: 'renewing', renewingFrom: state.connection }, [report(null)]],
+  // Once a new session was made the service may have retired the old one: only renew() again helps.
+  renew_failed: (state, event) =>
+    state.connection === 'renewing' && [
+      { ...state, connection: event.sessionCreated ? 'offline' : (state.renewingFrom ?? 'offline'), renewingFrom: null },
+      [report(event.error)],
+    ],
+  disconnect_started: (state) => state.connection !== 'disconnecting' && [{ ...state, connection: 'disconnecting', renewingFrom: null }, [{ type: 'stop_expiry' }]],
+  disconnect_finished: (state, event) =>
+    state.connection === 'disconnecting' && [
+      { connection: 'disconnected', session: event.sessionKept ? state.session : null, renewingFrom: null },
+      [report(event.error)],
+    ],
+  recovered: (state, event) =>
+    state.connection === 'disconnected' && !state.session && [{ ...state, connection: 'recovery_required', session: event.session }, [report(null)]],
+  socket_dropped: (state) => state.connection === 'ready' && [{ ...state, connection: 'reconnecting' }, []],
+  socket_restored: (state) => state.connection === 'reconnecting' && [{ ...state, connection: 'ready' }, [report(null)]],
+  // The session lives on at the service: an accepted call runs to its end; renew() or disconnect().
+  link_gone: (state, event) => HOLDS_LINK.has(state.connection) && [{ ...state, connection: afterLinkGone(event.error) }, [report(event.error)]],
+  session_refused: (state, event) => HOLDS_LINK.has(state.connection) && [{ ...state, connection: 'expired' }, [report(event.error)]],
+  session_expired: (state, event) => CAN_EXPIRE.has(state.connection) && [{ ...state, connection: 'expired' }, [report(event.error)]],
+};
+
+/**
+ * The move {@link MOVES} draws for the event; a move it does not draw, or another machine's event (the runtime
+ * offers each event to every machine), is refused: the state comes back unchanged, no effects.
+ */
 export function transition(state: ConnectionSlice, event: ConnectionEvent): [ConnectionSlice, ConnectionEffect[]] {
-  const { connection } = state;
-  switch (event.type) {
-    case 'connect_started':
-      if (connection !== 'disconnected' || state.session) return refused(state);
-      return [{ ...state, connection: 'connecting' }, [report(null)]];
-    case 'session_created':
-      if (connection !== 'connecting') return refused(state);
-      return [{ ...state, session: event.session }, []];
-    case 'registered':
-      if (connection !== 'connecting' && connection !== 'renewing') return refused(state);
-      return [{ connection: 'ready', session: event.session, renewingFrom: null }, [{ type: 'watch_expiry', expiresAt: event.session.expiresAt }]];
-    case 'connect_failed':
-      if (connection !== 'connecting') return refused(state);
-      return [disconnected, [report(event.error)]];
-    case 'renew_started':
-      if (!RENEWABLE_CONNECTIONS.has(connection)) return refused(state);
-      return [{ ...state, connection: 'renewing', renewingFrom: connection }, [report(null)]];
-    case 'renew_failed':
-      if (connection !== 'renewing') return refused(state);
-      // Once a new session was made the service may have retired the old one: only renew() again helps.
-      return [{ ...state, connection: event.sessionCreated ? 'offline' : (state.renewingFrom ?? 'offline'), renewingFrom: null }, [report(event.error)]];
-    case 'disconnect_started':
-      if (connection === 'disconnecting') return refused(state);
-      return [{ ...state, connection: 'disconnecting', renewingFrom: null }, [{ type: 'stop_expiry' }]];
-    case 'disconnect_finished':
-      if (connection !== 'disconnecting') return refused(state);
-      return [{ connection: 'disconnected', session: event.sessionKept ? state.session : null, renewingFrom: null }, [report(event.error)]];
-    case 'recovered':
-      if (connection !== 'disconnected' || state.session) return refused(state);
-      return [{ ...state, connection: 'recovery_required', session: event.session }, [report(null)]];
-    case 'socket_dropped':
-      if (connection !== 'ready') return refused(state);
-      return [{ ...state, connection: 'reconnecting' }, []];
-    case 'socket_restored':
-      if (connection !== 'reconnecting') return refused(state);
-      return [{ ...state, connection: 'ready' }, [report(null)]];
-    case 'link_gone':
-      // The session lives on at the service: an accepted call runs to its end; renew() or disconnect().
-      if (!HOLDS_LINK.has(connection)) return refused(state);
-      return [{ ...state, connection: afterLinkGone(event.error) }, [report(event.error)]];
-    case 'session_refused':
-      if (!HOLDS_LINK.has(connection)) return refused(state);
-      return [{ ...state, connection: 'expired' }, [report(event.error)]];
-    case 'session_expired':
-      if (!CAN_EXPIRE.has(connection)) return refused(state);
-      return [{ ...state, connection: 'expired' }, [report(event.error)]];
-    default:
-      // Another machine's event (the runtime offers each event to every machine).
-      return refused(state);
-  }
+  const move = MOVES[event.type] as ((state: ConnectionSlice, event: ConnectionEvent) => Move | false) | undefined;
+  return move?.(state, event) || [state, []];
 }

@@ -35,14 +35,17 @@ export type VoiceErrorCode = (typeof VOICE_ERROR_CODES)[number];
  * `retryAfterMs` the wait the service asked for on `429`.
  */
 export class VoiceBrowserError extends Error {
-  override readonly name = 'VoiceBrowserError';
+  // Its fields are only declared here and set in the constructor: a class field would cost the es2020 bundles a
+  // helper that defines it.
+  declare readonly name: 'VoiceBrowserError';
   /** One of {@link VOICE_ERROR_CODES}, or the service's own code passed on as it sent it. */
-  readonly code: VoiceErrorCode | (string & {});
-  readonly status: number | undefined;
-  readonly retryAfterMs: number | undefined;
+  declare readonly code: VoiceErrorCode | (string & {});
+  declare readonly status: number | undefined;
+  declare readonly retryAfterMs: number | undefined;
 
   constructor(code: VoiceErrorCode | (string & {}), message: string, options: { cause?: unknown; status?: number; retryAfterMs?: number } = {}) {
     super(message, { cause: options.cause });
+    this.name = 'VoiceBrowserError';
     this.code = code;
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;

@@ -25,16 +25,12 @@ export function createExpiryTimer(clock: Clock, dispatch: (event: ConnectionEven
     const ms = Date.parse(expiresAt) - clock.now();
     if (Number.isNaN(ms)) return;
     timer = clock.setTimeout(() => {
-      timer = undefined;
       if (Date.parse(expiresAt) > clock.now()) return watch(expiresAt);
       dispatch({ type: 'session_expired', error: { code: 'browser_session_unavailable', message: 'the session expired; renew() it while idle to take calls again' } });
     }, Math.min(Math.max(0, ms), MAX_TIMER_MS));
   }
   return {
     watch,
-    stop() {
-      clock.clearTimeout(timer);
-      timer = undefined;
-    },
+    stop: () => clock.clearTimeout(timer),
   };
 }

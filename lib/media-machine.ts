@@ -74,7 +74,7 @@ export function transition(state: MediaSlice, event: MediaEvent, current: string
     case 'answering':
       return [{ ...state, audio: 'connecting' }, []];
     case 'media_ended':
-      return audio === 'none' ? refused : [{ audio: 'ended', warnings: [], underRestart: null }, []];
+      return audio === 'none' ? refused : [{ ...noMedia, audio: 'ended' }, []];
     case 'media_reconnecting':
       if (!mine || !flowing(audio)) return refused;
       return [{ ...state, audio: 'reconnecting', underRestart: audio }, [timing('media_reconnecting', event.callId)]];

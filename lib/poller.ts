@@ -65,7 +65,6 @@ export function createPoller<T>(options: PollerOptions<T>): Poller {
   };
 
   async function tick(): Promise<void> {
-    timer = undefined;
     if (stopped) return;
     if (inFlight) {
       again = true;
@@ -111,9 +110,7 @@ export function createPoller<T>(options: PollerOptions<T>): Poller {
   function stop(): void {
     stopped = true;
     options.clock.clearTimeout(timer);
-    timer = undefined;
     inFlight?.abort();
-    inFlight = undefined;
   }
 
   // The first read waits a tick: whoever starts the poller has just read the call.
@@ -122,11 +119,9 @@ export function createPoller<T>(options: PollerOptions<T>): Poller {
     pollNow: (expect) => {
       if (stopped || options.clock.now() < backoffUntil) return;
       if (expect) expected = { shown: () => expect.shown(), triesLeft: EXPECT_TRIES };
-      if (inFlight) again = true;
-      else {
-        options.clock.clearTimeout(timer);
-        void tick();
-      }
+      // No timer runs while a read is in flight: tick() then asks for one more read right after it.
+      options.clock.clearTimeout(timer);
+      void tick();
     },
     stop,
     get stopped() {

@@ -47,7 +47,6 @@ const ADVICE: Readonly<Record<string, string>> = {
 
 const OK: PreflightCheck = { status: 'ok', code: null, advice: null };
 const finding = (status: 'warning' | 'failed', code: string, advice?: string): PreflightCheck => ({ status, code, advice: ADVICE[code] ?? advice ?? null });
-const RANK = { ok: 0, skipped: 0, warning: 1, failed: 2 } as const;
 
 /** Rejects with a timeout after `ms`, so a check that hangs ends in a verdict; its timer never outlives it. */
 function within<T>(work: Promise<T>, ms: number, clock: Clock): Promise<T> {
@@ -66,8 +65,8 @@ async function checkMicrophone(host: PreflightHost): Promise<PreflightCheck> {
     for (const track of stream.getTracks()) track.stop();
     return OK;
   } catch (cause) {
-    const { code, message } = microphoneError(cause);
-    return finding('failed', code, message);
+    // Every code microphoneError() gives has its advice in ADVICE, which the report shows instead of the message.
+    return finding('failed', microphoneError(cause).code);
   }
 }
 
@@ -140,9 +139,10 @@ export async function runPreflight(call: CallInput, host: PreflightHost): Promis
   }
 
   await probe.disconnect().catch(() => probe.disconnect());
-  const checks = [microphone, signalling, media];
+  // The worst of the checks; a skipped one counts as ok (the check it depends on says what failed).
+  const statuses = [microphone, signalling, media].map((check) => check.status);
   return {
-    verdict: (['ok', 'warning', 'failed'] as const)[Math.max(...checks.map((check) => RANK[check.status]))] ?? 'failed',
+    verdict: statuses.includes('failed') ? 'failed' : statuses.includes('warning') ? 'warning' : 'ok',
     microphone,
     signalling: {
       ...signalling,

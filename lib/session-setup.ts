@@ -1,6 +1,7 @@
 import { detached, sessionView } from './connection-control.js';
 import { toVoiceError } from './errors.js';
 import type { Runtime } from './runtime.js';
+import type { SipLink } from './sip-link.js';
 import type { BrowserSession } from './types.js';
 
 /**
@@ -15,20 +16,25 @@ export type SessionSetup = ReturnType<typeof createSessionSetup>;
 export function createSessionSetup(rt: Runtime) {
   const { backend, clock } = rt;
 
-  /** A new session and its registered link; a session whose registration fails is ended again. */
-  async function establish(startedAt: number, onCreated: (session: BrowserSession) => void) {
+  /**
+   * A new session and its registered link, which the runtime then uses (`registered`); a session whose
+   * registration fails is ended again.
+   */
+  async function establish(startedAt: number, onCreated: (session: BrowserSession) => void): Promise<void> {
     const { session, transport } = await backend.createSession({ signal: rt.signal() });
     rt.timing('session_created', startedAt);
     onCreated(session);
+    let link: SipLink;
     try {
-      const link = await rt.openLink(transport);
+      link = await rt.openLink(transport);
       rt.timing('registered', startedAt);
-      return { session, link };
     } catch (cause) {
       rt.ignoreLinkEvents();
       await backend.endSession(session.id, { signal: detached() }).catch(() => undefined);
       throw toVoiceError(cause, 'connection_failed', 'could not register with the voice service');
     }
+    rt.useLink(link);
+    rt.dispatch({ type: 'registered', session: sessionView(session) });
   }
 
   async function connect(): Promise<void> {
@@ -36,9 +42,7 @@ export function createSessionSetup(rt: Runtime) {
     rt.beginLifetime();
     rt.dispatch({ type: 'connect_started' });
     try {
-      const made = await establish(startedAt, (session) => rt.dispatch({ type: 'session_created', session: sessionView(session) }));
-      rt.useLink(made.link);
-      rt.dispatch({ type: 'registered', session: sessionView(made.session) });
+      await establish(startedAt, (session) => rt.dispatch({ type: 'session_created', session: sessionView(session) }));
     } catch (cause) {
       const error = toVoiceError(cause, 'connection_failed', 'could not connect to the voice service');
       rt.dispatch({ type: 'connect_failed', error: error.toStatus() });
@@ -52,9 +56,7 @@ export function createSessionSetup(rt: Runtime) {
     rt.dispatch({ type: 'renew_started' });
     let sessionCreated = false;
     try {
-      const made = await establish(startedAt, () => (sessionCreated = true));
-      rt.useLink(made.link);
-      rt.dispatch({ type: 'registered', session: sessionView(made.session) });
+      await establish(startedAt, () => (sessionCreated = true));
     } catch (cause) {
       const error = toVoiceError(cause, 'connection_failed', 'renewing the session failed');
       rt.dispatch({ type: 'renew_failed', error: error.toStatus(), sessionCreated });

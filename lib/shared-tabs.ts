@@ -1,5 +1,6 @@
 import { toVoiceError, VoiceBrowserError, type VoiceErrorCode } from './errors.js';
-import type { Phone, TabAnswer, TabEnvironment, TabMessage, TabMethod } from './tab-environment.js';
+import type { Phone, TabAnswer, TabEnvironment, TabMethod } from './tab-environment.js';
+import { setMuted } from './in-call-controls.js';
 import { deepFreeze, INITIAL_STATUS } from './status-snapshot.js';
 import { canConnect } from './status-rules.js';
 import type { Connection, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
@@ -66,9 +67,8 @@ export function createSharedTabs(options: VoiceBrowserOptions, env: TabEnvironme
     shown = withTab(status, leads);
     options.onStatus?.(shown);
   };
-  const post = (message: TabMessage) => channel.post(message);
   /** This tab leads: the others show what it shows. */
-  const announce = (status: VoiceBrowserStatus) => post({ kind: 'status', from: me, status });
+  const announce = (status: VoiceBrowserStatus) => channel.post({ kind: 'status', from: me, status });
 
   /** Runs a method in this tab's helper: the leader's own calls and the ones other tabs send it. */
   const run = (method: TabMethod, args: unknown[]): Promise<unknown> => {
@@ -105,7 +105,7 @@ export function createSharedTabs(options: VoiceBrowserOptions, env: TabEnvironme
         void answer(call.method, call.args, call.settle);
       } else {
         call.to = next;
-        post({ kind: 'call', from: me, to: next as string, id, method: call.method, args: call.args });
+        channel.post({ kind: 'call', from: me, to: next as string, id, method: call.method, args: call.args });
       }
     }
   };
@@ -128,20 +128,20 @@ export function createSharedTabs(options: VoiceBrowserOptions, env: TabEnvironme
 
   const lead = () => {
     const before = heard ? shown : undefined;
+    const publish = (status: VoiceBrowserStatus) => {
+      show(status, true);
+      announce(status);
+    };
     helper = makeLeader({
       ...options,
-      onStatus(status) {
-        show(status, true);
-        announce(status);
-      },
+      onStatus: publish,
       onTiming(event) {
         options.onTiming?.(event);
-        post({ kind: 'timing', from: me, event });
+        channel.post({ kind: 'timing', from: me, event });
       },
     });
     follow(me);
-    show(helper.status(), true);
-    announce(helper.status());
+    publish(helper.status());
     // Errors of the takeover show in the status, as every failure does.
     if (before && (before.busy || RECOVER_AFTER.has(before.connection))) helper.recover().catch(() => undefined);
     else if (before && CONNECT_AFTER.has(before.connection)) helper.connect().catch(() => undefined);
@@ -161,23 +161,24 @@ export function createSharedTabs(options: VoiceBrowserOptions, env: TabEnvironme
     } else if (kind === 'bye') {
       if (from === leader) follow(undefined);
     } else if (kind === 'call') {
-      if (helper && message.to === me) void answer(message.method, message.args, (answered) => post({ kind: 'answer', from: me, to: from, id: message.id, ...answered }));
+      if (helper && message.to === me) void answer(message.method, message.args, (answered) => channel.post({ kind: 'answer', from: me, to: from, id: message.id, ...answered }));
     } else if (message.to === me) {
       pending.get(message.id)?.settle(message);
       pending.delete(message.id);
     }
   });
   const release = env.lead(TABS_NAME, lead);
-  post({ kind: 'hello', from: me });
+  channel.post({ kind: 'hello', from: me });
   // A leader that leaves says so: the others keep their calls until the next one leads instead of losing them.
-  const bye = () => helper && post({ kind: 'bye', from: me });
+  const bye = () => helper && channel.post({ kind: 'bye', from: me });
   env.page?.addEventListener('pagehide', bye);
 
   const shared = {
     mute(muted: boolean) {
       if (helper) return helper.mute(muted);
-      if (typeof muted !== 'boolean') throw new VoiceBrowserError('invalid_argument', 'mute() takes true or false');
-      // Its failure shows in the status, as in the leader.
+      // Checked as the leader checks it (this tab has no link to mute): bad input throws here at once; a failure
+      // in the leader shows in the status, as it does there.
+      setMuted(undefined, muted);
       call('mute', [muted]).catch(() => undefined);
     },
     resumeAudio() {
