@@ -211,7 +211,7 @@ async function acceptOnce(page: Page): Promise<[number, number]> {
 }
 
 /** Run `run`'s wait before it starts: spread over `overMs`, in an order that does not rise with the runs. */
-const staggerMs = (run: number, overMs = 1000) => (run * 373) % overMs;
+const staggerMs = (run: number, overMs = 1000) => ((run * 373) % 1000) * (overMs / 1000);
 
 /**
  * `runs` callers arrive one at a time, each rung and accepted; then `runs` more whose `call.received` is lost,
@@ -253,7 +253,7 @@ export async function measureOffers(runs: number): Promise<{ rows: Row[]; figure
       samples.acceptToConnected.push(took[0]);
       // The simulator's epoch stamps: when the page answered its INVITE, and the INVITE on this process's performance.now() scale.
       samples.acceptToAnswered.push(Date.parse(facts.browserAnsweredAt ?? '') - took[1]);
-      const invited = Date.parse(facts.inviteSentAt ?? '') - performance.timeOrigin;
+      const invited = Date.parse(facts.inviteSentAt ?? '') - (Date.now() - performance.now());
       samples.webhookToInvite.push(invited - received);
       samples.inviteToRinging.push(rang - invited);
     }
