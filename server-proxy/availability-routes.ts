@@ -33,6 +33,7 @@ export async function setAvailability(q: Queues, c: ProxyContext): Promise<Respo
   const since = before?.availability === availability ? before.since : Date.now();
   const record: AvailabilityRecord = { subject, agentId, availability, since, queues: [...queues] };
   await q.availability.set(record);
-  if (availability === 'available') q.offers?.nudge();
+  // Either word reaches the router at once: an agent gone away is offered nobody more, not only after its next check.
+  q.offers?.nudge();
   return answer(q, record);
 }
