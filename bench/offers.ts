@@ -38,8 +38,11 @@ import { ms, spread, type Row, type Spread } from './stats.js';
  * progress does: the router's own at each check, every `checkIntervalMs` (4 s) while an agent is available
  * (or, with a page watching the queues, the panels' re-read every 4 s, whose answer the router takes and whose
  * republished `call.received` it acts on at once). So the bound is one check interval after the arrival, plus
- * that read, the session read, the dequeue and the INVITE. These callers' arrivals are spread over the whole
- * 4 s interval, not a second, so the figure meets the checks at every phase.
+ * that read, the session read, the dequeue and the INVITE; a read the key's budget refuses (a low-priority
+ * read) skips its round and adds an interval, which the bench's key, with room for all, never does. These
+ * callers' arrivals are spread over the whole 4 s interval, not a second, so they meet the checks at every
+ * phase. The split at the simulator's INVITE and `accept()` to its stamp of the page's 200 OK compare this
+ * machine's one clock across processes.
  */
 
 /** What the bench page (browser.ts) puts on `window`, and what this part adds. */
