@@ -12,6 +12,8 @@ export interface Agents {
    * `connectTo`, and how a queue call is known to be the user's); throws the page's error when it cannot.
    */
   ensure(user: ProxyUser, subject: string): Promise<string>;
+  /** The id of `subject`'s agent when it has one, never creating it (another user's, for a supervisor). */
+  find(subject: string): Promise<string | null>;
   /** The cached agent may be gone (service reset, agent removed): the next press looks it up again. */
   forget(subject: string): boolean;
 }
@@ -37,6 +39,15 @@ export function createAgents(upstream: Upstream, ensureOk: Relay['ensureOk'], kn
         ensureOk(created);
       }
       if (!id) throw new HttpError(502, 'upstream_invalid_response', 'the voice service did not return the agent');
+      known.set(subject, id);
+      return id;
+    },
+    async find(subject: string): Promise<string | null> {
+      const cached = known.get(subject);
+      if (cached !== undefined) return cached;
+      const listed = ensureOk(await upstream({ method: 'GET', path: '/agents', query: { externalSubject: subject } }));
+      const id = (listed.body as { agents?: Array<{ id?: unknown; externalSubject?: unknown }> }).agents?.find((a) => a.externalSubject === subject)?.id;
+      if (typeof id !== 'string') return null;
       known.set(subject, id);
       return id;
     },

@@ -2,7 +2,8 @@
  * `@voice-browser/server`: the server piece of voice-browser. It holds the voice service's API key, lets only
  * your logged-in user through, and forwards the page's browser operations (sessions and calls) to the
  * service, each for that user's own session and calls; with `queues`, it also receives the queue webhook and
- * serves the support desk (waiting callers as Server-Sent Events, dequeue). One web-standard handler,
+ * serves the support desk (waiting callers as Server-Sent Events, dequeue); a supervisor listens in on the calls
+ * of their agents, and calls are recorded and their recordings downloaded. One web-standard handler,
  * `(Request) => Response`, to mount under any path in Express, Hono, Next.js or `node:http`.
  *
  * @packageDocumentation
@@ -10,7 +11,7 @@
  */
 
 export { createVoiceProxy } from './proxy.js';
-export type { ProxyLogger, ProxyUser, QueueOptions, Readiness, VoiceProxy, VoiceProxyOptions } from './proxy.js';
+export type { ProxyLogger, ProxyUser, QueueOptions, Readiness, SupervisorRole, VoiceProxy, VoiceProxyOptions } from './proxy.js';
 export type { UserRateLimitOptions } from './user-rate-limit.js';
 export { createMemoryRateStore } from './rate-store.js';
 export type { RateStore, RateWindow } from './rate-store.js';

@@ -21,7 +21,7 @@ export function isResourceId(id: unknown): id is string {
 }
 
 /** The one "not yours" answer, byte for byte the same for unknown, invalid and other users' ids. */
-export const notFound = (what: 'browser session' | 'browser call' | 'call' | 'queue') => new HttpError(404, 'not_found', `no such ${what}`);
+export const notFound = (what: 'browser session' | 'browser call' | 'call' | 'queue' | 'recording') => new HttpError(404, 'not_found', `no such ${what}`);
 
 /** Only "not yours" means not owned; a fault met on the way (429, 503) must reach the page as itself. */
 function notOwned(error: unknown): false {
@@ -61,14 +61,17 @@ export function createOwnership(upstream: Upstream, { ensureOk }: Relay) {
 
   /**
    * Reads a queue's generic call and proves it is bridged to `agentId`, the user's agent (DESIGN.md, "Support
-   * desks"): a caller still waiting, or taken by another agent, is not the user's.
+   * desks"): a caller still waiting, or taken by another agent, is not the user's. A monitor leg ringing the
+   * user's agent is theirs too (README, "Supervisors and recordings"): the supervisor's page reads and ends it.
    */
   const ownQueueCall = async (agentId: string, id: string): Promise<UpstreamResponse> => {
     if (!isResourceId(id)) throw notFound('call');
     const response = await upstream({ method: 'GET', path: `/calls/${id}` });
     if (response.status === 404) throw notFound('call');
     ensureOk(response);
-    if (queueCallOf((response.body as { call?: unknown } | undefined)?.call)?.agentId !== agentId) throw notFound('call');
+    const call = (response.body as { call?: { kind?: unknown; agentId?: unknown } } | undefined)?.call;
+    const ownLeg = call?.kind === 'monitor' && call.agentId === agentId;
+    if (!ownLeg && queueCallOf(call)?.agentId !== agentId) throw notFound('call');
     return response;
   };
 

@@ -15,6 +15,7 @@ import { createProxyMetrics, type ProxyMetrics } from './metrics.js';
 import { createReadiness, type Readiness } from './readiness.js';
 import { defaultLogger, requestLog, type ProxyLogger } from './request-log.js';
 import { createUpstream, type Upstream } from './upstream.js';
+import { createUpstreamStream, type UpstreamStream } from './upstream-stream.js';
 import { userRateLimit, type UserRateLimitOptions } from './user-rate-limit.js';
 
 /**
@@ -23,7 +24,7 @@ import { userRateLimit, type UserRateLimitOptions } from './user-rate-limit.js';
  * routes (queue-routes.ts). Its guards are here, in order; its routes are the table of routes.ts.
  */
 
-export type { ProxyUser } from './subject.js';
+export type { ProxyUser, SupervisorRole } from './subject.js';
 export type { ProxyLogger } from './request-log.js';
 export type { Readiness } from './readiness.js';
 export type { QueueOptions } from './queue-routes.js';
@@ -155,6 +156,27 @@ function observed(upstream: Upstream, budget: KeyBudget, metrics: ProxyMetrics, 
   };
 }
 
+/** The file door, watched as the service's door is: the budget, the metrics and the readiness hear its answers. */
+function observedStream(stream: UpstreamStream, budget: KeyBudget, metrics: ProxyMetrics, heard: (status: number) => void): UpstreamStream {
+  return async (request) => {
+    const started = performance.now();
+    const done = (status: number) => {
+      metrics.upstream(routeTemplate(request.path), 'GET', status, (performance.now() - started) / 1000);
+      heard(status);
+    };
+    try {
+      const answer = await stream(request);
+      const { status, headers } = answer.streamed ? answer : answer.response;
+      budget.observe(status, headers);
+      done(status);
+      return answer;
+    } catch (error) {
+      done(0);
+      throw error;
+    }
+  };
+}
+
 /**
  * Creates the proxy.
  *
@@ -183,7 +205,8 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   const relayer = createRelay(log, headers);
   const cleanupOptions = { waitMs: options.revokeWaitMs ?? 10_000, intervalMs: REVOKE_READ_INTERVAL_MS, log };
   const cleanup = createSessionCleanup(upstream, relayer, cleanupOptions);
-  const shared: SharedParts = { upstream, relayer, budget, agentIds: new Map(), cleanup: cleanupOptions, log, headers };
+  const stream = observedStream(createUpstreamStream(options), budget, metrics, readiness.heard);
+  const shared: SharedParts = { upstream, stream, relayer, budget, agentIds: new Map(), cleanup: cleanupOptions, log, headers };
   const partsFor = (c: ProxyContext) => routePartsFor(shared, c);
   const desk = options.queues ? createDesk(options.queues, { upstream, ensureOk: relayer.ensureOk, budget, log }) : undefined;
   const app = new Hono<ProxyEnv>({ getPath: routePath });

@@ -33,3 +33,9 @@ export const callerOf = (call: QueueCall): WaitingCaller => ({ callId: call.id, 
 
 /** A generic call as the key's budget counts it (key-budget.ts reads a browser call's `busy`). */
 export const budgetViewOf = (call: QueueCall) => ({ id: call.id, busy: !isTerminal(call.state) });
+
+/** Any generic call (a queue's, or a monitor leg) as the key's budget counts it; null for anything else. */
+export function genericBudgetView(value: unknown): { id: string; busy: boolean } | null {
+  const call = value as { id?: unknown; state?: unknown } | null | undefined;
+  return typeof call?.id === 'string' && typeof call.state === 'string' ? { id: call.id, busy: !isTerminal(call.state) } : null;
+}

@@ -2,7 +2,7 @@ import { emptyInput, parseInput, readJsonBody } from '../contract/voice-input.js
 import { createMemoryAvailability, type AvailabilityStore } from './availability.js';
 import { CLAIM_READ_INTERVAL_MS, CLAIM_WATCH_MS, watchClaim } from './claim-watch.js';
 import { isResourceId, notFound } from './ownership.js';
-import { budgetViewOf, queueCallOf, queueCallsIn } from './queue-calls.js';
+import { budgetViewOf, genericBudgetView, queueCallOf, queueCallsIn } from './queue-calls.js';
 import { createOfferRunner, type OfferRunner } from './offer-runner.js';
 import { createMemoryQueueEvents, type QueueEventBus } from './queue-events.js';
 import { createQueueReconciler, RECONCILE_INTERVAL_MS, type QueueReconciler, type ReconcileParts } from './queue-reconcile.js';
@@ -80,14 +80,14 @@ const answer = (q: Queues, body: unknown): Response =>
 
 const allowedQueues = async (q: Queues, c: QueueContext): Promise<ReadonlySet<string>> => new Set(await q.queuesFor(c.get('user')));
 
-const agentOf = (q: Queues, c: QueueContext): Promise<string> => q.agents.ensure(c.get('user'), c.get('subject'));
+const agentOf = (q: RouteParts, c: QueueContext): Promise<string> => q.agents.ensure(c.get('user'), c.get('subject'));
 
 const callIn = (body: unknown) => queueCallOf((body as { call?: unknown } | undefined)?.call);
 
-/** A call an answer names holds a place in the key's budget while it runs, as a browser call does. */
-const seen = (q: Queues, body: unknown): void => {
-  const call = callIn(body);
-  if (call) q.budget.callSeen(budgetViewOf(call));
+/** A call an answer names (a queue's, or a monitor leg) holds a place in the key's budget while it runs, as a browser call does. */
+const seen = (q: RouteParts, body: unknown): void => {
+  const view = genericBudgetView((body as { call?: unknown } | undefined)?.call);
+  if (view) q.budget.callSeen(view);
 };
 
 /** `GET /queue-events`: the agent's event stream (queue-stream.ts). */
@@ -133,15 +133,15 @@ export async function listOwnCalls(q: Queues, c: QueueContext): Promise<Response
   return answer(q, { calls: own });
 }
 
-/** `GET /calls/:id`: a call bridged to the user's agent. */
-export async function readQueueCall(q: Queues, c: QueueContext, id: string): Promise<Response> {
+/** `GET /calls/:id`: a call bridged to the user's agent, or a monitor leg ringing it; served without `queues` too. */
+export async function readQueueCall(q: RouteParts, c: QueueContext, id: string): Promise<Response> {
   const response = await q.ownQueueCall(await agentOf(q, c), id);
   seen(q, response.body);
   return q.relay(response);
 }
 
-/** `POST /calls/:id/hangup`: hangs up a call bridged to the user's agent. */
-export async function hangUpQueueCall(q: Queues, c: QueueContext, id: string): Promise<Response> {
+/** `POST /calls/:id/hangup`: hangs up a call bridged to the user's agent, or a monitor leg ringing it. */
+export async function hangUpQueueCall(q: RouteParts, c: QueueContext, id: string): Promise<Response> {
   parseInput(emptyInput, await readJsonBody(c.req.raw));
   await q.ownQueueCall(await agentOf(q, c), id);
   const response = await q.upstream({ method: 'POST', path: `/calls/${id}/hangup`, body: {}, lostCode: 'cleanup_unknown' });

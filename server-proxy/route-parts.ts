@@ -6,6 +6,7 @@ import type { Relay } from './relay.js';
 import { createSessionCleanup, type SessionCleanup, type SessionCleanupOptions } from './session-cleanup.js';
 import type { ProxyUser } from './subject.js';
 import { heardBy, type Upstream } from './upstream.js';
+import { heardStream, type UpstreamStream } from './upstream-stream.js';
 
 /**
  * What a route's handler works through, made for each request: its door to the service tells the request what
@@ -27,6 +28,8 @@ export interface RouteParts {
   upstream: Upstream;
   /** The proxy's door heard by no request, for work that outlives the request (a claimed call's watch). */
   background: Upstream;
+  /** This request's door for a file: the answer's body streamed (a recording's audio). */
+  download: UpstreamStream;
   relay: Relay['relay'];
   ensureOk: Relay['ensureOk'];
   ownSession: ReturnType<typeof createOwnership>['ownSession'];
@@ -46,6 +49,7 @@ export type Handler<Parts> = (parts: Parts, c: ProxyContext, id: string) => Prom
 /** What the parts of every request share: the proxy's door, relay, budget, agents' ids and cleanup's pacing. */
 export interface SharedParts {
   upstream: Upstream;
+  stream: UpstreamStream;
   relayer: Relay;
   budget: KeyBudget;
   agentIds: AgentIds;
@@ -61,6 +65,7 @@ export function routePartsFor(shared: SharedParts, c: ProxyContext): RouteParts 
   return {
     upstream,
     background: shared.upstream,
+    download: heardStream(shared.stream, (status) => c.set('upstreamStatus', status)),
     relay: relayer.relay,
     ensureOk: relayer.ensureOk,
     ...createOwnership(upstream, relayer),

@@ -5,6 +5,7 @@ import { createSession, endSession, hangUpCall, readCall, readCurrent, readSessi
 import { dequeue, follow, hangUpQueueCall, listOwnCalls, listQueues, readQueueCall, type Desk, type Queues } from './queue-routes.js';
 import { receiveWebhook } from './queue-webhook-receiver.js';
 import type { Handler, ProxyContext, ProxyEnv, RouteParts } from './route-parts.js';
+import { downloadRecording, listRecordings, listSupervisedCalls, monitorCall, readRecording, startRecording, stopRecording } from './supervision-routes.js';
 
 /**
  * The proxy's routes, declared once: {@link ROUTES} gives each its method, its path as Hono writes it (which is
@@ -19,9 +20,13 @@ import type { Handler, ProxyContext, ProxyEnv, RouteParts } from './route-parts.
  * - `user`: the logged-in user, for what the service lists under their subject or their agent.
  * - `session`, `call`: the user, for a browser session or call of theirs (`ownSession`, `ownCall`).
  * - `queue`: the user, for a queue that `queuesFor(user)` allows.
- * - `agent-call`: the user, for a queue's call bridged to their agent (`ownQueueCall`).
+ * - `agent-call`: the user, for a queue's call bridged to their agent, or a monitor leg ringing it (`ownQueueCall`).
+ * - `supervisor`: a user `authenticate` made a supervisor; for anyone else the route answers as an unknown one.
+ * - `supervised-call`: a supervisor, for a call in progress of an agent or queue they supervise (supervision.ts).
+ * - `own-call`: the user, for a browser call of theirs or a queue's call bridged to their agent.
+ * - `recording`: the user, for a recording (or the recordings) of an `own-call` or a `supervised-call`.
  */
-export type RouteOwner = 'signature' | 'user' | 'session' | 'call' | 'queue' | 'agent-call';
+export type RouteOwner = 'signature' | 'user' | 'session' | 'call' | 'queue' | 'agent-call' | 'supervisor' | 'supervised-call' | 'own-call' | 'recording';
 
 /**
  * How the proxy's own limits treat a route (DESIGN.md, "The key's quota is a budget"), highest priority first:
@@ -61,8 +66,15 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/availability', owner: 'user', budget: 'kept', desk: true, handler: readAvailability },
   { method: 'PUT', path: '/availability', owner: 'user', budget: 'kept', desk: true, handler: setAvailability },
   { method: 'GET', path: '/calls', owner: 'user', budget: 'recovery', desk: true, handler: listOwnCalls },
-  { method: 'GET', path: '/calls/:id', owner: 'agent-call', budget: 'kept', desk: true, handler: readQueueCall },
-  { method: 'POST', path: '/calls/:id/hangup', owner: 'agent-call', budget: 'cleanup', desk: true, handler: hangUpQueueCall },
+  { method: 'GET', path: '/calls/:id', owner: 'agent-call', budget: 'kept', handler: readQueueCall },
+  { method: 'POST', path: '/calls/:id/hangup', owner: 'agent-call', budget: 'cleanup', handler: hangUpQueueCall },
+  { method: 'GET', path: '/supervised-calls', owner: 'supervisor', budget: 'recovery', handler: listSupervisedCalls },
+  { method: 'POST', path: '/calls/:id/monitor', owner: 'supervised-call', budget: 'new', handler: monitorCall },
+  { method: 'POST', path: '/calls/:id/recordings', owner: 'own-call', budget: 'kept', handler: startRecording },
+  { method: 'POST', path: '/calls/:id/recordings/:rid/stop', owner: 'own-call', budget: 'kept', handler: stopRecording },
+  { method: 'GET', path: '/recordings', owner: 'recording', budget: 'recovery', handler: listRecordings },
+  { method: 'GET', path: '/recordings/:id', owner: 'recording', budget: 'recovery', handler: readRecording },
+  { method: 'GET', path: '/recordings/:id/audio', owner: 'recording', budget: 'recovery', handler: downloadRecording },
 ];
 
 /** Each route with the shape of the paths it answers: a `:param` is one segment. */

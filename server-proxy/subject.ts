@@ -14,6 +14,20 @@ export interface ProxyUser {
   id: string;
   /** Shown as the agent's name. */
   name?: string;
+  /**
+   * What the user supervises (README, "Supervisors and recordings"): the calls in progress of these agents,
+   * named by the `id` this same `authenticate` gives each of them, and of these queues, by their queue ids.
+   * A supervisor lists those calls, listens in (monitor) and fetches their recordings. Absent: nobody's.
+   */
+  supervisor?: SupervisorRole;
+}
+
+/** The `supervisor` of a {@link ProxyUser}: whose calls the user may list, monitor and fetch the recordings of. */
+export interface SupervisorRole {
+  /** The ids of the users (as `authenticate` returns them) whose calls this user supervises. */
+  agents?: readonly string[];
+  /** The queue ids whose calls (bridged to any agent) this user supervises. */
+  queues?: readonly string[];
 }
 
 /**

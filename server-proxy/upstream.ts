@@ -50,7 +50,7 @@ export interface UpstreamResponse {
 }
 
 /** Headers of the service's answer that the page may see; everything else stays here. */
-const PASSED_RESPONSE_HEADERS = ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+export const PASSED_RESPONSE_HEADERS = ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
 
 /** Failures that prove the request never left: nothing can have happened at the service. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -71,7 +71,7 @@ function errorCode(error: unknown): string | undefined {
  * `504 upstream_timeout` for a read that took too long, and for a mutation that may have been sent `504`
  * with its `lostCode`. Always a 5xx, never a 4xx: the library reads a 4xx as "nothing was done" (spec 7).
  */
-function noAnswer(error: unknown, request: UpstreamRequest): HttpError {
+export function noAnswer(error: unknown, request: UpstreamRequest): HttpError {
   const timedOut = error instanceof DOMException && error.name === 'TimeoutError';
   const notSent = !timedOut && NOT_SENT.has(errorCode(error) ?? '');
   if (notSent) return new HttpError(503, 'upstream_unavailable', 'the voice service could not be reached; nothing was done');

@@ -186,13 +186,14 @@ describe('POST /voice/queue-events', () => {
       ['GET', '/voice/queues'],
       ['POST', '/voice/queues/q_1/dequeue'],
       ['GET', '/voice/calls'],
-      ['GET', '/voice/calls/c_1'],
-      ['POST', '/voice/calls/c_1/hangup'],
     ] as const) {
       const answer = await send(h, method, path, { user: 'alice', ...(method === 'POST' ? { body: {} } : {}) });
       expect(answer.status, path).toBe(404);
       expect(answer.json, path).toEqual({ error: 'no such route', code: 'not_found' });
     }
+    // The read and hangup of a call by id serve a supervisor's monitor leg too: routes with or without queues.
+    expect((await send(h, 'GET', '/voice/calls/c_1', { user: 'alice' })).json).toEqual({ error: 'no such call', code: 'not_found' });
+    expect((await send(h, 'POST', '/voice/calls/c_1/hangup', { user: 'alice', body: {} })).json).toEqual({ error: 'no such call', code: 'not_found' });
   });
 });
 
