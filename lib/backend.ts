@@ -85,8 +85,8 @@ export function createFetchBackend(options: FetchBackendOptions = {}): VoiceBack
           hangupQueueCall: (callId, opts) => request('POST', `/calls/${id(callId)}/hangup`, opts, {}),
           listQueueCalls: (opts) => request('GET', '/calls', opts),
           queueEventsUrl: `${base}/queue-events`,
-          setAvailability: (availability, { signal }) => request('PUT', '/availability', signal, { availability }),
-          getAvailability: ({ signal }) => request('GET', '/availability', signal),
+          setAvailability: (availability, opts) => request('PUT', '/availability', opts, { availability }),
+          getAvailability: (opts) => request('GET', '/availability', opts),
         }
       : {}),
   };

@@ -1,7 +1,7 @@
-import type { Availability, BrowserCall, CallInput, CallQuality, VoiceBrowserStatus } from './types.js';
+import type { Availability, BrowserCall, CallInput, CallQuality, TimingEvent, VoiceBackend, VoiceBrowserStatus } from './types.js';
 
 /**
- * The helper's methods, and what they hand back beside the status: the report of its setup test
+ * The helper's options and methods, and what they hand back beside the status: the report of its setup test
  * (`preflight()`) and the callers waiting in the queues (`watchQueues()`).
  */
 
@@ -124,4 +124,36 @@ export interface QueueCaller {
   to: string;
   /** When they began to wait (ISO 8601), for a wait time. */
   since: string;
+}
+
+/** `createVoiceBrowser()`'s options. */
+export interface VoiceBrowserOptions {
+  /** The six callbacks to your server; `createFetchBackend()` speaks to our proxy. */
+  backend: VoiceBackend;
+  /** Where the remote party's audio plays. */
+  remoteAudio?: HTMLAudioElement;
+  /** Fixed for the helper's life. */
+  audioDevices?: { microphoneId?: string; speakerId?: string };
+  /** Every status change, as a new frozen snapshot. */
+  onStatus?(status: VoiceBrowserStatus): void;
+  /** Milestones of connect and of each call, and call quality samples. */
+  onTiming?(event: TimingEvent): void;
+  /**
+   * `shared` (default): the tabs of this origin share one phone. One tab, the leader, holds the session, the
+   * registration, the microphone and the audio; every tab shows its status, and a method called in any tab runs
+   * there. `independent`: each tab is a phone of its own, and a second tab's `connect()` supersedes the first's
+   * session. Where Web Locks or BroadcastChannel are missing, tabs are independent; `status().tabs` says which.
+   */
+  tabs?: 'shared' | 'independent';
+  /**
+   * Asks the browser to confirm leaving the page while its tab holds a call's audio: a reload or close ends that
+   * audio for good (spec 4.9: it is never reattached). Default true.
+   */
+  closeProtection?: boolean;
+  /**
+   * Offered callers (`status().offer`): the page rings them with a tone of its own on the chosen speaker, and
+   * declines one left unanswered for `ringMs` (default 15 s, under the service's 20 s), saying the agent `away`.
+   * With `notify` and the page's permission, a hidden page also raises a desktop notification.
+   */
+  offers?: { ringMs?: number; notify?: boolean };
 }

@@ -31,9 +31,8 @@ export type {
   StatusError,
   TimingEvent,
   VoiceBackend,
-  VoiceBrowserOptions,
   VoiceBrowserStatus,
 } from './types.js';
 export { AUDIO_TRANSITIONS, BROWSER_CALL_TRANSITIONS, CONNECTION_TRANSITIONS } from './state-transitions.js';
 export type { StateTransition } from './state-transitions.js';
-export type { PreflightCheck, PreflightReport, PreflightStatus, QueueCaller, VoiceBrowser } from './helper-types.js';
+export type { PreflightCheck, PreflightReport, PreflightStatus, QueueCaller, VoiceBrowser, VoiceBrowserOptions } from './helper-types.js';

@@ -1,5 +1,6 @@
 import type { Runtime } from './runtime.js';
-import type { Offer, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
+import type { VoiceBrowserOptions } from './helper-types.js';
+import type { Offer, VoiceBrowserStatus } from './types.js';
 
 /**
  * Rings an offered caller (DESIGN.md, "Support desks"): it follows `status().offer`, and while one rings it plays

@@ -9,7 +9,8 @@ import type { CallOrigin, Effect, EventsDisjoint, HelperEvent, LinkParts, Runtim
 import type { IncomingInvite, SipLink } from './sip-link.js';
 import { audioMay, CONNECTION_TRANSITIONS } from './state-transitions.js';
 import { createStatusStore } from './status-store.js';
-import type { BrowserCall, Offer, SessionTransport, VoiceBackend, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
+import type { VoiceBrowserOptions } from './helper-types.js';
+import type { BrowserCall, Offer, SessionTransport, VoiceBackend, VoiceBrowserStatus } from './types.js';
 
 /**
  * The helper's one loop. Every change is an event, from a method (connection-control.ts, call-control.ts,

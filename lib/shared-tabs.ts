@@ -3,7 +3,8 @@ import type { Phone, TabAnswer, TabEnvironment, TabMethod } from './tab-environm
 import { setMuted } from './in-call-controls.js';
 import { deepFreeze, INITIAL_STATUS } from './status-snapshot.js';
 import { canConnect } from './status-rules.js';
-import type { Connection, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
+import type { VoiceBrowserOptions } from './helper-types.js';
+import type { Connection, VoiceBrowserStatus } from './types.js';
 
 /**
  * Many tabs, one phone (`tabs: 'shared'`): the tabs of one origin elect a leader with a lock; the leader alone

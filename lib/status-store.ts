@@ -1,4 +1,5 @@
-import type { TimingEvent, VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
+import type { VoiceBrowserOptions } from './helper-types.js';
+import type { TimingEvent, VoiceBrowserStatus } from './types.js';
 import type { Clock } from './clock.js';
 import { deepFreeze, INITIAL_STATUS } from './status-snapshot.js';
 

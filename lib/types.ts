@@ -1,7 +1,6 @@
-import type { Availability, Offer, QueueCall } from './desk-types.js';
 /**
- * Shapes the helper reads from the service, the options it takes and the status it exposes, with the state
- * lists. The moves between the states are in state-transitions.ts; the methods in helper-types.ts.
+ * Shapes the helper reads from the service and the status it exposes, with the state lists. The moves between
+ * the states are in state-transitions.ts; the options and the methods in helper-types.ts.
  *
  * @remarks
  * Records from the service are kept whole: fields the helper does not know are preserved, never dropped.
@@ -99,7 +98,38 @@ export interface VoiceBackend {
   getAvailability?(options: CallbackOptions): Promise<{ availability: Availability }>;
 }
 
-export type { Availability, Offer, QueueCall } from './desk-types.js';
+/** Whether the agent takes offered callers: `away` until they say `available`, and again after an offer they let ring out. */
+export type Availability = 'available' | 'away';
+
+/**
+ * A queue's caller offered to this agent, ringing (the service's INVITE with `X-Call-Id`): `accept()` answers it,
+ * `decline()` sends the caller on to the next agent. `queueId` is null until a read of the call said it;
+ * `since` is when it began ringing (ms since the epoch, the page's clock).
+ */
+export interface Offer {
+  callId: string;
+  caller: string;
+  queueId: string | null;
+  since: number;
+}
+
+/**
+ * An inbound call from a queue, as the service returns it (spec 3.1's generic states: `queued`, `dequeuing`,
+ * `established`, `finished`, ...). The helper shows a claimed one as `status().call` in the browser call's
+ * states (`dequeuing` as `waiting_agent`, `established` as `connected`, an end as `ended` or `failed`), with
+ * `queueId` set, every field kept, and the service's own state in `serviceState` (`queued` after the end: the
+ * agent did not answer in time and the caller is back in the queue).
+ */
+export interface QueueCall {
+  id: string;
+  state: string;
+  queueId: string;
+  from?: string;
+  to?: string;
+  /** The agent the last dequeue bridged it to. */
+  agentId?: string | null;
+  [field: string]: unknown;
+}
 
 /**
  * Connection of the helper to the service:
@@ -256,34 +286,3 @@ export interface TimingEvent {
   warning?: CallWarning;
 }
 
-/** `createVoiceBrowser()`'s options. */
-export interface VoiceBrowserOptions {
-  /** The six callbacks to your server; `createFetchBackend()` speaks to our proxy. */
-  backend: VoiceBackend;
-  /** Where the remote party's audio plays. */
-  remoteAudio?: HTMLAudioElement;
-  /** Fixed for the helper's life. */
-  audioDevices?: { microphoneId?: string; speakerId?: string };
-  /** Every status change, as a new frozen snapshot. */
-  onStatus?(status: VoiceBrowserStatus): void;
-  /** Milestones of connect and of each call, and call quality samples. */
-  onTiming?(event: TimingEvent): void;
-  /**
-   * `shared` (default): the tabs of this origin share one phone. One tab, the leader, holds the session, the
-   * registration, the microphone and the audio; every tab shows its status, and a method called in any tab runs
-   * there. `independent`: each tab is a phone of its own, and a second tab's `connect()` supersedes the first's
-   * session. Where Web Locks or BroadcastChannel are missing, tabs are independent; `status().tabs` says which.
-   */
-  tabs?: 'shared' | 'independent';
-  /**
-   * Asks the browser to confirm leaving the page while its tab holds a call's audio: a reload or close ends that
-   * audio for good (spec 4.9: it is never reattached). Default true.
-   */
-  closeProtection?: boolean;
-  /**
-   * Offered callers (`status().offer`): the page rings them with a tone of its own on the chosen speaker, and
-   * declines one left unanswered for `ringMs` (default 15 s, under the service's 20 s), saying the agent `away`.
-   * With `notify` and the page's permission, a hidden page also raises a desktop notification.
-   */
-  offers?: { ringMs?: number; notify?: boolean };
-}

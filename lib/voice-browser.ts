@@ -10,8 +10,8 @@ import type * as linkParts from './sip-chunk.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
 import { canConnect, canRenew } from './status-rules.js';
 import { browserTabs, type Phone, type TabEnvironment } from './tab-environment.js';
-import type { PreflightReport, VoiceBrowser } from './helper-types.js';
-import type { VoiceBrowserOptions, VoiceBrowserStatus } from './types.js';
+import type { PreflightReport, VoiceBrowser, VoiceBrowserOptions } from './helper-types.js';
+import type { VoiceBrowserStatus } from './types.js';
 
 
 /**

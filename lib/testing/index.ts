@@ -10,7 +10,7 @@
 
 import * as linkParts from '../sip-chunk.js';
 import type { VoiceBrowser } from '../helper-types.js';
-import type { VoiceBrowserOptions } from '../types.js';
+import type { VoiceBrowserOptions } from '../helper-types.js';
 import { createVoiceBrowserWith } from '../voice-browser.js';
 import { FakeBackend } from './fake-backend.js';
 import { FakeClock } from './fake-clock.js';

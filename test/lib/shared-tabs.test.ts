@@ -5,7 +5,8 @@ import { FakeBackend, httpError } from '../../lib/testing/fake-backend.js';
 import { flushMicrotasks } from '../../lib/testing/fake-clock.js';
 import { FakeTabs, type FakeTab } from '../../lib/testing/fake-tabs.js';
 import { createTestVoiceBrowser, type TestVoiceBrowser } from '../../lib/testing/index.js';
-import type { VoiceBrowserOptions, VoiceBrowserStatus } from '../../lib/types.js';
+import type { VoiceBrowserOptions } from '../../lib/helper-types.js';
+import type { VoiceBrowserStatus } from '../../lib/types.js';
 import { CALL, START } from '../support/helper-world.js';
 import { rejection } from '../support/rejection.js';
 
