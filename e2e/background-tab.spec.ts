@@ -31,6 +31,26 @@ function watchPage(): void {
     setTimeout(tick, 1000);
   };
   setTimeout(tick, 1000);
+  // The offer ring's tone (lib/offer-ringer.ts) and desktop notifications, as the page makes them.
+  const tones: AudioContext[] = [];
+  const notices: string[] = [];
+  Object.assign(w, { __tones: tones, __notices: notices });
+  const RealContext = window.AudioContext;
+  window.AudioContext = class extends RealContext {
+    constructor(options?: AudioContextOptions) {
+      super(options);
+      tones.push(this);
+    }
+  };
+  const RealNotification = window.Notification;
+  if (RealNotification) {
+    window.Notification = class extends RealNotification {
+      constructor(title: string, options?: NotificationOptions) {
+        super(title, options);
+        notices.push(`${title}: ${options?.body ?? ''}`);
+      }
+    };
+  }
   w.__watchStates = () => {
     const cell = document.querySelector('[data-testid="connection"]');
     if (cell) new MutationObserver(() => w.__states.push(cell.textContent ?? '')).observe(cell, { childList: true, characterData: true, subtree: true });
@@ -49,6 +69,15 @@ const wakeUpGaps = (page: Page, since: number) =>
 
 const shownStates = (page: Page) => page.evaluate(() => (window as unknown as { __states: string[] }).__states);
 
+/** The page's ring tones: each one's state, and whether its audio clock runs (it moved over 300 ms). */
+const tones = (page: Page) =>
+  page.evaluate(async () => {
+    const made = (window as unknown as { __tones: AudioContext[] }).__tones;
+    const before = made.map((context) => context.currentTime);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return made.map((context, i) => ({ state: context.state, clockRuns: context.currentTime > before[i]! }));
+  });
+
 async function callsOf(simulator: Simulator, sessionId: string): Promise<number> {
   return (await simulator.callsOfSession(sessionId)).length;
 }
@@ -59,6 +88,7 @@ test('an agent hidden behind another tab for four minutes, two of them throttled
   try {
     const { context } = chromium;
     await context.addInitScript(watchPage);
+    await context.grantPermissions(['notifications'], { origin: new URL(app.demo).origin });
     const leader = context.pages()[0] ?? (await context.newPage());
     await logIn(leader, 'e2e-background-tab', app.demo);
     await expect(leader.getByTestId('tab-role')).toHaveText('shared, leader');
@@ -88,6 +118,22 @@ test('an agent hidden behind another tab for four minutes, two of them throttled
     // The visible tab's call goes through the hidden one at the first attempt.
     await callConnected(follower);
     expect(await callsOf(simulator, sessionId)).toBe(1);
+    await hangUp(follower);
+
+    // A caller offered to this agent rings the hidden phone: its tone plays there on a running audio clock, and
+    // a desktop notification says who calls (issue 31 point 4); the visible tab shows the offer and accepts it.
+    await follower.getByTestId('availability-switch').click();
+    await expect(follower.getByTestId('availability-switch')).toHaveAttribute('aria-checked', 'true');
+    const queues = (await (await follower.request.get(new URL('/voice/queues', app.demo).href)).json()) as { queues: Array<{ id: string; name: string }> };
+    const sales = queues.queues.find((queue) => queue.name === 'Sales')?.id ?? '';
+    const caller = await simulator.inbound({ queueId: sales, from: '+12025550131', to: '+18005550100' });
+    await expect(follower.getByTestId('offer-card')).toHaveAttribute('data-call-id', caller.id);
+    expect(await leader.evaluate(() => document.visibilityState)).toBe('hidden');
+    await expect.poll(() => tones(leader)).toEqual([{ state: 'running', clockRuns: true }]);
+    expect(await leader.evaluate(() => (window as unknown as { __notices: string[] }).__notices)).toEqual(['Caller waiting: +12025550131']);
+    await follower.getByRole('button', { name: 'Accept' }).click();
+    await expect(follower.getByTestId('call-state')).toHaveText('connected');
+    expect((await tones(leader)).map((tone) => tone.state)).toEqual(['closed']);
     await hangUp(follower);
 
     // Shown again, the phone's tab calls at once, on the socket it kept.

@@ -67,7 +67,8 @@ function buildHelper(chosen: AudioDevices, audio: HTMLAudioElement, slot: RefObj
     // `?tabs=independent` shows each tab as a phone of its own (the e2e suite's tests of that mode use it).
     tabs: new URLSearchParams(location.search).get('tabs') === 'independent' ? 'independent' : 'shared',
     // Offered callers ring for the helper's default time; `?ringMs=` shortens it (the e2e suite's absent agent).
-    offers: offerOptions(new URLSearchParams(location.search)),
+    // A hidden phone tab also raises a desktop notification, once the agent allowed them (asked on Available).
+    offers: { ...offerOptions(new URLSearchParams(location.search)), notify: true },
     remoteAudio: audio,
     audioDevices,
     // A replaced helper is idle and disconnected; should it still speak, the page no longer listens.

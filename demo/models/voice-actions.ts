@@ -125,7 +125,11 @@ export function voiceActions(voice: VoiceBrowser, { act, devicesPending, rebuild
     // The ringing card stands in for the call card, and an accepted caller's failures belong to that call.
     accept: () => act('call', () => voice.accept()),
     decline: () => act('call', () => voice.decline()),
-    setAvailability: (availability) => act('queue', () => voice.setAvailability(availability)),
+    setAvailability: (availability) => {
+      // Going available is the moment to ask for desktop notifications: a click, and offers are what they tell.
+      if (availability === 'available' && globalThis.Notification?.permission === 'default') void Notification.requestPermission().catch(() => undefined);
+      act('queue', () => voice.setAvailability(availability));
+    },
     hangup: () => act('call', () => voice.hangup()),
     toggleMute: () => act('call', async () => voice.mute(!voice.status().muted)),
     sendDigit: (digit) =>
