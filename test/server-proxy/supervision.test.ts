@@ -23,11 +23,12 @@ const sameAnswer = (answer: PageResponse) => ({
 /**
  * An agent talking on a browser call (alice), a supervisor of hers registered with their own agent (sam), a
  * supervisor of somebody else (dana) and a plain user (carl), behind one proxy on the world's simulator, whose
- * key has `perMinute` requests a minute.
+ * key has `perMinute` requests a minute. With `talking` false alice is on no call yet; with `queues`, sam
+ * supervises the queues that array holds when he asks, instead of alice.
  */
-async function desk(perMinute = 1200) {
+async function desk({ perMinute = 1200, talking = true, queues }: { perMinute?: number; talking?: boolean; queues?: string[] } = {}) {
   const w = await registeredWorld({ toneMs: 60_000, quota: { perMinute } }, { media: 'werift' });
-  const { callId } = await talkingCall(w);
+  const callId = talking ? (await talkingCall(w)).callId : '';
   const other = await session(w);
   const client = await sipClient(other.transport, { media: 'werift' });
   expect((await client.register(client.registerer(other.transport.registrationExpiresSeconds))).statusCode).toBe(200);
@@ -35,7 +36,7 @@ async function desk(perMinute = 1200) {
   const alice = w.session.externalSubject;
   const users: Record<string, ProxyUser> = {
     [alice]: { id: alice },
-    [sam.session.externalSubject]: { id: sam.session.externalSubject, supervisor: { agents: [alice] } },
+    [sam.session.externalSubject]: { id: sam.session.externalSubject, supervisor: queues ? { queues } : { agents: [alice] } },
     dana: { id: 'dana', supervisor: { agents: ['somebody-else'], queues: ['q_elsewhere'] } },
     carl: { id: 'carl' },
   };
@@ -88,7 +89,7 @@ describe('a supervisor of an agent', () => {
 
   it('is refused a monitor the key’s quota cannot carry beside the call, as a new call is', async () => {
     // The key's quota serves one call at once, and the supervisor's list showed the agent's call in progress.
-    const { callId, samId, page } = await desk(100);
+    const { callId, samId, page } = await desk({ perMinute: 100 });
     expect((await send(page, 'GET', '/voice/supervised-calls', { user: samId })).json['calls']).toHaveLength(1);
     expect(await send(page, 'POST', `/voice/calls/${callId}/monitor`, { user: samId, body: {} })).toMatchObject({ status: 429, json: { code: 'concurrency_limit' } });
   });
@@ -143,5 +144,32 @@ describe('an agent recording their call', () => {
     expect(past.status).toBe(416);
     expect(past.headers.get('content-range')).toBe(`bytes */${size}`);
     expect(((await past.json()) as { code: string }).code).toBe('range_not_satisfiable');
+  });
+});
+
+describe('a queue call', () => {
+  it('is recorded by the agent a dequeue bridged it to, and listed and monitored by a supervisor of its queue', async () => {
+    const queue = { name: 'Support', holdAudioUrl: 'https://example.test/hold.mp3', notifyUrl: 'http://127.0.0.1:9/voice/queue-events', notifySecret: 'whsec_supervision_test' };
+    const supervised: string[] = [];
+    const { w, sam, alice, samId, page } = await desk({ talking: false, queues: supervised });
+    const queueId = (await w.api.request<{ queue: { id: string } }>('POST', '/queues', queue)).body.queue.id;
+    supervised.push(queueId);
+    const caller = (await w.api.control<{ call: { id: string } }>('POST', '/inbound', { queueId, from: '+12025550121', to: '+12025550150' })).body.call.id;
+    const invited = w.client.nextInvitation();
+    expect((await w.api.request('POST', `/queues/${queueId}/dequeue`, { connectTo: w.session.agentId })).status).toBe(200);
+    await (await invited).accept();
+    await waitFor(async () => ((await w.api.request<{ call: { state: string } }>('GET', `/calls/${caller}`)).body.call.state === 'established') || undefined, 'the caller to be bridged');
+
+    const unknownCall = sameAnswer(await send(page, 'POST', '/voice/calls/c_unknown/recordings', { user: alice, body: {} }));
+    expect(sameAnswer(await send(page, 'POST', `/voice/calls/${caller}/recordings`, { user: 'carl', body: {} }))).toEqual(unknownCall);
+    expect(await send(page, 'POST', `/voice/calls/${caller}/recordings`, { user: alice, body: {} })).toMatchObject({ status: 201, json: { recording: { callId: caller, state: 'recording' } } });
+
+    // Sam supervises the queue, not alice: the call is listed with no agent of his, and he listens in.
+    expect((await send(page, 'GET', '/voice/supervised-calls', { user: samId })).json).toEqual({ calls: [{ agent: null, call: expect.objectContaining({ id: caller, state: 'established' }) }] });
+    expect(sameAnswer(await send(page, 'POST', `/voice/calls/${caller}/monitor`, { user: 'dana', body: {} }))).toEqual(sameAnswer(await send(page, 'POST', '/voice/calls/c_unknown/monitor', { user: 'dana', body: {} })));
+    const ringing = sam.client.nextInvitation();
+    expect(await send(page, 'POST', `/voice/calls/${caller}/monitor`, { user: samId, body: {} })).toMatchObject({ status: 201, json: { call: { kind: 'monitor', monitoredCallId: caller, agentId: sam.session.agentId } } });
+    expect((await ringing).request.getHeader('X-Monitored-Call-Id')).toBe(caller);
+    expect((await send(page, 'GET', `/voice/recordings?callId=${caller}`, { user: samId })).json).toMatchObject({ recordings: [{ callId: caller }] });
   });
 });
