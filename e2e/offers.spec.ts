@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from '@playwright/test';
 import { startApp } from '../scripts/start-app.js';
 import { createSimulatorControl, type InboundCallRecord } from '../simulator/control-client.js';
-import { axeViolations, expect, hangUp, logInAndConnect, pageAudioStats, recordPeerConnections, SIM_API_KEY, test, type Simulator } from './fixtures.js';
+import { axeViolations, expect, hangUp, logInAndConnect, pageAudioStats, recordPeerConnections, screenshot, SIM_API_KEY, test, type Simulator } from './fixtures.js';
 
 /**
  * Offer mode (issue 33; server-proxy/README.md, "Offer mode"), in real browsers against the demo server and its
@@ -18,7 +18,7 @@ const LINE = '+18005550100';
 /** The service's ring time for an offered agent, as the real service's (spec 4.8). */
 const SERVICE_RING_MS = '20000';
 /** The absent agent's ring time: far under the service's, so the page gives up first. */
-const ABSENT_RING_MS = 6000;
+const ABSENT_RING_MS = 4000;
 /** Room for a decline or a ring-out to reach the proxy (its claim watch) and the next offer to ring. */
 const ROUTED_MS = 30_000;
 
@@ -145,6 +145,7 @@ test('three agents, five callers: each caller rings one agent at a time, a decli
     agentIds.set('ada', await rings(ada, first, simulator));
     expect(await ada.page.evaluate(() => (window as unknown as { __audioContexts: number }).__audioContexts)).toBeGreaterThan(0);
     expect(await axeViolations(ada.page), 'a caller ringing').toEqual([]);
+    await screenshot(ada.page, '09-offer-ringing');
     await ada.page.keyboard.press('d');
     await expect(offerCard(ada)).toHaveCount(0);
     agentIds.set('ben', await rings(ben, first, simulator));
