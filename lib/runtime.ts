@@ -160,8 +160,8 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
   function answer(invite: IncomingInvite): void {
     callTiming('invite_received', invite.callId);
     dispatch({ type: 'answering' });
-    link?.answer(invite.id).then(readLeft, (error: unknown) => {
-      commit({ error: toVoiceError(error, 'connection_failed', 'the call could not be answered in the browser').toStatus() });
+    link?.answer(invite.id).then(readLeft, (error: VoiceBrowserError) => {
+      commit({ error: error.toStatus() });
       readLeft();
     });
   }

@@ -1,4 +1,5 @@
 import type { VoiceBrowserError } from '../errors.js';
+import { microphoneError } from '../media-controls.js';
 import type { IncomingInvite, LinkEvent, SipLink, SipLinkOptions } from '../sip-link.js';
 import type { CallQuality, CallWarning } from '../types.js';
 
@@ -105,10 +106,13 @@ export class FakeSipLink implements SipLink {
     this.options = { ...options, events: namedEvents(options.emit) };
   }
 
-  /** As the real link: an INVITE the service withdrew, before or during the answer, settles quietly. */
+  /**
+   * As the real link: an INVITE the service withdrew, before or during the answer, settles quietly; any other
+   * failure rejects with a coded error, as the real link's (`microphoneError`).
+   */
   answer(id: number): Promise<void> {
     const invite = this.invites.get(id);
-    return invite ? invite.accept().catch((error: unknown) => (invite.withdrawn ? undefined : Promise.reject(error))) : Promise.resolve();
+    return invite ? invite.accept().catch((error: unknown) => (invite.withdrawn ? undefined : Promise.reject(microphoneError(error)))) : Promise.resolve();
   }
 
   decline(id: number): void {
