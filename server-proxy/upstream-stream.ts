@@ -8,8 +8,9 @@ import { noAnswer, PASSED_RESPONSE_HEADERS, type UpstreamOptions, type UpstreamR
  * `Range`, as every upstream request is (upstream.ts).
  *
  * @remarks
- * The deadline covers the wait for the answer's headers; the body then flows as fast as the page reads it, and
- * a page that goes away cancels it, which ends the request to the service.
+ * The deadline covers the wait for the answer's headers, and then each wait for the next bytes while the page
+ * asks for them: the body flows as fast as the page reads it, a service that stalls mid-file ends the download
+ * with an error, and a page that goes away cancels it, which ends the request to the service.
  */
 
 /** One file request: the path below `{base_url}/v1/voice` (ids checked with `isResourceId`), and the page's Range. */
@@ -28,6 +29,33 @@ export type UpstreamStream = (request: StreamRequest) => Promise<StreamAnswer>;
 
 /** Headers of a file answer that reach the page, besides the rate-limit ones. */
 const FILE_HEADERS = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'content-disposition'];
+
+/** `body` pulled only as the page reads, erroring and cancelling the service's body when no bytes come for `idleMs`. */
+function withIdleDeadline(body: ReadableStream<Uint8Array>, idleMs: number): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const stalled = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new HttpError(504, 'upstream_timeout', 'the voice service stopped sending the file')), idleMs);
+        });
+        try {
+          const next = await Promise.race([reader.read(), stalled]);
+          if (next.done) controller.close();
+          else controller.enqueue(next.value);
+        } catch (error) {
+          controller.error(error);
+          await reader.cancel(error).catch(() => undefined);
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
+}
 
 /** Creates the file door over the integrator's `fetch`, else the runtime's. */
 export function createUpstreamStream(options: UpstreamOptions): UpstreamStream {
@@ -50,7 +78,8 @@ export function createUpstreamStream(options: UpstreamOptions): UpstreamStream {
     }
     const picked = (names: readonly string[]) => Object.fromEntries(names.flatMap((name) => (response.headers.has(name) ? [[name, response.headers.get(name) as string]] : [])));
     if (response.status === 200 || response.status === 206) {
-      return { streamed: true, status: response.status, headers: picked([...PASSED_RESPONSE_HEADERS, ...FILE_HEADERS]), body: response.body };
+      const body = response.body && withIdleDeadline(response.body, timeoutMs);
+      return { streamed: true, status: response.status, headers: picked([...PASSED_RESPONSE_HEADERS, ...FILE_HEADERS]), body };
     }
     // A refusal is a small JSON body: read whole, the key redacted, as any answer of the service.
     const text = redact(await response.text().catch(() => ''), [options.apiKey]);

@@ -4,7 +4,8 @@ import { createHarness, send, type Fetch, type Harness } from './harness.js';
 /**
  * A recording's download through the proxy, against a service whose file answer the test holds open: the page
  * gets the first bytes while the service has not sent the rest (the proxy pipes, never buffers the file), the
- * page's Range goes up and nothing else of the page's does, and a page that goes away ends the service's body.
+ * page's Range goes up and nothing else of the page's does, and a page that goes away, or a service that stops
+ * sending, ends the service's body.
  */
 
 let h: Harness | undefined;
@@ -76,6 +77,16 @@ describe('GET /recordings/:id/audio', () => {
     const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
     await reader.read();
     await reader.cancel();
+    expect(file.cancelled()).toBe(true);
+  });
+
+  it('ends the page’s download with an error, and the service’s body, when the service stops sending', async () => {
+    const file = heldFile();
+    h = createHarness({ rateLimit: false, log: () => {}, timeoutMs: 100, wrap: serviceWith(file) });
+    const answer = await h.proxy(new Request('http://app.test/voice/recordings/rec_1/audio', { headers: { 'x-test-user': 'alice' } }));
+    const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
+    expect([...((await reader.read()).value ?? [])]).toEqual([1, 2, 3, 4]);
+    await expect(reader.read()).rejects.toMatchObject({ code: 'upstream_timeout' });
     expect(file.cancelled()).toBe(true);
   });
 
