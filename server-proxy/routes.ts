@@ -31,10 +31,11 @@ export type RouteOwner = 'signature' | 'user' | 'session' | 'call' | 'queue' | '
 /**
  * How the proxy's own limits treat a route (DESIGN.md, "The key's quota is a budget"), highest priority first:
  * - `cleanup`: a hangup or a session's end: never refused by the proxy's limits, nor counted per user.
- * - `kept`: counted per user; never refused by the key's budget: the reads of what is in progress, and a
- *   dequeue, whose caller is on the line already.
- * - `recovery`: refused `429 rate_limited` when it would eat the reads kept for the calls in progress.
- * - `new`: a new session or call, admitted by the budget (`admitSession`, `admitCall`).
+ * - `kept`: counted per user; never refused by the key's budget: the reads of what is in progress, a dequeue,
+ *   whose caller is on the line already, and the start and stop of a recording of a call on the line.
+ * - `recovery`: refused `429 rate_limited` when it would eat the reads kept for the calls in progress (the
+ *   reads and downloads of recordings among them).
+ * - `new`: a new session or call, a monitor leg included, admitted by the budget (`admitSession`, `admitCall`).
  * - `none`: no user and no request to the service (the webhook).
  */
 export type BudgetClass = 'cleanup' | 'kept' | 'recovery' | 'new' | 'none';
