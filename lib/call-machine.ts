@@ -183,15 +183,14 @@ export function transition(state: CallSlice, event: CallEvent): [CallSlice, Call
     case 'offer_declined':
       return state.attempt ? [state, []] : releaseHeld(state);
     case 'offer_read': {
+      // Its queue, once read (an offer accepted meanwhile keeps it too, unseen).
       const offer = state.heldInvite;
-      return !state.attempt && offer?.callId === event.callId ? [{ ...state, heldInvite: { ...offer, queueId: event.queueId } }, []] : [state, []];
+      return [offer?.callId === event.callId ? { ...state, heldInvite: { ...offer, queueId: event.queueId } } : state, []];
     }
     case 'invite_withdrawn': {
       const held = state.heldInvite;
-      const read: CallEffect[] = [{ type: 'read', expect: 'left' }];
-      if (held?.id !== event.id) return [state, read];
       // An offer rings no more; an attempt's INVITE is let go once its call is named, which is read then.
-      return [{ ...state, heldInvite: state.attempt ? { ...held, withdrawn: true } : null }, read];
+      return [held?.id === event.id ? { ...state, heldInvite: state.attempt ? { ...held, withdrawn: true } : null } : state, [{ type: 'read', expect: 'left' }]];
     }
     case 'attempt_reconciled':
       return state.attempt?.phase === 'outcome_unknown' ? admit(state, event.call) : [state, []];

@@ -1,3 +1,4 @@
+import type { CallControl } from './call-control.js';
 import type { Runtime } from './runtime.js';
 import type { VoiceBrowserOptions } from './helper-types.js';
 import type { Offer, VoiceBrowserStatus } from './types.js';
@@ -9,8 +10,8 @@ import type { Offer, VoiceBrowserStatus } from './types.js';
  * absent agent is not offered caller after caller). Part of the SIP chunk: only a registered page is offered.
  */
 
-/** The status watcher that rings; `away` says the agent away after an offer rang out. */
-export function createOfferRinger(rt: Runtime, options: VoiceBrowserOptions, away: () => Promise<void>): (status: VoiceBrowserStatus) => void {
+/** The status watcher that rings; `calls` says the agent away after an offer rang out. */
+export function createOfferRinger(rt: Runtime, options: VoiceBrowserOptions, calls: Pick<CallControl, 'setAvailability'>): (status: VoiceBrowserStatus) => void {
   const ringMs = options.offers?.ringMs ?? 15_000;
   let ringing: string | undefined;
   let stop = () => {};
@@ -23,7 +24,7 @@ export function createOfferRinger(rt: Runtime, options: VoiceBrowserOptions, awa
     const notice = options.offers?.notify ? notify(offer) : undefined;
     const timer = rt.clock.setTimeout(() => {
       rt.dispatch({ type: 'offer_declined' });
-      void away().catch(() => undefined);
+      void calls.setAvailability('away').catch(() => undefined);
     }, ringMs);
     void rt.backend.getQueueCall?.(offer.callId, { signal: rt.signal() }).then(
       ({ call }) => rt.dispatch({ type: 'offer_read', callId: call.id, queueId: call.queueId }),

@@ -118,7 +118,7 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
     const parts = await sip();
     if (given.closeProtection !== false) guard ??= parts.createCloseProtection(page);
     loaded ??= { setup: parts.createSessionSetup(rt), calls: parts.createCallControl(rt) };
-    ring ??= parts.createOfferRinger(rt, options, () => loaded!.calls.setAvailability('away'));
+    ring ??= parts.createOfferRinger(rt, options, loaded.calls);
     return loaded;
   };
   /** A failed download of the SIP chunk rejects the operation that needed it `connection_failed`. */
