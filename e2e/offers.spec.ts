@@ -188,7 +188,7 @@ test('three agents, five callers: each caller rings one agent at a time, a decli
         return callId;
       }),
     );
-    expect(taken.sort()).toEqual([fourth.id, fifth.id].sort());
+    expect([...taken].sort()).toEqual([fourth.id, fifth.id].sort());
     for (const agent of agents) await expect(agent.page.getByTestId('queue').filter({ hasText: 'Sales' }).getByTestId('queue-empty')).toHaveText('Nobody waiting');
 
     // The service's record: each caller answered exactly once, by the agent whose page took it, after one
