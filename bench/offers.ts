@@ -1,17 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { createServer, type RequestListener } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { getRequestListener } from '@hono/node-server';
 import type { Page } from 'playwright-core';
 import type { VoiceBrowser, VoiceBrowserStatus } from '../lib/index.js';
-import { createDemoApp } from '../server-proxy/app.js';
-import { createDemoQueues } from '../server-proxy/demo-queues.js';
-import { createMemoryQueueEvents } from '../server-proxy/queue-events.js';
-import { DEFAULT_SIM_API_KEY } from '../simulator/config.js';
 import { createSimulatorControl } from '../simulator/control-client.js';
 import { openBenchPage } from './browser.js';
+import { createStamps, startDesk, STEP_TIMEOUT_MS, type Stamps } from './desk-app.js';
 import { startBenchSimulator } from './simulator-process.js';
 import { ms, spread, type Row, type Spread } from './stats.js';
 
@@ -74,94 +66,12 @@ export interface OffersFigures {
   samples: Record<'webhookToRinging' | 'webhookToInvite' | 'inviteToRinging' | 'acceptToConnected' | 'acceptToAnswered' | 'lostWebhookToRinging', number[]>;
 }
 
-/** The number the callers dialled; how long one step may take; the demo's wrap-up; the router's check interval. */
+/** The number the callers dialled; the demo's wrap-up; the router's check interval. */
 const LINE = '+18005550100';
-const STEP_TIMEOUT_MS = 10_000;
 const WRAP_UP_MS = 2000;
 const CHECK_INTERVAL_MS = 4000;
 /** Past the wrap-up before the next caller: room for the proxy to have taken the `call.ended` webhook. */
 const SETTLE_MS = 250;
-
-/** Moments by key, noted once; `at` waits for one still to come. */
-function createStamps() {
-  const stamps = new Map<string, number>();
-  const waiting = new Map<string, (at: number) => void>();
-  return {
-    note(key: string, at: number): void {
-      if (stamps.has(key)) return;
-      stamps.set(key, at);
-      waiting.get(key)?.(at);
-    },
-    has: (key: string) => stamps.has(key),
-    async at(key: string, what: string, timeoutMs = STEP_TIMEOUT_MS): Promise<number> {
-      const noted = stamps.get(key);
-      if (noted !== undefined) return noted;
-      const timeout = AbortSignal.timeout(timeoutMs);
-      return new Promise<number>((resolve, reject) => {
-        waiting.set(key, resolve);
-        timeout.addEventListener('abort', () => reject(new Error(`bench: ${what} (${key}) not seen in ${timeoutMs} ms`)));
-      }).finally(() => waiting.delete(key));
-    },
-  };
-}
-
-type Stamps = ReturnType<typeof createStamps>;
-
-/**
- * The app's handler, noting when each queue webhook reaches it (as `<event>:<callId>`), before the receiver
- * checks its signature; the body is read from a copy, so the app's own reading waits for nothing.
- */
-function noteWebhooks(app: { fetch(request: Request): Response | Promise<Response> }, webhooks: Stamps) {
-  return (request: Request) => {
-    if (request.method === 'POST' && new URL(request.url).pathname === '/voice/queue-events') {
-      const at = performance.now();
-      void request
-        .clone()
-        .json()
-        .then((event: { event?: string; callId?: string }) => event.event && event.callId && webhooks.note(`${event.event}:${event.callId}`, at))
-        .catch(() => undefined);
-    }
-    return app.fetch(request);
-  };
-}
-
-/**
- * The demo server's app on a free loopback port, against the simulator at `simUrl`, with its queues made there
- * and its offer-mode queue routed as server-proxy/main.ts routes it; `close()` also closes the bus, which pauses
- * the router's checks.
- */
-async function startDesk(simUrl: string, webhooks: Stamps): Promise<{ url: string; offerQueueId: string; close(): Promise<void> }> {
-  const voice = { baseUrl: `${simUrl}/api`, apiKey: DEFAULT_SIM_API_KEY };
-  let serve: RequestListener = (_request, response) => void response.writeHead(503, { 'retry-after': '1' }).end();
-  const server = createServer((request, response) => serve(request, response));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const events = createMemoryQueueEvents();
-  const close = async () => {
-    await events.close();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  };
-  let refusal = 'the queues could not be made';
-  const queues = await createDemoQueues(voice, `${url}/voice/queue-events`, undefined, (line) => (refusal = line));
-  const offerQueueId = queues?.offerIds[0];
-  if (!queues || !offerQueueId) {
-    await close();
-    throw new Error(queues ? 'the demo made no offer-mode queue' : refusal);
-  }
-  const app = createDemoApp({
-    voice,
-    sessionSecret: randomBytes(32).toString('base64url'),
-    demoRoot: fileURLToPath(new URL('../dist/demo', import.meta.url)),
-    libRoot: fileURLToPath(new URL('../lib/dist', import.meta.url)),
-    // The per-user limits are the proxy's guard for the key's quota, not what is measured here.
-    rateLimit: false,
-    logLevel: 'warn',
-    queues: { notifySecret: queues.notifySecret, queuesFor: () => queues.ids, events, offers: { queues: queues.offerIds, wrapUpMs: WRAP_UP_MS } },
-  });
-  serve = getRequestListener(noteWebhooks(app, webhooks));
-  return { url, offerQueueId, close };
-}
 
 /** Connects the page and says it `available`; from then on each new `status().offer` is reported to `offered`. */
 async function staffInPage(page: Page, offered: Stamps): Promise<void> {
@@ -224,7 +134,7 @@ export async function measureOffers(runs: number): Promise<{ rows: Row[]; figure
   const simulator = await startBenchSimulator();
   const webhooks = createStamps();
   const offered = createStamps();
-  const desk = await startDesk(simulator.url, webhooks).catch(async (error: unknown) => {
+  const desk = await startDesk(simulator.url, webhooks, { wrapUpMs: WRAP_UP_MS }).catch(async (error: unknown) => {
     await simulator.stop();
     throw error;
   });

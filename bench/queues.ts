@@ -1,16 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { createServer, type RequestListener } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { getRequestListener } from '@hono/node-server';
 import type { Page } from 'playwright-core';
 import type { QueueCaller, VoiceBrowser, VoiceBrowserStatus } from '../lib/index.js';
-import { createDemoApp } from '../server-proxy/app.js';
-import { createDemoQueues } from '../server-proxy/demo-queues.js';
-import { DEFAULT_SIM_API_KEY } from '../simulator/config.js';
 import { createSimulatorControl } from '../simulator/control-client.js';
 import { openBenchPage } from './browser.js';
+import { createStamps, startDesk, STEP_TIMEOUT_MS, type Stamps } from './desk-app.js';
 import { startBenchSimulator } from './simulator-process.js';
 import { ms, spread, type Row, type Spread } from './stats.js';
 
@@ -48,85 +41,8 @@ export interface QueuesFigures {
   answerNextToConnected: Spread;
 }
 
-/** The number the callers dialled, and how long one step may take before the run fails naming it. */
+/** The number the callers dialled. */
 const LINE = '+18005550100';
-const STEP_TIMEOUT_MS = 10_000;
-
-/** Moments by call id, noted once; `at` waits for one still to come. */
-function createStamps() {
-  const stamps = new Map<string, number>();
-  const waiting = new Map<string, (at: number) => void>();
-  return {
-    note(id: string, at: number): void {
-      if (stamps.has(id)) return;
-      stamps.set(id, at);
-      waiting.get(id)?.(at);
-    },
-    async at(id: string, what: string): Promise<number> {
-      const noted = stamps.get(id);
-      if (noted !== undefined) return noted;
-      const timeout = AbortSignal.timeout(STEP_TIMEOUT_MS);
-      return new Promise<number>((resolve, reject) => {
-        waiting.set(id, resolve);
-        timeout.addEventListener('abort', () => reject(new Error(`bench: ${what} for ${id} not seen in ${STEP_TIMEOUT_MS} ms`)));
-      }).finally(() => waiting.delete(id));
-    },
-  };
-}
-
-type Stamps = ReturnType<typeof createStamps>;
-
-/**
- * The app's handler, noting when each `call.received` webhook reaches it, before the receiver checks its
- * signature; the body is read from a copy, so the app's own reading waits for nothing.
- */
-function noteWebhooks(app: { fetch(request: Request): Response | Promise<Response> }, received: Stamps) {
-  return (request: Request) => {
-    if (request.method === 'POST' && new URL(request.url).pathname === '/voice/queue-events') {
-      const at = performance.now();
-      void request
-        .clone()
-        .json()
-        .then((event: { event?: string; callId?: string }) => event.event === 'call.received' && event.callId && received.note(event.callId, at))
-        .catch(() => undefined);
-    }
-    return app.fetch(request);
-  };
-}
-
-/**
- * The demo server's app on a free loopback port, against the simulator at `simUrl`, with its queues made there
- * (their `notifyUrl` needs the port, so it listens first, as server-proxy/main.ts does).
- */
-async function startDesk(simUrl: string, received: Stamps): Promise<{ url: string; queueId: string; close(): Promise<void> }> {
-  const voice = { baseUrl: `${simUrl}/api`, apiKey: DEFAULT_SIM_API_KEY };
-  let serve: RequestListener = (_request, response) => void response.writeHead(503, { 'retry-after': '1' }).end();
-  const server = createServer((request, response) => serve(request, response));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const close = () => {
-    server.closeAllConnections();
-    return new Promise<void>((resolve) => server.close(() => resolve()));
-  };
-  let refusal = 'the queues could not be made';
-  const queues = await createDemoQueues(voice, `${url}/voice/queue-events`, undefined, (line) => (refusal = line));
-  if (!queues) {
-    await close();
-    throw new Error(refusal);
-  }
-  const app = createDemoApp({
-    voice,
-    sessionSecret: randomBytes(32).toString('base64url'),
-    demoRoot: fileURLToPath(new URL('../dist/demo', import.meta.url)),
-    libRoot: fileURLToPath(new URL('../lib/dist', import.meta.url)),
-    // The per-user limits are the proxy's guard for the key's quota, not what is measured here.
-    rateLimit: false,
-    logLevel: 'warn',
-    queues: { notifySecret: queues.notifySecret, queuesFor: () => queues.ids },
-  });
-  serve = getRequestListener(noteWebhooks(app, received));
-  return { url, queueId: queues.ids[0] as string, close };
-}
 
 /** Watches the queues in the page, each new caller reported to `shown`; resolves once the first snapshot is in. */
 async function watchInPage(page: Page, shown: Stamps): Promise<void> {
@@ -209,7 +125,7 @@ export async function measureQueues(runs: number): Promise<{ rows: Row[]; figure
       const asked = performance.now();
       const caller = await control.inbound({ queueId: desk.queueId, from: `+1415555${String(2000 + run)}`, to: LINE });
       const listed = await shown.at(caller.id, 'the caller in the page');
-      toPage.push(listed - (await received.at(caller.id, 'the call.received webhook')));
+      toPage.push(listed - (await received.at(`call.received:${caller.id}`, 'the call.received webhook')));
       fromArrival.push(listed - asked);
     }
     const answers: number[] = [];
