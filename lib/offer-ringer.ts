@@ -31,7 +31,7 @@ export function createOfferRinger(rt: Runtime, options: VoiceBrowserOptions, cal
       () => undefined,
     );
     stop = () => {
-      void tone?.close().catch(() => undefined);
+      tone?.close();
       notice?.close();
       rt.clock.clearTimeout(timer);
     };
@@ -40,21 +40,27 @@ export function createOfferRinger(rt: Runtime, options: VoiceBrowserOptions, cal
 
 /**
  * A ring made in the page: 440 and 480 Hz, two seconds on and four off (the North American ring cadence),
- * played on the chosen speaker where the browser can (`sinkId`), scheduled on the audio clock for as long as
- * the offer may ring, so that a hidden page's sleeping timers cannot stretch it. None where Web Audio is missing.
+ * scheduled on the audio clock for as long as the offer may ring, so that a hidden page's sleeping timers cannot
+ * stretch it. With a chosen speaker it plays through an audio element set to it (`setSinkId`, as the call's
+ * audio: not every browser lets an AudioContext choose), else on the default one. None where Web Audio is missing.
  */
-function playTone(sinkId: string | undefined, ringMs: number): AudioContext | undefined {
+function playTone(sinkId: string | undefined, ringMs: number): { close(): void } | undefined {
   if (typeof AudioContext !== 'function') return undefined;
-  let context: AudioContext;
-  try {
-    context = new AudioContext((sinkId ? { sinkId } : {}) as AudioContextOptions);
-  } catch {
-    // A speaker gone since it was chosen: the default one rings rather than none.
-    context = new AudioContext();
-  }
+  const context = new AudioContext();
+  // Made outside a click, a context may start suspended; the page's earlier clicks (Connect, Available) let it run.
+  void context.resume().catch(() => undefined);
   const gain = context.createGain();
   gain.gain.value = 0;
-  gain.connect(context.destination);
+  let element: HTMLAudioElement | undefined;
+  if (sinkId && typeof Audio === 'function') {
+    const out = context.createMediaStreamDestination();
+    gain.connect(out);
+    element = new Audio();
+    element.srcObject = out.stream;
+    // A speaker gone since it was chosen: the default one rings rather than none.
+    void element.setSinkId(sinkId).catch(() => gain.connect(context.destination));
+    void element.play().catch(() => undefined);
+  } else gain.connect(context.destination);
   for (const hz of [440, 480]) {
     const oscillator = context.createOscillator();
     oscillator.frequency.value = hz;
@@ -65,7 +71,12 @@ function playTone(sinkId: string | undefined, ringMs: number): AudioContext | un
     gain.gain.setValueAtTime(0.1, at);
     gain.gain.setValueAtTime(0, at + 2);
   }
-  return context;
+  return {
+    close() {
+      element?.pause();
+      void context.close().catch(() => undefined);
+    },
+  };
 }
 
 /** A desktop notification for a hidden page whose user allowed them; a click brings the page to the front. */

@@ -107,18 +107,20 @@ describe('an offered caller rings', () => {
 
 describe('the ring', () => {
   it('plays a tone of its own on the chosen speaker while the offer rings, and stops it when answered', async () => {
-    const contexts: { options: unknown; closed: boolean; started: number }[] = [];
+    const contexts: { closed: boolean; started: number; toElement: boolean }[] = [];
+    const elements: { sinkId?: string; playing: boolean }[] = [];
     vi.stubGlobal(
       'AudioContext',
       class {
-        readonly record = { options: undefined as unknown, closed: false, started: 0 };
+        readonly record = { closed: false, started: 0, toElement: false };
         currentTime = 0;
         destination = {};
-        constructor(options: unknown) {
-          this.record.options = options;
+        constructor() {
           contexts.push(this.record);
         }
-        createGain = () => ({ gain: { value: 1, setValueAtTime: () => undefined }, connect: () => undefined });
+        resume = () => Promise.resolve();
+        createGain = () => ({ gain: { value: 1, setValueAtTime: () => undefined }, connect: (to: unknown) => void (this.record.toElement = to !== this.destination) });
+        createMediaStreamDestination = () => ({ stream: {} });
         createOscillator = () => ({ frequency: { value: 0 }, connect: () => undefined, start: () => void this.record.started++ });
         close = () => {
           this.record.closed = true;
@@ -126,12 +128,35 @@ describe('the ring', () => {
         };
       },
     );
+    vi.stubGlobal(
+      'Audio',
+      class {
+        readonly record: { sinkId?: string; playing: boolean } = { playing: false };
+        srcObject: unknown = null;
+        constructor() {
+          elements.push(this.record);
+        }
+        setSinkId(sinkId: string) {
+          this.record.sinkId = sinkId;
+          return Promise.resolve();
+        }
+        play() {
+          this.record.playing = true;
+          return Promise.resolve();
+        }
+        pause() {
+          this.record.playing = false;
+        }
+      },
+    );
     const world = createTestVoiceBrowser({ audioDevices: { speakerId: 'headset' } });
     await world.voice.connect();
     world.sip.invite(world.backend.offer('q-support').id, '+12025550121');
-    expect(contexts).toEqual([{ options: { sinkId: 'headset' }, closed: false, started: 2 }]);
+    expect(contexts).toEqual([{ closed: false, started: 2, toElement: true }]);
+    expect(elements).toEqual([{ sinkId: 'headset', playing: true }]);
     await world.voice.accept();
     expect(contexts[0]?.closed).toBe(true);
+    expect(elements[0]?.playing).toBe(false);
   });
 
   it('raises a desktop notification on a hidden page that allows them, with `offers.notify`', async () => {
