@@ -172,9 +172,11 @@ export function createInvites(emit: (event: LinkEvent) => void, microphone: stri
           emit({ type: 'invite_withdrawn', id, callId });
         },
       };
-      // A queue's caller: their number is the From's user part, E.164 without its `+` as SIP URIs write it.
+      // A queue's caller: their number is the From's user part, E.164 without its `+` as SIP URIs write it. A
+      // supervisor's monitor leg (`X-Monitored-Call-Id`) is no caller to offer.
       const user = request.from.uri.user ?? '';
-      const caller = request.getHeader('X-Call-Id') === undefined ? {} : { caller: /^\d+$/.test(user) ? `+${user}` : user };
+      const queued = request.hasHeader('X-Call-Id') && !request.hasHeader('X-Monitored-Call-Id');
+      const caller = queued ? { caller: /^\d+$/.test(user) ? `+${user}` : user } : {};
       emit({ type: 'invite_received', invite: { id, callId, at: clock.now(), ...caller } });
     },
     async answer(id: number): Promise<void> {

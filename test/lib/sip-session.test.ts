@@ -1,9 +1,10 @@
 // @vitest-environment happy-dom
+import type { Invitation } from 'sip.js/lib/api/invitation.js';
 import type { Referral } from 'sip.js/lib/api/referral.js';
 import { SessionState } from 'sip.js/lib/api/session-state.js';
 import { describe, expect, it } from 'vitest';
 import type { LinkEvent } from '../../lib/sip-link.js';
-import { watchSession } from '../../lib/sip-session.js';
+import { createInvites, watchSession } from '../../lib/sip-session.js';
 import { FakeClock } from '../../lib/testing/fake-clock.js';
 import { FakeCallPeerConnection, fakeSession, quietMedia } from '../support/fake-call-media.js';
 import { fakeWebAudio } from '../support/fake-web-audio.js';
@@ -116,5 +117,59 @@ describe('a REFER in the call', () => {
     session.delegate?.onRefer?.(referral);
     await Promise.resolve();
     expect(answers).toEqual([{ statusCode: 603 }]);
+  });
+});
+
+describe('the INVITEs the link keeps by id (createInvites)', () => {
+  /** An Invitation as createInvites reads it: its headers, its From, and the answers it was given. */
+  function invitation(headers: Record<string, string>, fromUser = '12025550121') {
+    const answered: string[] = [];
+    const fake = {
+      request: {
+        getHeader: (name: string) => headers[name],
+        hasHeader: (name: string) => name in headers,
+        from: { uri: { user: fromUser } },
+      },
+      delegate: undefined as { onCancel?(): void } | undefined,
+      accept: () => Promise.resolve(void answered.push('accept')),
+      reject: (options: { statusCode: number }) => Promise.resolve(void answered.push(`reject ${options.statusCode}`)),
+    };
+    return { fake: fake as unknown as Invitation, answered, cancel: () => fake.delegate?.onCancel?.() };
+  }
+  const setup = () => {
+    const events: LinkEvent[] = [];
+    const accepted: Invitation[] = [];
+    const invites = createInvites((event) => events.push(event), undefined, new FakeClock(5), (one) => accepted.push(one));
+    return { events, accepted, invites };
+  };
+
+  it("tells a queue caller's INVITE with the caller's number, a browser call's and a monitor leg's without one", () => {
+    const { events, invites } = setup();
+    invites.received(invitation({ 'X-Call-Id': 'c_1' }).fake);
+    invites.received(invitation({ 'X-Browser-Call-Id': 'bc_1' }).fake);
+    invites.received(invitation({ 'X-Call-Id': 'c_leg', 'X-Monitored-Call-Id': 'bc_9' }).fake);
+    expect(events).toEqual([
+      { type: 'invite_received', invite: { id: 1, callId: 'c_1', at: 5, caller: '+12025550121' } },
+      { type: 'invite_received', invite: { id: 2, callId: 'bc_1', at: 5 } },
+      { type: 'invite_received', invite: { id: 3, callId: 'c_leg', at: 5 } },
+    ]);
+  });
+
+  it('answers and declines by id, once; a withdrawn INVITE is told, and is neither answered nor declined after', async () => {
+    const { events, accepted, invites } = setup();
+    const one = invitation({ 'X-Call-Id': 'c_1' });
+    const two = invitation({ 'X-Call-Id': 'c_2' });
+    const three = invitation({ 'X-Call-Id': 'c_3' });
+    for (const each of [one, two, three]) invites.received(each.fake);
+    await invites.answer(1);
+    await invites.answer(1);
+    invites.decline(2);
+    invites.decline(2);
+    three.cancel();
+    await invites.answer(3);
+    invites.decline(3);
+    expect([one.answered, two.answered, three.answered]).toEqual([['accept'], ['reject 486'], []]);
+    expect(accepted).toEqual([one.fake]);
+    expect(events.at(-1)).toEqual({ type: 'invite_withdrawn', id: 3, callId: 'c_3' });
   });
 });
