@@ -13,8 +13,12 @@ async function noSidewaysScroll(page: Page) {
   expect(scroll).toBeLessThanOrEqual(width);
 }
 
-/** The element lies wholly inside the viewport as loaded: seen without scrolling. */
+/**
+ * The element lies wholly inside the viewport as loaded: seen without scrolling. The page is put back at its top
+ * first: Playwright scrolls to a button before it clicks it (Connect sits below the support desk's panel).
+ */
 async function aboveTheFold(page: Page, locator: Locator) {
+  await page.evaluate(() => window.scrollTo(0, 0));
   const box = await locator.boundingBox();
   const viewport = page.viewportSize();
   expect(box, 'laid out').not.toBeNull();
