@@ -4,7 +4,7 @@ import type { Clock } from './clock.js';
 
 /**
  * The session description handler the helper gives SIP.js for each call: one peer connection with the
- * session's ICE servers, the microphone as its one track, full descriptions (every candidate in the SDP, no
+ * session's ICE servers, the microphone as its one track (none for a call that only listens), full descriptions (every candidate in the SDP, no
  * trickle, RFC 8839), and an ICE restart when asked (media-path.ts). SIP.js's own web handler carries video, data
  * channels, hold and a delegate the helper never uses; this one is what the helper needs and nothing else.
  * Part of the SIP chunk: only sip-adapter.ts creates it.
@@ -33,6 +33,7 @@ export class AudioSessionHandler implements SessionDescriptionHandler {
    */
   declare onMicrophone: ((outcome: 'replaced' | 'unavailable') => void) | undefined;
   declare private microphone: MediaStream | undefined;
+  declare private listening: boolean | undefined;
   declare private readonly options: AudioHandlerOptions;
 
   constructor(options: AudioHandlerOptions) {
@@ -55,7 +56,9 @@ export class AudioSessionHandler implements SessionDescriptionHandler {
    */
   async getDescription(options?: DescriptionOptions): Promise<BodyAndContentType> {
     const pc = this.peerConnection;
-    if (!this.microphone) {
+    // A call answered with `audio: false` (a monitor leg) only listens: no microphone, then or in a later offer.
+    this.listening ||= options?.constraints?.audio === false;
+    if (!this.microphone && !this.listening) {
       // A refusal or a missing device rejects here; SIP.js then declines the INVITE (480).
       this.microphone = await navigator.mediaDevices.getUserMedia({ audio: options?.constraints?.audio ?? true, video: false });
       for (const track of this.microphone.getTracks()) {

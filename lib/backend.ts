@@ -15,8 +15,9 @@ export interface FetchBackendOptions {
   fetch?: typeof fetch;
   /**
    * Support desks: adds the queue callbacks (dequeue, the agent's claimed callers, the waiting callers' event
-   * stream, the agent's availability for offers) over the proxy's queue routes, which its `queues` option turns on. Default false: the helper then
-   * never asks for them, and `recover()` reads only the current session.
+   * stream, the agent's availability for offers, a supervisor's monitor) over the proxy's queue routes, which its
+   * `queues` option turns on. Default false: the helper then never asks for them, and `recover()` reads only the
+   * current session. The recording callbacks are always there.
    */
   queues?: boolean;
   /**
@@ -78,6 +79,8 @@ export function createFetchBackend(options: FetchBackendOptions = {}): VoiceBack
     getCall: (callId, opts) => request('GET', `/browser-calls/${id(callId)}`, opts),
     hangupCall: (callId, opts) => request('POST', `/browser-calls/${id(callId)}/hangup`, opts, {}),
     endSession: (sessionId, opts) => request('DELETE', `/browser-sessions/${id(sessionId)}`, opts, {}),
+    startRecording: (callId, opts) => request('POST', `/calls/${id(callId)}/recordings`, opts, {}),
+    stopRecording: (callId, recordingId, opts) => request('POST', `/calls/${id(callId)}/recordings/${id(recordingId)}/stop`, opts, {}),
     ...(options.queues
       ? {
           dequeue: (queueId, opts) => request('POST', `/queues/${id(queueId)}/dequeue`, opts, {}),
@@ -87,6 +90,7 @@ export function createFetchBackend(options: FetchBackendOptions = {}): VoiceBack
           queueEventsUrl: `${base}/queue-events`,
           setAvailability: (availability, opts) => request('PUT', '/availability', opts, { availability }),
           getAvailability: (opts) => request('GET', '/availability', opts),
+          monitorCall: (callId, opts) => request('POST', `/calls/${id(callId)}/monitor`, opts, {}),
         }
       : {}),
   };

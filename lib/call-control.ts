@@ -6,6 +6,7 @@ import { asBrowserCall, queueRoutes } from './queue-call.js';
 import type { Runtime } from './runtime.js';
 import { canAnswerNext, canCall, canRetryCall, canSendDtmf } from './status-rules.js';
 import type { CallRoutes } from './call-reads.js';
+import { isTerminal } from './call-machine.js';
 import type { Availability, BrowserCall, CallInput } from './types.js';
 
 /**
@@ -89,32 +90,66 @@ export function createCallControl(rt: Runtime) {
   /**
    * Takes a queue's caller as the attempt (DESIGN.md, "Support desks"): `claim` is the request that makes the
    * call this agent's, a dequeue (answerNext) or the read of an offered call (accept: its INVITE, held, becomes
-   * the attempt's and is answered only once that read shows the call bridging here). Never retried by itself:
-   * reads of the agent's claimed callers find the call if the claim made one.
+   * the attempt's and is answered only once that read shows the call bridging here), or a supervisor's monitor
+   * leg (monitor(): the link answers its INVITE listen-only). Never retried by itself: reads of the agent's
+   * calls find the call if the claim made one.
    */
-  function takeCaller(key: string, queueId: string | undefined, claim: (routes: CallRoutes, options: { signal: AbortSignal }) => Promise<BrowserCall>, accept?: true): Promise<BrowserCall> {
+  function takeCaller(key: string, claim: (routes: CallRoutes, options: { signal: AbortSignal }) => Promise<BrowserCall>, origin: { queueId?: string; monitor?: string; accept?: true }, unknown: VoiceBrowserError): Promise<BrowserCall> {
     if (starting?.key === key) return starting.promise;
     const sessionId = refusal();
     if (typeof sessionId !== 'string') return rt.fail(sessionId);
     const routes = queueRoutes(backend);
-    rt.startCall({ sessionId, startedAt: rt.clock.now(), routes }, { type: 'attempt_started', idempotencyKey: key, input: { from: '', to: '' }, queueId, accept });
-    const unknown = new VoiceBrowserError('dequeue_outcome_unknown', 'the claim got no answer: the caller shows here if one was claimed');
+    rt.startCall({ sessionId, startedAt: rt.clock.now(), routes }, { type: 'attempt_started', idempotencyKey: key, input: { from: '', to: '' }, ...origin });
     return once(key, () => admit(claim(routes, { signal: rt.signal() }), unknown));
   }
+
+  const lostClaim = new VoiceBrowserError('dequeue_outcome_unknown', 'the claim got no answer: the caller shows here if one was claimed');
 
   /** Claims the next caller of `queueId` for this agent: the dequeue as the attempt's request. */
   function answerNext(queueId: string): Promise<BrowserCall> {
     if (typeof queueId !== 'string' || !queueId || !backend.dequeue) {
       return rt.fail(new VoiceBrowserError('invalid_argument', 'answerNext(queueId) takes a queue id, with a backend that has dequeue()'));
     }
-    return takeCaller(`queue:${queueId}`, queueId, (_, options) => backend.dequeue!(queueId, options).then((r) => asBrowserCall(r.call)));
+    return takeCaller(`queue:${queueId}`, (_, options) => backend.dequeue!(queueId, options).then((r) => asBrowserCall(r.call)), { queueId }, lostClaim);
   }
 
   /** accept() of the offer ringing now: the read of its call as the attempt's request. */
   function accept(): Promise<BrowserCall> {
     const { offer } = rt.status();
     if (!offer || !backend.getQueueCall) return rt.fail(new VoiceBrowserError('no_active_call', 'accept() needs an offered caller ringing'));
-    return takeCaller(`offer:${offer.callId}`, offer.queueId ?? undefined, (routes, options) => routes.read(offer.callId, options), true);
+    return takeCaller(`offer:${offer.callId}`, (routes, options) => routes.read(offer.callId, options), { queueId: offer.queueId ?? undefined, accept: true }, lostClaim);
+  }
+
+  /** monitor(): a leg of call `callId` that rings this supervisor's page, listened to as the attempt's call. */
+  function monitor(callId: string): Promise<BrowserCall> {
+    if (typeof callId !== 'string' || !callId || !backend.monitorCall || !backend.getQueueCall) {
+      return rt.fail(new VoiceBrowserError('invalid_argument', 'monitor(callId) takes a call id, with a backend that has monitorCall() and getQueueCall()'));
+    }
+    const unknown = new VoiceBrowserError('monitor_outcome_unknown', 'the monitor request got no answer: the call shows here if a leg was made');
+    return takeCaller(`monitor:${callId}`, (_, options) => backend.monitorCall!(callId, options).then((r) => asBrowserCall(r.call)), { monitor: callId }, unknown);
+  }
+
+  /**
+   * startRecording() and stopRecording() of the current call, one of this page's own (a monitor leg is not):
+   * `status().recording` shows the service's answer. The recording is stopped by the id the start's answer gave.
+   */
+  let recordingId: string | undefined;
+  async function record(start: boolean): Promise<void> {
+    const method = start ? 'startRecording' : 'stopRecording';
+    const { call, recording, attempt } = rt.status();
+    if (!call || isTerminal(call) || attempt?.monitor) return rt.fail(new VoiceBrowserError('no_active_call', `${method}() needs a call of this page in progress`));
+    const stopped = !start && !(recording && recordingId);
+    if (!backend[method] || stopped) return rt.fail(new VoiceBrowserError('invalid_argument', `${method}() needs a backend with it${stopped ? ', and a recording started here' : ''}`));
+    try {
+      const options = { signal: rt.signal() };
+      const { recording: answer } = start ? await backend.startRecording!(call.id, options) : await backend.stopRecording!(call.id, recordingId!, options);
+      if (start) recordingId = answer.id;
+      rt.dispatch({ type: 'recording_changed', callId: call.id, recording: answer.state === 'recording' });
+    } catch (cause) {
+      // A refusal is the service's word; anything else (no answer, a 5xx) leaves the outcome unknown.
+      const error = toVoiceError(cause, 'recording_outcome_unknown', 'the recording request failed');
+      return rt.fail(isDefiniteRejection(error) ? error : new VoiceBrowserError('recording_outcome_unknown', 'the recording request got no answer: status().recording shows what the service last said', { cause }));
+    }
   }
 
   /** What the server holds now (read as the SIP part loads, on the first connect()). */
@@ -124,6 +159,9 @@ export function createCallControl(rt: Runtime) {
     startCall,
     answerNext,
     accept,
+    monitor,
+    startRecording: () => record(true),
+    stopRecording: () => record(false),
     decline(): Promise<void> {
       if (!rt.status().offer) return rt.fail(new VoiceBrowserError('no_active_call', 'decline() needs an offered caller ringing'));
       rt.dispatch({ type: 'offer_declined' });

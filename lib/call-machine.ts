@@ -18,6 +18,7 @@ import { TERMINAL_CALL_STATES, type BrowserCall, type CallAttempt, type CallInpu
  *  recover(): (none) ──call_recovered──▶ a call without attempt, polled until its terminal read
  *  answerNext(): the same path, the dequeue in place of createCall; its lost answer is never retried, and when
  *  the reconciling reads of the agent's callers find none, the attempt is abandoned (busy false)
+ *  monitor(): the same as answerNext(), the monitor leg's creation in place of the dequeue
  * ```
  * `busy` turns false only on a terminal read, when the service said no call was created, or when a
  * read after the session's end shows that no call of the lost attempt runs.
@@ -60,11 +61,13 @@ export interface CallSlice {
   heldInvite: InviteRef | null;
   /** The last read failed: the page is told until a read succeeds (reads are safe to repeat; nothing else changes). */
   readFailing: boolean;
+  /** The service said it records the call (`status().recording`): its answer to a start, until a stop or the call's end. */
+  recording: boolean;
 }
 
 export type CallEvent =
   /** A new attempt; `accept`: accept() of the offer, whose INVITE becomes the attempt's (any other refuses it). */
-  | { type: 'attempt_started'; idempotencyKey: string; input: CallInput; queueId?: string; accept?: true }
+  | { type: 'attempt_started'; idempotencyKey: string; input: CallInput; queueId?: string; monitor?: string; accept?: true }
   | { type: 'attempt_admitted'; call: BrowserCall }
   | { type: 'attempt_rejected'; error: StatusError }
   | { type: 'attempt_unknown'; error: StatusError }
@@ -93,7 +96,9 @@ export type CallEvent =
   /** A read (of the call or of the current session) answered; what it read comes as its own event. */
   | { type: 'read_ok' }
   /** disconnect() is done with the call: reads stop, and an INVITE still held is refused. */
-  | { type: 'reads_stopped' };
+  | { type: 'reads_stopped' }
+  /** The service answered startRecording() or stopRecording() of call `callId`. */
+  | { type: 'recording_changed'; callId: string; recording: boolean };
 
 export type CallEffect =
   | { type: 'start_polling'; callId: string }
@@ -112,7 +117,7 @@ export type CallEffect =
   /** Read the call now, and again until it changed. */
   | { type: 'read'; expect: 'left' };
 
-export const idleCall: CallSlice = { attempt: null, call: null, busy: false, error: null, hangupWanted: false, heldInvite: null, readFailing: false };
+export const idleCall: CallSlice = { attempt: null, call: null, busy: false, error: null, hangupWanted: false, heldInvite: null, readFailing: false, recording: false };
 
 /** A read proves both legs stopped: the service says `busy: false`, or (without `busy`) a terminal state. */
 export function isTerminal(call: BrowserCall): boolean {
@@ -126,96 +131,29 @@ function isStale(current: BrowserCall | null, next: BrowserCall): boolean {
   return current?.id === next.id && typeof a === 'number' && typeof b === 'number' && b < a;
 }
 
-function settle(state: CallSlice, call: BrowserCall, effects: CallEffect[]): [CallSlice, CallEffect[]] {
+export function settle(state: CallSlice, call: BrowserCall, effects: CallEffect[]): [CallSlice, CallEffect[]] {
   if (isTerminal(call)) {
-    return [{ ...state, attempt: null, call, busy: false, hangupWanted: false }, [...effects, { type: 'stop_polling' }, { type: 'call_ended', call }]];
+    return [{ ...state, attempt: null, call, busy: false, hangupWanted: false, recording: false }, [...effects, { type: 'stop_polling' }, { type: 'call_ended', call }]];
   }
   return [{ ...state, call, busy: true }, effects];
 }
 
 /** The held INVITE, if any, is let go: refused, or answered when `answer` says it is the call's own. */
-function releaseHeld(state: CallSlice, answer = false): [CallSlice, CallEffect[]] {
+export function releaseHeld(state: CallSlice, answer = false): [CallSlice, CallEffect[]] {
   const invite = state.heldInvite;
   if (invite === null) return [state, []];
   return [{ ...state, heldInvite: null }, [invite.withdrawn ? { type: 'read', expect: 'left' } : { type: answer ? 'answer_invite' : 'reject_invite', invite }]];
 }
 
-/** The service named the attempt's call (202, retry, or a reconciling read). */
-function admit(state: CallSlice, call: BrowserCall): [CallSlice, CallEffect[]] {
-  if (!state.attempt) return [state, []];
-  const admitted = { ...state, attempt: { ...state.attempt, phase: 'admitted' as const }, error: null };
-  const effects: CallEffect[] = [{ type: 'start_polling', callId: call.id }];
-  if (state.hangupWanted && !isTerminal(call)) effects.push({ type: 'hang_up', callId: call.id });
-  const [settled, settleEffects] = settle(admitted, call, effects);
-  const [released, releaseEffects] = releaseHeld(settled, state.heldInvite?.callId === call.id && !state.hangupWanted && !isTerminal(call));
-  return [released, [...settleEffects, ...releaseEffects]];
-}
-
-/** DESIGN.md: only our own call's INVITE is answered; it may come before the 202 names the call. */
-function receiveInvite(state: CallSlice, invite: InviteRef): [CallSlice, CallEffect[]] {
-  const { attempt, call } = state;
-  const { callId } = invite;
-  // A queue's caller offered to this idle agent (DESIGN.md, "Support desks"): it rings, one at a time.
-  if (!attempt && callId && invite.caller && !state.busy && !state.heldInvite) return [{ ...state, heldInvite: invite }, []];
-  if (!attempt || !callId || state.hangupWanted) return [state, [{ type: 'reject_invite', invite }]];
-  if (call?.id === callId && !isTerminal(call)) return [state, [{ type: 'answer_invite', invite }]];
-  if (attempt.phase === 'admitted') return [state, [{ type: 'reject_invite', invite }]];
-  // The call is not named yet: hold this INVITE (one at a time) until it is.
-  const [released, effects] = releaseHeld(state);
-  return [{ ...released, heldInvite: invite }, effects];
-}
-
-/** One case per event, each the arrows of the diagram above that the event may take. */
-export function transition(state: CallSlice, event: CallEvent): [CallSlice, CallEffect[]] {
+/**
+ * The reads' half of the machine: a call recover() found, its reads, and disconnect() done with it. The half of
+ * the attempts (startCall(), answerNext(), accept(), monitor(), the INVITEs and the recording) is call-attempts.ts,
+ * which comes with the SIP chunk: none of its events can happen before a link is open, and a page that only
+ * recovers and cleans up never downloads it. The runtime runs this half until then, call-attempts.ts's
+ * `transition` (both halves) after.
+ */
+export function readTransition(state: CallSlice, event: CallEvent): [CallSlice, CallEffect[]] {
   switch (event.type) {
-    case 'attempt_started': {
-      const retry = state.attempt?.phase === 'outcome_unknown' && state.attempt.idempotencyKey === event.idempotencyKey;
-      const attempt = { idempotencyKey: event.idempotencyKey, input: event.input, phase: 'creating' as const, ...(event.queueId ? { queueId: event.queueId } : {}) };
-      // A retry is the same intent: a hangup asked for it, and an INVITE held for it, still hold; accept()
-      // keeps the offer's INVITE for its attempt. Any other new attempt refuses what was held.
-      const [held, effects] = retry || event.accept ? [state, []] : releaseHeld(state);
-      return [
-        { ...held, attempt, call: null, busy: true, error: null, hangupWanted: retry && state.hangupWanted },
-        // A retry ends the reconciling reads of the lost attempt: its answer will name the call.
-        state.attempt?.phase === 'outcome_unknown' ? [...effects, { type: 'stop_polling' }] : effects,
-      ];
-    }
-    case 'offer_declined':
-      return state.attempt ? [state, []] : releaseHeld(state);
-    case 'offer_read': {
-      // Its queue, once read (an offer accepted meanwhile keeps it too, unseen).
-      const offer = state.heldInvite;
-      return [offer?.callId === event.callId ? { ...state, heldInvite: { ...offer, queueId: event.queueId } } : state, []];
-    }
-    case 'invite_withdrawn': {
-      const held = state.heldInvite;
-      // An offer rings no more; an attempt's INVITE is let go once its call is named, which is read then.
-      return [held?.id === event.id ? { ...state, heldInvite: state.attempt ? { ...held, withdrawn: true } : null } : state, [{ type: 'read', expect: 'left' }]];
-    }
-    case 'attempt_reconciled':
-      return state.attempt?.phase === 'outcome_unknown' ? admit(state, event.call) : [state, []];
-    case 'attempt_admitted':
-      return admit(state, event.call);
-    case 'hangup_deferred': {
-      if (!state.attempt || state.attempt.phase === 'admitted') return [state, []];
-      // The INVITE held for this attempt is refused now: a call the user hangs up is never answered.
-      return releaseHeld({ ...state, hangupWanted: true });
-    }
-    case 'attempt_rejected':
-      // Nothing was created, so an INVITE held for this attempt is not ours.
-      return releaseHeld({ ...state, attempt: null, busy: state.call !== null && !isTerminal(state.call), error: event.error });
-    case 'attempt_unknown':
-      if (!state.attempt) return [state, []];
-      return [{ ...state, attempt: { ...state.attempt, phase: 'outcome_unknown' }, busy: true, error: event.error }, [{ type: 'start_reconciling' }]];
-    case 'attempt_abandoned':
-      if (state.attempt?.phase !== 'outcome_unknown') return [state, []];
-      return [{ ...state, attempt: null, busy: false, error: null }, [{ type: 'stop_polling' }]];
-    case 'reconcile_exhausted':
-      if (state.attempt?.phase !== 'outcome_unknown') return [state, []];
-      // A dequeue has no key to retry with: reads of the agent's callers past any deadline that found none prove
-      // nothing was claimed for it.
-      if (state.attempt.queueId) return releaseHeld({ ...state, attempt: null, busy: false, error: event.error });
-      return [{ ...state, error: event.error }, [{ type: 'stop_polling' }]];
     case 'call_recovered':
       if (state.attempt || state.busy) return [state, []];
       return settle({ ...state, call: null }, event.call, isTerminal(event.call) ? [] : [{ type: 'start_polling', callId: event.call.id }]);
@@ -223,8 +161,6 @@ export function transition(state: CallSlice, event: CallEvent): [CallSlice, Call
       if (!state.call || state.call.id !== event.call.id || isStale(state.call, event.call)) return [state, []];
       if (isTerminal(state.call)) return [state, []];
       return settle(state, event.call, []);
-    case 'invite_received':
-      return receiveInvite(state, event.invite);
     case 'read_failed':
       return [{ ...state, readFailing: true }, [{ type: 'report', error: event.error }]];
     case 'read_ok':
@@ -235,8 +171,9 @@ export function transition(state: CallSlice, event: CallEvent): [CallSlice, Call
       const [released, effects] = releaseHeld(state);
       return [released, [{ type: 'stop_polling' }, ...effects]];
     }
+
     default:
-      // Another machine's event (the runtime offers each event to every machine).
+      // Another machine's event, or one of the attempts' half (call-attempts.ts).
       return [state, []];
   }
 }

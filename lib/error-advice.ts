@@ -26,6 +26,8 @@ export const VOICE_ERROR_ADVICE: Readonly<Record<VoiceErrorCode, string>> = {
   connection_failed: 'The voice service could not be reached. Connect again, or renew if the connection was lost.',
   call_outcome_unknown: 'The call may have been placed. Press Retry call: it repeats the same attempt and never dials twice.',
   dequeue_outcome_unknown: 'Taking the next caller got no answer. If a caller was claimed for you, the call shows here in a moment; otherwise press Answer next again.',
+  monitor_outcome_unknown: 'Listening in got no answer. If the call rings you, it shows here in a moment; otherwise press Listen again.',
+  recording_outcome_unknown: 'The recording may not have started or stopped. Press Record or Stop recording again: the call shows what the service said.',
   cleanup_unknown: 'Cleanup was not confirmed: a call may still run. Press Hang up or Disconnect again.',
   audio_playback_blocked: 'The browser blocked the call audio. Press Resume audio to hear the call.',
   microphone_permission_denied: "The microphone was refused. Allow it in the browser's site settings, then call again.",
@@ -43,6 +45,9 @@ const SERVICE_ERROR_ADVICE: Readonly<Record<string, string>> = {
   queue_empty: 'Nobody is waiting in this queue now.',
   concurrency_limit: 'The account has too many active calls. Try again when one ends.',
   provider_error: 'The voice provider failed. Try again in a moment.',
+  recording_not_enabled: 'This account does not record calls. Ask your administrator to enable recording.',
+  recording_already_running: 'This call is being recorded already.',
+  call_not_answered: 'The call is not answered yet. Try again once it is connected.',
 };
 
 /** What to do next about an error code, in words (the service's voice client errors and the service's). */

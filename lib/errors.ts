@@ -13,6 +13,8 @@ export const VOICE_ERROR_CODES = [
   'connection_failed',
   'call_outcome_unknown',
   'dequeue_outcome_unknown',
+  'monitor_outcome_unknown',
+  'recording_outcome_unknown',
   'cleanup_unknown',
   'audio_playback_blocked',
   'microphone_permission_denied',

@@ -47,6 +47,22 @@ export interface VoiceBrowser {
   /** Refuses the offered caller ringing now: the service offers them to the next agent. `no_active_call` when nothing rings. */
   decline(): Promise<void>;
   /**
+   * Supervisors: listens in on call `callId` (one of their agents'; `backend.monitorCall`). The service rings
+   * this page with a monitor leg, answered listen-only: no microphone is opened and nothing is sent. The leg
+   * shows as `status().call` (its `kind` `monitor`, `monitoredCallId`) with `status().attempt.monitor` set,
+   * as a call does (busy, audio, hangup() to leave it), and ends with the call listened to. Resolves with the
+   * leg. Refused as `startCall()` is while busy; a lost answer rejects `monitor_outcome_unknown`, and reads of
+   * the user's calls find the leg if one was made.
+   */
+  monitor(callId: string): Promise<BrowserCall>;
+  /**
+   * Records the current call (`backend.startRecording`); `status().recording` turns true once the service
+   * answered. `no_active_call` without a call in progress of this page's own (a monitor leg is not).
+   */
+  startRecording(): Promise<void>;
+  /** Stops the recording `startRecording()` began; `status().recording` turns false once the service answered. */
+  stopRecording(): Promise<void>;
+  /**
    * Support desks: `listener` gets the callers waiting in the user's queues, oldest first, now and on every
    * change (the backend's `queueEventsUrl`, a stream that reconnects by itself and is never polled). Returns the
    * function that stops it.

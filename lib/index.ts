@@ -27,6 +27,7 @@ export type {
   Connection,
   Offer,
   QueueCall,
+  Recording,
   SessionTransport,
   StatusError,
   TimingEvent,

@@ -2,13 +2,13 @@ import type { CallEvent, CallSlice } from './call-machine.js';
 import type { CallReads } from './call-reads.js';
 
 /**
- * The reads that look for the call of a request whose answer was lost (createCall's, or answerNext()'s
- * dequeue): reconciled by reads, never by sending the request again. A call the request made is named by the
+ * The reads that look for the call of a request whose answer was lost (createCall's, answerNext()'s dequeue,
+ * or monitor()'s leg): reconciled by reads, never by sending the request again. A call the request made is named by the
  * first read while it runs, and the call machine takes it (`attempt_reconciled`).
  *
  * @remarks
- * Part of the SIP chunk (sip-adapter.ts re-exports it): only startCall() and answerNext(), which come with it,
- * can lose an answer.
+ * Part of the SIP chunk (sip-adapter.ts re-exports it): only startCall(), answerNext() and monitor(), which
+ * come with it, can lose an answer.
  */
 
 /**
@@ -27,13 +27,15 @@ export interface ReconcileHost {
 export function reconcileReads(reads: CallReads, host: ReconcileHost): void {
   const { dispatch } = host;
   const unknownOutcome = () => host.callState.attempt?.phase === 'outcome_unknown';
-  const claimed = host.callState.attempt?.queueId !== undefined;
+  const { queueId, monitor } = host.callState.attempt ?? {};
   let count = 0;
   const exhausted = () => {
     if (++count < RECONCILE_READS || !unknownOutcome()) return;
     dispatch({
       type: 'reconcile_exhausted',
-      error: claimed
+      error: monitor
+        ? { code: 'monitor_outcome_unknown', message: 'no monitor leg was made: monitor() again' }
+        : queueId !== undefined
         ? { code: 'dequeue_outcome_unknown', message: 'no caller was claimed: answerNext() again' }
         : { code: 'call_outcome_unknown', message: 'no call of the lost request was found: retry startCall() with the same idempotencyKey to learn its outcome, or disconnect()' },
     });

@@ -1,3 +1,4 @@
+import type { transition as callTransition } from './call-attempts.js';
 import type { CallEffect, CallEvent } from './call-machine.js';
 import type { CallRoutes } from './call-reads.js';
 import type { Clock } from './clock.js';
@@ -26,6 +27,7 @@ export interface LinkParts {
   reconcileReads: typeof reconcileReads;
   createExpiryTimer: typeof createExpiryTimer;
   mediaTransition: typeof mediaTransition;
+  callTransition: typeof callTransition;
 }
 
 /** Every event of the loop: each machine takes its own and leaves the others'. */

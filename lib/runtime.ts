@@ -1,4 +1,4 @@
-import { idleCall, isTerminal, transition as callTransition, type CallEvent, type CallSlice } from './call-machine.js';
+import { idleCall, isTerminal, readTransition, type CallEvent, type CallSlice } from './call-machine.js';
 import { createCallMilestones, type CallMilestone } from './call-milestones.js';
 import { browserCallRoutes, createCallReads, type CallRoutes } from './call-reads.js';
 import { disconnected, transition as connectionTransition, type ConnectionEvent, type ConnectionSlice } from './connection-machine.js';
@@ -52,6 +52,8 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
   let mediaSlice: MediaSlice = noMedia;
   /** The media machine: it comes with the SIP chunk, as only a link brings news of a call's media. */
   let media: LinkParts['mediaTransition'] | undefined;
+  /** The call machine: its reads' half until the SIP chunk brings the whole (call-attempts.ts), as only the chunk makes attempts. */
+  let callTransition = readTransition;
   /** Aborted by disconnect(): requests and reads of this connection's lifetime stop with it. */
   let lifetime = new AbortController();
   let link: SipLink | undefined;
@@ -99,7 +101,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     const patch: Partial<VoiceBrowserStatus> = {};
     if (connection !== connectionSlice) Object.assign(patch, { connection: connection.connection, session: connection.session });
     if (call !== callSlice) {
-      Object.assign(patch, { attempt: call.attempt, call: call.call, busy: call.busy, offer: offerOf(call) });
+      Object.assign(patch, { attempt: call.attempt, call: call.call, busy: call.busy, offer: offerOf(call), recording: call.recording });
       // A new attempt clears what an earlier action left shown (a refused input, say): the user moved on.
       if (call.error !== callSlice.error || event.type === 'attempt_started') patch.error = call.error;
     }
@@ -223,6 +225,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
       linkToken = token;
       const parts = await seams.linkParts();
       media ??= parts.mediaTransition;
+      callTransition = parts.callTransition;
       reconcile ??= () => parts.reconcileReads(reads, rt);
       expiry ??= parts.createExpiryTimer(clock, dispatch);
       const opened: SipLink = await parts.openSipLink({

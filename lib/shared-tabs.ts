@@ -26,6 +26,9 @@ const UNANSWERED: Partial<Record<TabMethod, VoiceErrorCode>> = {
   startCall: 'call_outcome_unknown',
   answerNext: 'dequeue_outcome_unknown',
   accept: 'dequeue_outcome_unknown',
+  monitor: 'monitor_outcome_unknown',
+  startRecording: 'recording_outcome_unknown',
+  stopRecording: 'recording_outcome_unknown',
   hangup: 'cleanup_unknown',
   disconnect: 'cleanup_unknown',
   sendDtmf: 'dtmf_outcome_unknown',
@@ -45,7 +48,7 @@ interface Pending {
 }
 
 /** The methods that run in the leader, whichever tab calls them. */
-const FORWARDED = ['recover', 'connect', 'disconnect', 'startCall', 'answerNext', 'setAvailability', 'accept', 'decline', 'hangup', 'sendDtmf', 'renew', 'preflight'] as const;
+const FORWARDED = ['recover', 'connect', 'disconnect', 'startCall', 'answerNext', 'setAvailability', 'accept', 'decline', 'monitor', 'startRecording', 'stopRecording', 'hangup', 'sendDtmf', 'renew', 'preflight'] as const;
 
 /**
  * The helper of one tab among shared tabs. `makeLeader` makes the real helper, once this tab leads. One

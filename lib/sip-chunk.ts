@@ -5,6 +5,7 @@
  * the media's status, the link's events, the invite and reconciliation effects and the expiry timer from here on
  * the first connect(); the helper its connect(), renew(), startCall(), sendDtmf(), preflight() and watchQueues().
  */
+export { transition as callTransition } from './call-attempts.js';
 export { createCallControl } from './call-control.js';
 export { createCloseProtection } from './close-protection.js';
 export { createExpiryTimer } from './expiry-timer.js';

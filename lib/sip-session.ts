@@ -184,9 +184,11 @@ export function createInvites(emit: (event: LinkEvent) => void, microphone: stri
       pending.delete(id);
       if (!invitation) return;
       onAccept(invitation);
+      // A supervisor's monitor leg is answered listen-only: no microphone (audio false), so the answer is recvonly.
+      const listen = invitation.request.hasHeader('X-Monitored-Call-Id');
       try {
         await invitation.accept({
-          sessionDescriptionHandlerOptions: { constraints: { audio: microphone ? { deviceId: { exact: microphone } } : true, video: false } },
+          sessionDescriptionHandlerOptions: { constraints: { audio: !listen && (microphone ? { deviceId: { exact: microphone } } : true), video: false } },
         });
       } catch (cause) {
         // Withdrawn while we answered (a CANCEL crossed our 200 OK): not the page's failure.

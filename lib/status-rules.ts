@@ -16,11 +16,11 @@ const takesCalls = (status: VoiceBrowserStatus) => status.connection === 'ready'
 /**
  * `status.attempt` is a `startCall()` whose answer was lost (spec 7): `startCall()` with its key and input
  * (both in `status.attempt`) retries it, when the connection takes calls ({@link canCall}), where a new key
- * is refused while it is busy. Not an `answerNext()`'s: it has no key to retry with, and reads find the
- * caller it claimed, if any.
+ * is refused while it is busy. Not an `answerNext()`'s nor a `monitor()`'s: they have no key to retry with,
+ * and reads find the caller claimed or the leg made, if any.
  */
 export function canRetryCall(status: VoiceBrowserStatus): boolean {
-  return status.attempt?.phase === 'outcome_unknown' && !status.attempt.queueId;
+  return status.attempt?.phase === 'outcome_unknown' && !status.attempt.queueId && !status.attempt.monitor;
 }
 
 /**
@@ -54,8 +54,8 @@ export function canRenew(status: VoiceBrowserStatus): boolean {
 
 /**
  * `sendDtmf()` sends a digit: a call still running whose audio this page holds (its `audio` is not `none`),
- * whatever its state. It also needs the SIP link of this page's session, and exactly one of `0-9 * # A-D`.
+ * whatever its state, and not a `monitor()` leg (it only listens). It also needs the SIP link of this page's session, and exactly one of `0-9 * # A-D`.
  */
 export function canSendDtmf(status: VoiceBrowserStatus): boolean {
-  return !!status.call && !isTerminal(status.call) && status.audio !== 'none';
+  return !!status.call && !isTerminal(status.call) && status.audio !== 'none' && !status.attempt?.monitor;
 }

@@ -15,6 +15,7 @@ export const INITIAL_STATUS: VoiceBrowserStatus = deepFreeze({
   error: null,
   offer: null,
   availability: null,
+  recording: false,
   tabs: { mode: 'independent', leader: true },
 });
 

@@ -96,6 +96,22 @@ export interface VoiceBackend {
    */
   setAvailability?(availability: Availability, options: CallbackOptions): Promise<{ availability: Availability }>;
   getAvailability?(options: CallbackOptions): Promise<{ availability: Availability }>;
+  /**
+   * Supervisors (optional): a monitor leg of call `callId` that rings the user's own page, read and hung up as a
+   * queue's caller is (`getQueueCall`, `hangupQueueCall`, and `listQueueCalls` after a lost answer).
+   */
+  monitorCall?(callId: string, options: CallbackOptions): Promise<{ call: QueueCall }>;
+  /** Recording (optional): starts and stops recording call `callId`, one of the user's own. */
+  startRecording?(callId: string, options: CallbackOptions): Promise<{ recording: Recording }>;
+  stopRecording?(callId: string, recordingId: string, options: CallbackOptions): Promise<{ recording: Recording }>;
+}
+
+/** A recording as the service returns it (`recording` while it runs, then `completed`); unknown fields are kept. */
+export interface Recording {
+  id: string;
+  callId: string;
+  state: string;
+  [field: string]: unknown;
 }
 
 /** Whether the agent takes offered callers: `away` until they say `available`, and again after an offer they let ring out. */
@@ -178,6 +194,8 @@ export interface CallAttempt {
    * `''`): the caller is known once the dequeue answers, and its key is the helper's own.
    */
   queueId?: string;
+  /** Set for `monitor()`: the call listened to. Its `input` is empty, as an `answerNext()`'s. */
+  monitor?: string;
 }
 
 /** The last failure, as the page shows it: a stable `code` (README's table) and what to do next. */
@@ -209,6 +227,12 @@ export interface VoiceBrowserStatus {
   offer: Offer | null;
   /** What the server last said of the agent's availability for offers; null until it said (or without offers). */
   availability: Availability | null;
+  /**
+   * The current call is being recorded: true once the service answered `startRecording()`, false once it
+   * answered `stopRecording()` or the call ended. A recording the service began by itself (`record: true`) is
+   * not shown: only what the helper was told.
+   */
+  recording: boolean;
   /**
    * Which tab holds the phone (option `tabs`). `shared`: the tabs of the origin share one, held by the leader
    * (`leader` true in that tab only); `independent`: this tab holds its own (`leader` always true).

@@ -124,13 +124,18 @@ export async function dequeue(q: Queues, c: QueueContext, queueId: string): Prom
   return q.relay(response);
 }
 
-/** `GET /calls`: the user's calls in progress, `{calls}`, to reconcile a dequeue whose answer was lost. */
+/**
+ * `GET /calls`: the user's calls in progress, `{calls}`, to reconcile a dequeue or a monitor whose answer was
+ * lost: the callers bridged to the user's agent, and the monitor leg ringing it or up.
+ */
 export async function listOwnCalls(q: Queues, c: QueueContext): Promise<Response> {
   const agentId = await agentOf(q, c);
   await q.budget.admitRecoveryRead();
   const response = q.ensureOk(await q.upstream({ method: 'GET', path: '/calls', query: { status: 'active' } }));
   const own = queueCallsIn(response.body).filter((call) => call.agentId === agentId && (call.state === 'dequeuing' || call.state === 'established'));
-  return answer(q, { calls: own });
+  const calls = (response.body as { calls?: unknown } | undefined)?.calls;
+  const legs = (Array.isArray(calls) ? (calls as Array<Record<string, unknown>>) : []).filter((call) => call?.kind === 'monitor' && call.agentId === agentId && (call.state === 'ringing' || call.state === 'established'));
+  return answer(q, { calls: [...own, ...legs] });
 }
 
 /** `GET /calls/:id`: a call bridged to the user's agent, or a monitor leg ringing it; served without `queues` too. */

@@ -1,4 +1,4 @@
-import { TERMINAL_CALL_STATES, type Availability, type BrowserCall, type BrowserSession, type CallbackOptions, type CallInput, type QueueCall, type SessionTransport, type VoiceBackend } from '../types.js';
+import { TERMINAL_CALL_STATES, type Availability, type BrowserCall, type BrowserSession, type CallbackOptions, type CallInput, type QueueCall, type Recording, type SessionTransport, type VoiceBackend } from '../types.js';
 import { FaultScripts, httpError, networkError, type Gate } from './fake-faults.js';
 
 // The errors a test scripts, beside the fake that answers with them.
@@ -95,13 +95,7 @@ export class FakeBackend implements VoiceBackend {
       const id = `session-${this.#nextSession++}`;
       const session: BrowserSession = { id, status: 'active', expiresAt: this.sessionExpiresAt, externalSubject: 'user-1' };
       this.sessions.set(id, session);
-      const transport: SessionTransport = {
-        websocketUrl: 'ws://127.0.0.1:8090/sip',
-        sipUri: `sip:${id}@127.0.0.1`,
-        authorizationUsername: id,
-        authorizationPassword: 'temporary',
-        iceServers: [],
-      };
+      const transport: SessionTransport = { websocketUrl: 'ws://127.0.0.1:8090/sip', sipUri: `sip:${id}@127.0.0.1`, authorizationUsername: id, authorizationPassword: 'temporary', iceServers: [] };
       return { session: { ...session }, transport };
     });
   }
@@ -139,18 +133,8 @@ export class FakeBackend implements VoiceBackend {
       // spec 3.2: an expired or ended session takes no new call.
       if (session && (session.ended || session.status !== 'active')) throw httpError(409, 'browser_session_unavailable');
       const id = `call-${this.#nextCall++}`;
-      const call: BrowserCall = {
-        id,
-        state: 'waiting_agent',
-        busy: true,
-        revision: 1,
-        sessionId: input.sessionId,
-        from: input.from,
-        to: input.to,
-        endReason: null,
-        // A field the helper does not know: it must survive every read.
-        leg: { provider: 'fake', region: 'test-1' },
-      };
+      // `leg`: a field the helper does not know, which must survive every read.
+      const call: BrowserCall = { id, state: 'waiting_agent', busy: true, revision: 1, sessionId: input.sessionId, from: input.from, to: input.to, endReason: null, leg: { provider: 'fake', region: 'test-1' } };
       this.calls.set(id, call);
       this.#byKey.set(idempotencyKey, id);
       return { call: { ...call } };
@@ -207,11 +191,39 @@ export class FakeBackend implements VoiceBackend {
     });
   }
 
-  /** The user's claimed callers still bridged (`dequeuing`, `established`). */
+  /** The user's claimed callers still bridged (`dequeuing`, `established`), and their monitor leg ringing or up. */
   listQueueCalls({ signal }: CallbackOptions): Promise<{ calls: QueueCall[] }> {
-    return this.#answer({ op: 'listQueueCalls', signal }, () => ({
-      calls: [...this.queueCalls.values()].filter((call) => call.agentId === AGENT && (call.state === 'dequeuing' || call.state === 'established')).map((call) => ({ ...call })),
-    }));
+    const own = (call: QueueCall) => call.agentId === AGENT && ['dequeuing', 'established', ...(call.kind === 'monitor' ? ['ringing'] : [])].includes(call.state);
+    return this.#answer({ op: 'listQueueCalls', signal }, () => ({ calls: [...this.queueCalls.values()].filter(own).map((call) => ({ ...call })) }));
+  }
+
+  /** A supervisor's monitor leg of call `callId`, ringing the user's agent (`ringing`; a test moves it on). */
+  monitorCall(callId: string, { signal }: CallbackOptions): Promise<{ call: QueueCall }> {
+    return this.#answer({ op: 'monitorCall', id: callId, signal }, () => {
+      const { id } = this.arrive('', '+12025550100');
+      return { call: this.setQueueCall(id, { state: 'ringing', agentId: AGENT, kind: 'monitor', monitoredCallId: callId }) };
+    });
+  }
+
+  /** Recordings the helper started, by id: `recording` until stopped, then `completed`. */
+  readonly recordings = new Map<string, Recording>();
+
+  startRecording(callId: string, { signal }: CallbackOptions): Promise<{ recording: Recording }> {
+    return this.#answer({ op: 'startRecording', id: callId, signal }, () => {
+      if ([...this.recordings.values()].some((r) => r.callId === callId && r.state === 'recording')) throw httpError(409, 'recording_already_running');
+      const recording = { id: `rec-${this.recordings.size + 1}`, callId, state: 'recording' };
+      this.recordings.set(recording.id, recording);
+      return { recording: { ...recording } };
+    });
+  }
+
+  stopRecording(callId: string, recordingId: string, { signal }: CallbackOptions): Promise<{ recording: Recording }> {
+    return this.#answer({ op: 'stopRecording', id: recordingId, signal }, () => {
+      const recording = this.recordings.get(recordingId);
+      if (recording?.callId !== callId) throw httpError(404, 'not_found');
+      if (recording.state !== 'recording') throw httpError(409, 'recording_not_running');
+      return { recording: { ...Object.assign(recording, { state: 'completed' }) } };
+    });
   }
 
   /** What the user's agent said of offers (`PUT /availability`); `away` until they said. */

@@ -23,6 +23,7 @@ import { canCall, canConnect, canRenew, canRetryCall, canSendDtmf, type CallQual
 const idle: VoiceBrowserStatus = { connection: 'ready', session: { id: 'bs_1', expiresAt: '2026-01-01T00:00:00Z' }, call: null, attempt: null, busy: false, audio: 'none', muted: false, warnings: [], error: null,
   offer: null,
   availability: null,
+  recording: false,
   tabs: { mode: 'independent', leader: true } };
 const attempt = (phase: 'creating' | 'admitted' | 'outcome_unknown') => ({ idempotencyKey: 'k', input: { from: '+12025550199', to: '+12025550100' }, phase });
 

@@ -5,6 +5,7 @@ import type { VoiceBrowserStatus } from '../../lib/index.js';
 const ready: VoiceBrowserStatus = { connection: 'ready', session: { id: 'bs_1', expiresAt: '2026-01-01T00:00:00Z' }, call: null, attempt: null, busy: false, audio: 'none', muted: false, warnings: [], error: null,
   offer: null,
   availability: null,
+  recording: false,
   tabs: { mode: 'independent', leader: true } };
 
 describe('the queue panel in words', () => {

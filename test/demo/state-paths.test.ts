@@ -5,6 +5,7 @@ import type { VoiceBrowserStatus } from '../../lib/index.js';
 const base: VoiceBrowserStatus = { connection: 'disconnected', session: null, call: null, attempt: null, busy: false, audio: 'none', muted: false, warnings: [], error: null,
   offer: null,
   availability: null,
+  recording: false,
   tabs: { mode: 'independent', leader: true } };
 
 describe('state paths of the live diagram', () => {

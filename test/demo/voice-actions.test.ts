@@ -5,6 +5,7 @@ import type { PreflightReport, VoiceBrowser, VoiceBrowserStatus } from '../../li
 const disconnected: VoiceBrowserStatus = { connection: 'disconnected', session: null, call: null, attempt: null, busy: false, audio: 'none', muted: false, warnings: [], error: null,
   offer: null,
   availability: null,
+  recording: false,
   tabs: { mode: 'independent', leader: true } };
 const lost = { idempotencyKey: 'k_lost', input: { from: '+12025550199', to: '+12025550100' }, phase: 'outcome_unknown' as const };
 

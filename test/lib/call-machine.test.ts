@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { idleCall, isTerminal, transition, type CallEvent, type CallSlice, type InviteRef } from '../../lib/call-machine.js';
+import { transition } from '../../lib/call-attempts.js';
+import { idleCall, isTerminal, type CallEvent, type CallSlice, type InviteRef } from '../../lib/call-machine.js';
 import type { BrowserCall, CallInput } from '../../lib/types.js';
 
 const input: CallInput = { from: '+12025550199', to: '+12025550100' };
@@ -28,7 +29,7 @@ const read = (c: BrowserCall): CallEvent => ({ type: 'call_read', call: c });
 describe('transition', () => {
   it('turns busy true with a creating attempt on attempt_started', () => {
     const [state, effects] = transition(idleCall, started);
-    expect(state).toEqual({ attempt: { idempotencyKey: KEY, input, phase: 'creating' }, call: null, busy: true, error: null, hangupWanted: false, heldInvite: null, readFailing: false });
+    expect(state).toEqual({ attempt: { idempotencyKey: KEY, input, phase: 'creating' }, call: null, busy: true, error: null, hangupWanted: false, heldInvite: null, readFailing: false, recording: false });
     expect(effects).toEqual([]);
   });
 
@@ -78,7 +79,7 @@ describe('transition', () => {
   it('turns busy false, keeps the error and clears the attempt when the service rejects the call', () => {
     const error = { code: 'compliance_dnc', message: 'the number is on a do-not-call list' };
     const { state, effects } = run(started, { type: 'attempt_rejected', error });
-    expect(state).toEqual({ attempt: null, call: null, busy: false, error, hangupWanted: false, heldInvite: null, readFailing: false });
+    expect(state).toEqual({ attempt: null, call: null, busy: false, error, hangupWanted: false, heldInvite: null, readFailing: false, recording: false });
     expect(effects).toEqual([]);
   });
 
@@ -167,7 +168,7 @@ describe('transition', () => {
   it('restarts the attempt on a retry after an unknown outcome, keeping the same key', () => {
     const error = { code: 'call_outcome_unknown', message: 'retry' };
     const { state } = run(started, { type: 'attempt_unknown', error }, started);
-    expect(state).toEqual({ attempt: { idempotencyKey: KEY, input, phase: 'creating' }, call: null, busy: true, error: null, hangupWanted: false, heldInvite: null, readFailing: false });
+    expect(state).toEqual({ attempt: { idempotencyKey: KEY, input, phase: 'creating' }, call: null, busy: true, error: null, hangupWanted: false, heldInvite: null, readFailing: false, recording: false });
   });
 
   it('does not change the state it was given', () => {

@@ -18,6 +18,8 @@ describe('lib/', () => {
     for (const machine of ['lib/call-machine.ts', 'lib/connection-machine.ts', 'lib/media-machine.ts']) {
       expect(importsOf(machine).map((edge) => edge.to)).toEqual(['lib/types.ts']);
     }
+    // The call machine's half of the attempts, which comes with the SIP chunk, takes the rest of it and the shapes.
+    expect(importsOf('lib/call-attempts.ts').map((edge) => edge.to).sort()).toEqual(['lib/call-machine.ts', 'lib/types.ts']);
   });
 
   it('loads SIP.js only in its SIP layer, and that layer only on connect() (a dynamic import)', () => {

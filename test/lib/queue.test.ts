@@ -246,6 +246,9 @@ describe('watchQueues()', () => {
     // Back at the head after an agent did not answer: it waited since it first arrived.
     source.send('call.requeued', caller('c1', '2026-11-26T10:00:01Z'));
     expect(seen.at(-1)?.map((c) => c.callId)).toEqual(['c1', 'c3']);
+    // Told again with the service's creation time (its webhook came late): replaced, not added, and moved.
+    source.send('call.received', caller('c3', '2026-11-26T10:00:00Z', 'q-sales'));
+    expect(seen.at(-1)?.map((c) => `${c.callId} ${c.since}`)).toEqual(['c3 2026-11-26T10:00:00Z', 'c1 2026-11-26T10:00:01Z']);
     // A reconnection's snapshot replaces the list: what was missed meanwhile is made up.
     source.send('snapshot', { callers: [caller('c4', '2026-11-26T10:00:04Z')] });
     expect(seen.at(-1)?.map((c) => c.callId)).toEqual(['c4']);

@@ -77,6 +77,13 @@ describe('a supervisor of an agent', () => {
     expect(invitation.request.getHeader('X-Call-Id')).toBe(legId);
     await invitation.accept();
     await waitFor(async () => ((await send(page, 'GET', `/voice/calls/${legId}`, { user: samId })).json as { call?: { state?: string } }).call?.state === 'established' || undefined, 'the leg to be established');
+    // A desk's proxy lists the leg among the supervisor's own calls (what reads find after monitor()'s answer was
+    // lost), and among nobody else's.
+    const deskProxy = createVoiceProxy({ baseUrl: w.sim.baseUrl, apiKey: SIM_TEST_KEY, authenticate: (request) => ({ id: request.headers.get('x-test-user') ?? '' }), rateLimit: false, logger: false, queues: { notifySecret: 'desk-secret', queuesFor: () => [] } });
+    const deskPage = { proxy: deskProxy, apiKey: SIM_TEST_KEY };
+    expect((await send(deskPage, 'GET', '/voice/calls', { user: samId })).json).toEqual({ calls: [expect.objectContaining({ id: legId, kind: 'monitor', state: 'established' })] });
+    expect((await send(deskPage, 'GET', '/voice/calls', { user: alice })).json).toEqual({ calls: [] });
+    await deskProxy.budget.close();
 
     // The leg is the supervisor's alone to read and end.
     const unknownCall = sameAnswer(await send(page, 'GET', '/voice/calls/c_unknown', { user: alice }));

@@ -2,7 +2,7 @@ import type { VoiceBrowserStatus } from 'voice-browser';
 import { describe, expect, it } from 'vitest';
 import { viewOf } from '../src/phone-view.js';
 
-const idle: VoiceBrowserStatus = { connection: 'ready', session: { id: 's1', expiresAt: '2030-01-01T00:00:00Z' }, call: null, attempt: null, busy: false, audio: 'none', muted: false, warnings: [], error: null, offer: null, availability: null, tabs: { mode: 'shared', leader: true } };
+const idle: VoiceBrowserStatus = { connection: 'ready', session: { id: 's1', expiresAt: '2030-01-01T00:00:00Z' }, call: null, attempt: null, busy: false, audio: 'none', muted: false, warnings: [], error: null, offer: null, availability: null, recording: false, tabs: { mode: 'shared', leader: true } };
 
 describe('viewOf', () => {
   it('offers Call only when ready and not busy', () => {
