@@ -5,7 +5,8 @@ import { expect, logInAndConnect, SIM_API_KEY, test, type Simulator } from './fi
  * The queue webhook is best effort (spec 6.1: one attempt, no retry), and the simulator can lose one
  * (`drop-webhook`). The demo's queue panel still converges on the service's truth: while it watches, the proxy
  * re-reads the queues (every 4 s, server-proxy/README.md "When a webhook is lost"), so a caller whose
- * `call.received` was lost shows, and a caller whose `call.ended` was lost leaves, with no reload.
+ * `call.received` was lost shows, and a caller whose `call.ended` was lost leaves, with no reload. The same re-read
+ * puts callers whose webhooks came out of order (`delay-webhook`) back in the order they reached the queue.
  */
 
 const LINE = '+18005550100';
@@ -48,5 +49,27 @@ test('the queue panel shows a caller whose call.received was lost, and drops one
     expect(((await (await fetch(`${simulator.url}/__sim/faults`)).json()) as { armed: unknown[] }).armed).toEqual([]);
   } finally {
     await simulator.clearFaults();
+  }
+});
+
+test('the queue panel lists callers in the order they reached the queue when their webhooks come out of order', async ({ page, simulator }) => {
+  test.setTimeout(60_000);
+  await emptyTheQueues(simulator);
+  await logInAndConnect(page, 'e2e-late-webhooks');
+  const support = await supportQueue(page);
+  await expect(waiting(page)).toHaveCount(0);
+  try {
+    // The first caller's webhook comes late (within the service's 5 s), after the second caller's.
+    await simulator.fault({ fault: 'delay-webhook', event: 'call.received', queueId: support, delayMs: 3000 });
+    await simulator.inbound({ queueId: support, from: '+14155550171', to: LINE });
+    await page.waitForTimeout(50);
+    await simulator.inbound({ queueId: support, from: '+14155550172', to: LINE });
+    await expect(waiting(page)).toHaveText(['+14155550171', '+14155550172'], { timeout: CONVERGE_MS });
+    // It stays so: the late webhook and the re-reads after it move nobody.
+    await page.waitForTimeout(5000);
+    await expect(waiting(page)).toHaveText(['+14155550171', '+14155550172']);
+  } finally {
+    await simulator.clearFaults();
+    await emptyTheQueues(simulator);
   }
 });

@@ -70,6 +70,9 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
 function eventOf(update: QueueUpdate, state: RouterState, at: number): RouterEvent | null {
   if (update.event === 'call.ended') return { type: 'left', callId: update.callId, at };
   if (update.event === 'call.claimed') return [...state.offers.values()].some((offer) => offer.callId === update.callId) ? null : { type: 'left', callId: update.callId, at };
+  // A caller's `since` corrected from a read of the queues: the router takes that read too, or reads for itself,
+  // and each read replaces the waiting callers with their `createdAt`, so the correction is no news to it.
+  if (update.event === 'call.updated') return null;
   return { type: 'waiting', callId: update.callId, queueId: update.queueId, since: Date.parse(update.since) || at, requeued: update.event === 'call.requeued', at };
 }
 

@@ -15,7 +15,10 @@ export interface WaitingCaller {
   from: string;
   /** The number dialled, E.164. */
   to: string;
-  /** ISO time the caller has waited since: the call's `createdAt`, or when its webhook was received. */
+  /**
+   * ISO time the caller has waited since: the call's `createdAt`, or when its webhook was received until a re-read
+   * of the queues tells the `createdAt` (`call.updated`).
+   */
   since: string;
 }
 
@@ -26,13 +29,17 @@ export interface WaitingCaller {
  * - `call.ended`: a call of the queue reached a terminal `state` (the service's webhook).
  * - `call.claimed`: a dequeue through a proxy took the caller to an agent.
  * - `call.requeued`: the agent did not answer, and the caller waits at the head again.
+ * - `call.updated`: a caller already told of, told again as the service's read shows it: its `since` was when
+ *   its webhook was received (the webhook carries no creation time), and is now the call's `createdAt`, so the
+ *   panels order callers as the service does (queue-reconcile.ts). An event stream sends it as `call.received`
+ *   (queue-stream.ts says why).
  */
 export type QueueUpdate =
-  | ({ event: 'call.received' | 'call.requeued' } & WaitingCaller)
+  | ({ event: 'call.received' | 'call.requeued' | 'call.updated' } & WaitingCaller)
   | { event: 'call.ended'; callId: string; queueId: string; state: string }
   | { event: 'call.claimed'; callId: string; queueId: string };
 
-/** The names of {@link QueueUpdate}, as the event stream sends them. */
+/** The names of {@link QueueUpdate}, as the bus carries them; the event stream sends each under its own but `call.updated`. */
 export type QueueUpdateName = QueueUpdate['event'];
 
 /** Stops one subscription; calling it again does nothing. */

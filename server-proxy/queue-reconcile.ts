@@ -26,6 +26,12 @@ import type { Upstream } from './upstream.js';
  * It re-reads every queue of the key, not only its own pages' (the pages' views keep to their own queues): the
  * holder cannot know the queues the other replicas' pages watch.
  *
+ * The webhook carries no creation time, so a caller it told of waits `since` the webhook was received, and
+ * webhooks that come out of order list callers out of order. A caller the read shows waiting whose `since` as
+ * last told is not its `createdAt` is told again once, as `call.updated` with the read's `since`, under its own
+ * dedupe key (`call.updated:<id>`), so no replica and no round repeats it. A caller whose `call.received` came
+ * before this run began (its `since` not known here) is corrected the same way, once, a round later.
+ *
  * A caller claimed by a dequeue elsewhere (not through this proxy) is `call.claimed` once seen so; a caller put
  * back unanswered is the claim watch's to tell (claim-watch.ts), not this one's.
  *
@@ -72,8 +78,8 @@ export interface QueueReconciler {
 
 /** One run of re-reads, from the first page watching to the last one gone. */
 interface Run {
-  /** The callers last known waiting (read so, or told by the bus), by call id, to their queue. */
-  waiting: Map<string, string>;
+  /** The callers last known waiting (read so, or told by the bus), by call id, to their queue and `since` as told. */
+  waiting: Map<string, { queueId: string; since: string }>;
   /** Call ids the bus told of during the round under way; null between rounds. */
   touched: Set<string> | null;
   timer: ReturnType<typeof setTimeout> | undefined;
@@ -86,8 +92,12 @@ interface Run {
 /** Follows the bus: what it tells changes the callers known waiting, and marks the round's reads stale for them. */
 function track(run: Run, update: QueueUpdate): void {
   run.touched?.add(update.callId);
-  if (update.event === 'call.received' || update.event === 'call.requeued') run.waiting.set(update.callId, update.queueId);
-  else run.waiting.delete(update.callId);
+  const known = run.waiting.get(update.callId);
+  if (update.event === 'call.received' || update.event === 'call.requeued') run.waiting.set(update.callId, { queueId: update.queueId, since: update.since });
+  // A correction of a caller no longer waiting here (claimed or ended first) does not bring it back.
+  else if (update.event === 'call.updated') {
+    if (known) known.since = update.since;
+  } else run.waiting.delete(update.callId);
 }
 
 /** A call read now: null when the service no longer has it (404), undefined when the read failed or was refused. */
@@ -100,12 +110,26 @@ async function readCall(parts: ReconcileParts, id: string): Promise<QueueCall | 
   }
 }
 
-/** Publishes `update` unless the webhook (or another round) already did: the receiver's dedupe key decides. */
-async function publishOnce(parts: ReconcileParts, run: Run, update: QueueUpdate): Promise<void> {
-  if (!(await parts.events.firstSeen(`${update.event}:${update.callId}`, DEDUPE_TTL_SECONDS))) return;
+/**
+ * Publishes `update` unless the webhook (or another round) already did: the receiver's dedupe key decides.
+ * Whether the key was new here.
+ */
+async function publishOnce(parts: ReconcileParts, run: Run, update: QueueUpdate): Promise<boolean> {
+  if (!(await parts.events.firstSeen(`${update.event}:${update.callId}`, DEDUPE_TTL_SECONDS))) return false;
   // The bus told of the caller meanwhile: that is newer than the read.
-  if (run.touched?.has(update.callId)) return;
-  await parts.events.publish(update);
+  if (!run.touched?.has(update.callId)) await parts.events.publish(update);
+  return true;
+}
+
+/**
+ * Tells `call` again with the read's `since`, once whichever replica or round comes first. Published even when
+ * the bus told of the caller while the key was taken: what it told came first on the bus, and a claim or an end
+ * is not undone (every stream's view drops a correction of a caller it no longer shows).
+ */
+async function correct(parts: ReconcileParts, run: Run, call: QueueCall): Promise<void> {
+  const caller = callerOf(call);
+  run.waiting.set(call.id, { queueId: call.queueId, since: caller.since });
+  if (await parts.events.firstSeen(`call.updated:${call.id}`, DEDUPE_TTL_SECONDS)) await parts.events.publish({ event: 'call.updated', ...caller });
 }
 
 /** A caller no longer waiting, whose leaving no update told: claimed elsewhere, or ended (its state read). */
@@ -132,13 +156,24 @@ async function round(parts: ReconcileParts, run: Run, handOn: (calls: readonly Q
   const active = new Map(calls.map((call) => [call.id, call]));
   const queued = calls.filter((call) => call.state === 'queued');
   for (const call of queued) {
-    if (run.waiting.has(call.id) || run.touched.has(call.id)) continue;
-    run.waiting.set(call.id, call.queueId);
-    await publishOnce(parts, run, { event: 'call.received', ...callerOf(call) });
+    // Told of while the read was out: left to the next round, which knows what the bus told.
+    if (run.touched.has(call.id)) continue;
+    const known = run.waiting.get(call.id);
+    if (known?.since === call.createdAt) continue;
+    if (known) {
+      await correct(parts, run, call);
+      continue;
+    }
+    run.waiting.set(call.id, { queueId: call.queueId, since: call.createdAt });
+    if (await publishOnce(parts, run, { event: 'call.received', ...callerOf(call) })) continue;
+    // Told already: before this run began, with a `since` not known here, or by a webhook whose publish may still
+    // be on its way. Corrected next round, after anything that publish brings.
+    const entry = run.waiting.get(call.id);
+    if (entry?.since === call.createdAt) entry.since = '';
   }
   const stillQueued = new Set(queued.map((call) => call.id));
   const reads = { left: END_READS_PER_ROUND };
-  for (const [id, queueId] of [...run.waiting]) {
+  for (const [id, { queueId }] of [...run.waiting]) {
     if (stillQueued.has(id) || run.touched.has(id) || run.stopped) continue;
     await left(parts, run, id, queueId, active, reads);
   }

@@ -15,7 +15,8 @@ export interface WaitingView {
   start(callers: readonly WaitingCaller[]): WaitingCaller[];
   /**
    * What the agent gets of `update`: nothing for another queue, for a caller already shown or for one whose
-   * call has ended; otherwise the update itself. A removal (`call.ended`, `call.claimed`) always goes through.
+   * call has ended; otherwise the update itself. A removal (`call.ended`, `call.claimed`) always goes through; a
+   * correction (`call.updated`) only for a caller shown.
    */
   next(update: QueueUpdate): QueueUpdate | null;
 }
@@ -43,6 +44,9 @@ export function createWaitingView(allowed: ReadonlySet<string>): WaitingView {
         case 'call.received':
         case 'call.requeued':
           return show(update.callId) ? update : null;
+        case 'call.updated':
+          // A correction of a caller this stream shows; one it never showed, or no longer does, is no news here.
+          return shown.has(update.callId) ? update : null;
         case 'call.ended':
           rememberEnded(update.callId);
           shown.delete(update.callId);
