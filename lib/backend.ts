@@ -1,6 +1,6 @@
 import type { Clock } from './clock.js';
 import { VoiceBrowserError } from './errors.js';
-import type { CallbackOptions, VoiceBackend } from './types.js';
+import type { CallbackOptions, VoiceBackend } from './backend-types.js';
 
 /**
  * The default backend: the six callbacks over `fetch` to the proxy's same-origin routes, and the queue ones

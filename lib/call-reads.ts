@@ -2,7 +2,8 @@ import { isTerminal, type CallEvent, type CallSlice } from './call-machine.js';
 import type { Clock } from './clock.js';
 import { toVoiceError } from './errors.js';
 import { createPoller, type Expectation, type Poller, type PollerOptions } from './poller.js';
-import type { BrowserCall, CallbackOptions, VoiceBackend } from './types.js';
+import type { BrowserCall } from './types.js';
+import type { CallbackOptions, VoiceBackend } from './backend-types.js';
 
 /**
  * The reads of the call half: the one poller of a named call, or the reads that look for the call of a lost

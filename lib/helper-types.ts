@@ -1,4 +1,5 @@
-import type { Availability, BrowserCall, CallInput, CallQuality, TimingEvent, VoiceBackend, VoiceBrowserStatus } from './types.js';
+import type { Availability, BrowserCall, CallInput, CallQuality, TimingEvent, VoiceBrowserStatus } from './types.js';
+import type { VoiceBackend } from './backend-types.js';
 
 /**
  * The helper's options and methods, and what they hand back beside the status: the report of its setup test

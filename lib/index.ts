@@ -20,20 +20,17 @@ export type {
   BrowserCallState,
   BrowserSession,
   CallAttempt,
-  CallbackOptions,
   CallInput,
   CallQuality,
   CallWarning,
   Connection,
   Offer,
-  QueueCall,
-  Recording,
   SessionTransport,
   StatusError,
   TimingEvent,
-  VoiceBackend,
   VoiceBrowserStatus,
 } from './types.js';
+export type { CallbackOptions, QueueCall, Recording, VoiceBackend } from './backend-types.js';
 export { AUDIO_TRANSITIONS, BROWSER_CALL_TRANSITIONS, CONNECTION_TRANSITIONS } from './state-transitions.js';
 export type { StateTransition } from './state-transitions.js';
 export type { PreflightCheck, PreflightReport, PreflightStatus, QueueCaller, VoiceBrowser, VoiceBrowserOptions } from './helper-types.js';

@@ -1,6 +1,7 @@
 import { isVoiceBrowserError } from './errors.js';
 import type { CallRoutes } from './call-reads.js';
-import type { BrowserCall, QueueCall, VoiceBackend } from './types.js';
+import type { BrowserCall } from './types.js';
+import type { QueueCall, VoiceBackend } from './backend-types.js';
 
 /**
  * A caller claimed from a queue, seen as the helper's call (DESIGN.md, "Support desks"): the service's generic

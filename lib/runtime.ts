@@ -10,7 +10,8 @@ import type { IncomingInvite, SipLink } from './sip-link.js';
 import { audioMay, CONNECTION_TRANSITIONS } from './state-transitions.js';
 import { createStatusStore } from './status-store.js';
 import type { VoiceBrowserOptions } from './helper-types.js';
-import type { BrowserCall, Offer, SessionTransport, VoiceBackend, VoiceBrowserStatus } from './types.js';
+import type { BrowserCall, Offer, SessionTransport, VoiceBrowserStatus } from './types.js';
+import type { VoiceBackend } from './backend-types.js';
 
 /**
  * The helper's one loop. Every change is an event, from a method (connection-control.ts, call-control.ts,
