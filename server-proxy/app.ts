@@ -33,7 +33,13 @@ export interface DemoAppOptions {
 /** Builds the demo server's app; see the file comment. */
 export function createDemoApp(options: DemoAppOptions): Hono {
   let proxy: VoiceProxy | undefined;
-  const auth = createDemoAuth({ secret: options.sessionSecret, proxy: () => proxy as VoiceProxy, ...(options.log ? { log: options.log } : {}) });
+  const auth = createDemoAuth({
+    secret: options.sessionSecret,
+    proxy: () => proxy as VoiceProxy,
+    ...(options.log ? { log: options.log } : {}),
+    // A demo supervisor (a username starting with `lead`) supervises every queue a demo user may answer.
+    ...(options.queues ? { supervisedQueues: options.queues.queuesFor } : {}),
+  });
   proxy = createVoiceProxy({
     ...options.voice,
     authenticate: auth.authenticate,

@@ -8,12 +8,23 @@ import type { ProxyUser, VoiceProxy } from './proxy.js';
 /**
  * The demo's stand-in for an integrator's login: a username in a signed, HttpOnly, SameSite=Strict cookie.
  * Real apps pass their own `authenticate` to `createVoiceProxy` instead.
+ *
+ * Its one role (README, "The demo"): a username that starts with `lead` is a supervisor of every demo queue and
+ * of every other user this server has seen log in (or present their cookie) since it started.
  */
 
 const COOKIE = 'vb_user';
 const USERNAME = /^[A-Za-z0-9._-]{1,64}$/;
 /** Signed cookie values already verified, newest last; a page polls every second with the same one. */
 const VERIFIED_LIMIT = 1000;
+/** The usernames a supervisor supervises at most: the newest seen. */
+const SEEN_LIMIT = 1000;
+
+/** Whether `username` is a supervisor in the demo: it starts with `lead` (any case). */
+export const isDemoSupervisor = (username: string): boolean => /^lead/i.test(username);
+
+/** The user id the demo gives `username` (the proxy's `ProxyUser.id`). */
+const userId = (username: string): string => `demo:${username}`;
 
 /** The demo login: its routes and the `authenticate` the proxy uses. */
 export interface DemoAuth {
@@ -30,6 +41,8 @@ export interface DemoAuthOptions {
   proxy: () => VoiceProxy;
   /** Where a failed revocation is logged; default `console.error`. */
   log?: (line: string) => void;
+  /** The queues a demo supervisor supervises: those the user may answer (the proxy's `queuesFor`); default none. */
+  supervisedQueues?: (user: ProxyUser) => readonly string[] | Promise<readonly string[]>;
 }
 
 /** Creates the demo login; see {@link DemoAuth}. One closure: its route table and the `authenticate` the routes share. */
@@ -40,6 +53,20 @@ export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
   // added-latency target (docs/bench.md). Only good signatures are kept, in a bounded map, so forged
   // cookies cannot grow it.
   const verified = new Map<string, string>();
+  // Everyone seen since start, newest last: whom a `lead` user supervises.
+  const seen = new Set<string>();
+  const see = (username: string) => {
+    seen.delete(username);
+    if (seen.size >= SEEN_LIMIT) seen.delete(seen.values().next().value as string);
+    seen.add(username);
+  };
+  const userOf = async (username: string): Promise<ProxyUser> => {
+    const user: ProxyUser = { id: userId(username), name: username };
+    if (!isDemoSupervisor(username)) return user;
+    const agents = [...seen].filter((other) => other !== username).map(userId);
+    const queues = [...((await options.supervisedQueues?.(user)) ?? [])];
+    return { ...user, supervisor: { agents, queues } };
+  };
   const authenticate = async (request: Request): Promise<ProxyUser | null> => {
     const header = request.headers.get('cookie');
     if (!header) return null;
@@ -53,7 +80,9 @@ export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
       if (verified.size >= VERIFIED_LIMIT) verified.delete(verified.keys().next().value as string);
       verified.set(raw, value);
     }
-    return USERNAME.test(value) ? { id: `demo:${value}`, name: value } : null;
+    if (!USERNAME.test(value)) return null;
+    if (!seen.has(value)) see(value);
+    return userOf(value);
   };
 
   const app = new Hono().basePath('/auth');
@@ -72,6 +101,7 @@ export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
       // Secure whenever the page itself is served over TLS; the local demo runs on plain http://127.0.0.1.
       secure: new URL(c.req.url).protocol === 'https:',
     });
+    see(username);
     return c.json({ user: { name: username } });
   });
   app.post('/logout', async (c) => {

@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { VoiceBrowserStatus } from 'voice-browser';
 import { announcementLabel, callCardMode, durationLabel, partiesLabel, recoveryLabel, unknownOutcomeLabel, warningLabel, type QueueNamer, type RecoveredFrom } from '../call-labels.js';
+import { monitorAnnouncement, monitoredCallId } from '../supervision-labels.js';
 import { FROM_NUMBERS } from '../test-numbers.js';
 import { CallControls, HangUpButton } from './call-controls.js';
 import { Dialer } from './dialer.js';
@@ -22,6 +23,9 @@ export interface CallCardProps {
   onHangUp(): void;
   onToggleMute(): void;
   onDigit(digit: string): void;
+  onToggleRecording(): void;
+  /** For a monitor leg: whom it listens to and the call's parties, when the supervisor's list knows the call. */
+  monitored: { agent: string; parties: string } | null;
 }
 
 /**
@@ -29,12 +33,14 @@ export interface CallCardProps {
  * the actions that apply now. An ended or failed call stays on it, in words, until the next call. A caller
  * answered from a queue is the same call here: its words say which queue it came from.
  */
-export function CallCard({ status, callSeconds, recoveredFrom, digitsSent, queueName, error, onCall, onHangUp, onToggleMute, onDigit }: CallCardProps) {
+export function CallCard({ status, callSeconds, recoveredFrom, digitsSent, queueName, error, onCall, onHangUp, onToggleMute, onDigit, onToggleRecording, monitored }: CallCardProps) {
   const [from, setFrom] = useState(FROM_NUMBERS[0]?.number ?? '');
   const [to, setTo] = useState('+12025550100');
   const [keypadOpen, setKeypadOpen] = useState(false);
   const mode = callCardMode(status);
-  const parties = partiesLabel(status, queueName);
+  // A monitor leg is listen-only: its own words, its parties from the supervisor's list, and only Stop listening.
+  const monitor = monitoredCallId(status) !== null;
+  const parties = monitor ? (monitored?.parties ?? null) : partiesLabel(status, queueName);
   const unknown = unknownOutcomeLabel(status.call);
   const recovery = recoveryLabel(status, recoveredFrom);
 
@@ -45,7 +51,7 @@ export function CallCard({ status, callSeconds, recoveredFrom, digitsSent, queue
       </h2>
       {/* The card's words are what screen readers hear as things change: one polite live region. */}
       <p class="call-words" role="status" aria-live="polite" data-testid="call-words">
-        {announcementLabel(status, queueName)}
+        {monitorAnnouncement(status, monitored?.agent ?? null) ?? announcementLabel(status, queueName)}
       </p>
       {(parties || status.call) && (
         <p class="call-meta">
@@ -73,7 +79,17 @@ export function CallCard({ status, callSeconds, recoveredFrom, digitsSent, queue
           </div>
         </>
       )}
-      {mode === 'in-call' && (
+      {mode === 'in-call' && monitor && (
+        <>
+          <div class="call-actions">
+            <HangUpButton status={status} onHangUp={onHangUp} label="Stop listening" />
+          </div>
+          <p class="hint" data-testid="listen-only">
+            Listen only: your microphone stays off and nobody on the call hears you
+          </p>
+        </>
+      )}
+      {mode === 'in-call' && !monitor && (
         <CallControls
           status={status}
           digitsSent={digitsSent}
@@ -82,6 +98,7 @@ export function CallCard({ status, callSeconds, recoveredFrom, digitsSent, queue
           onHangUp={onHangUp}
           onToggleMute={onToggleMute}
           onDigit={onDigit}
+          onToggleRecording={onToggleRecording}
         />
       )}
       {mode === 'dialer' && <Dialer status={status} from={from} to={to} onFrom={setFrom} onTo={setTo} onCall={onCall} onToggleMute={onToggleMute} />}

@@ -1,5 +1,6 @@
 import { canSendDtmf, type VoiceBrowserStatus } from 'voice-browser';
 import { canHangUp, dialName, KEYPAD_DIGITS } from '../call-labels.js';
+import { canRecord, recordButtonLabel } from '../supervision-labels.js';
 
 /** Props of {@link CallControls}. */
 export interface CallControlsProps {
@@ -10,14 +11,31 @@ export interface CallControlsProps {
   onHangUp(): void;
   onToggleMute(): void;
   onDigit(digit: string): void;
+  onToggleRecording(): void;
 }
 
-/** Hang up, the one action every call state but `ending` takes. */
-export function HangUpButton({ status, onHangUp }: Pick<CallControlsProps, 'status' | 'onHangUp'>) {
+/** Hang up, the one action every call state but `ending` takes; `label` words it otherwise (a monitor leg's "Stop listening"). */
+export function HangUpButton({ status, onHangUp, label = 'Hang up' }: Pick<CallControlsProps, 'status' | 'onHangUp'> & { label?: string }) {
   return (
     <button type="button" class="hangup" onClick={onHangUp} disabled={!canHangUp(status)}>
-      Hang up
+      {label}
     </button>
+  );
+}
+
+/** Record / Stop recording on a connected call; "Recording" shows only once the service said so (`status().recording`). */
+export function RecordControls({ status, onToggleRecording }: Pick<CallControlsProps, 'status' | 'onToggleRecording'>) {
+  return (
+    <>
+      <button type="button" class="secondary" onClick={onToggleRecording} disabled={!canRecord(status)}>
+        {recordButtonLabel(status)}
+      </button>
+      {status.recording && (
+        <span class="recording-indicator" data-testid="recording">
+          <span aria-hidden="true">● </span>Recording
+        </span>
+      )}
+    </>
   );
 }
 
@@ -49,8 +67,8 @@ function Keypad({ status, digitsSent, onDigit }: Pick<CallControlsProps, 'status
   );
 }
 
-/** A call's actions: Hang up (large), Mute, and the keypad on demand. */
-export function CallControls({ status, digitsSent, keypadOpen, onToggleKeypad, onHangUp, onToggleMute, onDigit }: CallControlsProps) {
+/** A call's actions: Hang up (large), Mute, the keypad on demand, and Record. */
+export function CallControls({ status, digitsSent, keypadOpen, onToggleKeypad, onHangUp, onToggleMute, onDigit, onToggleRecording }: CallControlsProps) {
   return (
     <>
       <div class="call-actions">
@@ -59,6 +77,9 @@ export function CallControls({ status, digitsSent, keypadOpen, onToggleKeypad, o
         <button type="button" class="secondary" aria-expanded={keypadOpen} aria-controls={keypadOpen ? "keypad" : undefined} onClick={onToggleKeypad}>
           Keypad
         </button>
+      </div>
+      <div class="record-row">
+        <RecordControls status={status} onToggleRecording={onToggleRecording} />
       </div>
       {status.muted && (
         <p data-testid="muted" class="hint">

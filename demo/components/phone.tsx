@@ -16,6 +16,8 @@ import { QueuePanel } from './queue-panel.js';
 import { SetupTest } from './setup-test.js';
 import { StateDiagrams } from './state-diagram.js';
 import { StatusPanel } from './status-panel.js';
+import { SupervisorPanel } from './supervisor-panel.js';
+import { monitoredFrom } from '../supervision-labels.js';
 
 /** Props of {@link Phone}. */
 export interface PhoneProps {
@@ -30,7 +32,7 @@ export interface PhoneProps {
  */
 export function Phone({ user, onLogout }: PhoneProps) {
   const audioHost = useRef<HTMLDivElement>(null);
-  const { devices, voice, callSeconds, queues } = usePhone();
+  const { devices, voice, callSeconds, queues, supervision } = usePhone();
   const { status, audio, error } = voice;
   const wide = useWideScreen();
 
@@ -64,6 +66,19 @@ export function Phone({ user, onLogout }: PhoneProps) {
           onHangUp={voice.hangup}
           onToggleMute={voice.toggleMute}
           onDigit={voice.sendDigit}
+          onToggleRecording={voice.toggleRecording}
+          monitored={monitoredFrom(status, supervision.rows)}
+          />
+        )}
+        {supervision.supervisor && !isCleanupOnly(status) && (
+          <SupervisorPanel
+            status={status}
+            rows={supervision.rows}
+            listError={supervision.error}
+            now={supervision.now}
+            recordings={supervision.recordings}
+            onListen={voice.listen}
+            onRecordings={supervision.loadRecordings}
           />
         )}
         {!isCleanupOnly(status) && (

@@ -2,11 +2,12 @@ import { useEffect } from 'preact/hooks';
 import { useCallTimer } from './use-call-timer.js';
 import { useDevices, type DevicesModel } from './use-devices.js';
 import { useQueues, type QueuesModel } from './use-queues.js';
+import { useSupervision, type SupervisionModel } from './use-supervision.js';
 import { useVoice, type VoiceModel } from './use-voice.js';
 
 /**
- * The phone's model: the devices, the voice helper on the picked devices, the current call's timer, and the
- * support queues watched through that helper.
+ * The phone's model: the devices, the voice helper on the picked devices, the current call's timer, the
+ * support queues watched through that helper, and a supervisor's view of their agents' calls.
  */
 
 /** What {@link usePhone} returns. */
@@ -17,6 +18,8 @@ export interface PhoneModel {
   callSeconds: number | null;
   /** The user's queues and who waits in them (see `use-queues.ts`). */
   queues: QueuesModel;
+  /** A supervisor's calls of their agents and their recordings (see `use-supervision.ts`). */
+  supervision: SupervisionModel;
 }
 
 /**
@@ -31,6 +34,7 @@ export function usePhone(): PhoneModel {
   const voice = useVoice({ microphoneId: devices.microphoneId, speakerId: devices.speakerId });
   const callSeconds = useCallTimer(voice.status);
   const queues = useQueues(voice.helper);
+  const supervision = useSupervision();
 
   const refreshDevices = devices.refresh;
   const audioState = voice.status.audio;
@@ -38,5 +42,5 @@ export function usePhone(): PhoneModel {
     if (audioState === 'playing') refreshDevices();
   }, [audioState, refreshDevices]);
 
-  return { devices, voice, callSeconds, queues };
+  return { devices, voice, callSeconds, queues, supervision };
 }

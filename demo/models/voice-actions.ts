@@ -25,6 +25,10 @@ export interface VoiceActions {
   setAvailability(availability: Availability): void;
   hangup(): void;
   toggleMute(): void;
+  /** Supervisors: listens in on call `callId` (monitor()): the leg then runs on the call card, listen-only. */
+  listen(callId: string): void;
+  /** Starts or stops recording the current call, as `status().recording` says it is not or is. */
+  toggleRecording(): void;
   /** Sends one DTMF digit and, once sent, adds it to the digits shown. */
   sendDigit(digit: string): void;
   resumeAudio(): void;
@@ -132,6 +136,9 @@ export function voiceActions(voice: VoiceBrowser, { act, devicesPending, rebuild
     },
     hangup: () => act('call', () => voice.hangup()),
     toggleMute: () => act('call', async () => voice.mute(!voice.status().muted)),
+    // The leg shows on the call card, so its failures do too.
+    listen: (callId) => act('call', () => voice.monitor(callId)),
+    toggleRecording: () => act('call', () => (voice.status().recording ? voice.stopRecording() : voice.startRecording())),
     sendDigit: (digit) =>
       act('call', async () => {
         await voice.sendDtmf(digit);
