@@ -21,6 +21,8 @@ const TONE_HZ = 440;
  */
 const SERVICE_TOLERANCE_MS = 250;
 const PAGE_TOLERANCE_MS = 800;
+/** How long the agent records. */
+const RECORDED_MS = 2500;
 /** Long enough for the supervisor's list (read every few seconds) to show a new call. */
 const LISTED_MS = 15_000;
 
@@ -124,10 +126,11 @@ function readWav(file: Buffer): { format: number; channels: number; sampleRate: 
 test.describe('supervisors and recordings', () => {
   test('a supervisor hears both sides of an agent call, sends nothing, and the agent is not told; the monitor ends with the call', async ({ browser, simulator }) => {
     const agent = await openUser(browser, 'sup-agent');
+    const callId = await placeCall(agent.page);
+    // The supervisor's page opens on a call in progress: its first read of the calls lists it.
     const lead = await openUser(browser, 'lead-sup');
     const agentName = userOfThisRun('sup-agent');
     try {
-      const callId = await placeCall(agent.page);
       const row = supervisedRow(lead.page, callId);
       await expect(row).toBeVisible({ timeout: LISTED_MS });
       await expect(row.getByTestId('supervised-agent')).toHaveText(agentName);
@@ -190,9 +193,9 @@ test.describe('supervisors and recordings', () => {
   });
 
   test('recording from the agent card leaves a WAV as long as recorded, with the tone; others get 404', async ({ browser }) => {
-    const lead = await openUser(browser, 'lead-rec', false);
     const agent = await openUser(browser, 'rec-agent');
     const other = await openUser(browser, 'rec-other', false);
+    let lead: User | undefined;
     try {
       // Record is pressed the moment the card offers it, while the far party still plays its tone (its first
       // second): a click from the page itself, as Playwright's next round trip may come later than that.
@@ -213,9 +216,11 @@ test.describe('supervisors and recordings', () => {
       const startedRecording = ((await startAnswer.json()) as { recording: { id: string; startedAt: string } }).recording;
       const recordingId = startedRecording.id;
       await expect(agent.page.getByTestId('recording')).toHaveText('● Recording');
+      lead = await openUser(browser, 'lead-rec', false);
       await expect(supervisedRow(lead.page, callId)).toBeVisible({ timeout: LISTED_MS });
 
-      await agent.page.waitForTimeout(2500);
+      // A couple of seconds of conversation in the recording.
+      await agent.page.waitForTimeout(Math.max(0, startedAt + RECORDED_MS - Date.now()));
       const stopped = agent.page.waitForResponse((response) => response.request().method() === 'POST' && new URL(response.url()).pathname === `/voice/calls/${callId}/recordings/${recordingId}/stop`);
       await agent.page.getByRole('button', { name: 'Stop recording' }).click();
       const stopAnswer = await stopped;
@@ -264,7 +269,7 @@ test.describe('supervisors and recordings', () => {
       // An agent does not monitor their own call either.
       expect((await agent.page.request.post(`/voice/calls/${callId}/monitor`, { data: {} })).status()).toBe(404);
     } finally {
-      await Promise.all([agent.context.close(), lead.context.close(), other.context.close()]);
+      await Promise.all([agent.context.close(), lead?.context.close(), other.context.close()]);
     }
   });
 });
