@@ -5,6 +5,8 @@
 
 export interface DemoUser {
   name: string;
+  /** The demo login made this user a supervisor: the page then reads their agents' calls. */
+  supervisor?: boolean;
 }
 
 async function post(path: string, body: unknown): Promise<Response> {

@@ -23,12 +23,15 @@ const SEEN_LIMIT = 1000;
 /** Whether `username` is a supervisor in the demo: it starts with `lead` (any case). */
 export const isDemoSupervisor = (username: string): boolean => /^lead/i.test(username);
 
+/** What the page is told of a user: their name, and `supervisor: true` for a supervisor (so others' pages never ask for a supervisor's list). */
+const pageUser = (username: string): { name: string; supervisor?: true } => (isDemoSupervisor(username) ? { name: username, supervisor: true } : { name: username });
+
 /** The user id the demo gives `username` (the proxy's `ProxyUser.id`). */
 const userId = (username: string): string => `demo:${username}`;
 
 /** The demo login: its routes and the `authenticate` the proxy uses. */
 export interface DemoAuth {
-  /** Routes `/auth/login`, `/auth/logout`, `/auth/me` (`{user}`, null when nobody is logged in). */
+  /** Routes `/auth/login`, `/auth/logout`, `/auth/me` (`{user}`: `{name}`, with `supervisor: true` for a supervisor; null when nobody is logged in). */
   app: Hono;
   authenticate(request: Request): Promise<ProxyUser | null>;
 }
@@ -102,7 +105,7 @@ export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
       secure: new URL(c.req.url).protocol === 'https:',
     });
     see(username);
-    return c.json({ user: { name: username } });
+    return c.json({ user: pageUser(username) });
   });
   app.post('/logout', async (c) => {
     const user = await authenticate(c.req.raw);
@@ -125,7 +128,7 @@ export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
   // first question logs no failed request in the browser's console.
   app.get('/me', async (c) => {
     const user = await authenticate(c.req.raw);
-    return c.json({ user: user ? { name: user.name } : null });
+    return c.json({ user: user?.name ? pageUser(user.name) : null });
   });
   app.onError(onHttpError('demo auth'));
   return { app, authenticate };

@@ -32,7 +32,7 @@ export interface PhoneProps {
  */
 export function Phone({ user, onLogout }: PhoneProps) {
   const audioHost = useRef<HTMLDivElement>(null);
-  const { devices, voice, callSeconds, queues, supervision } = usePhone();
+  const { devices, voice, callSeconds, queues, supervision } = usePhone(user.supervisor === true);
   const { status, audio, error } = voice;
   const wide = useWideScreen();
 

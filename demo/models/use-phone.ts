@@ -23,18 +23,18 @@ export interface PhoneModel {
 }
 
 /**
- * The models the phone page runs, wired together.
+ * The models the phone page runs, wired together; `supervisor`: the login says the user may supervise.
  *
  * @remarks
  * Device names appear once the page has used the microphone, so the devices are listed again when a call's
  * audio starts.
  */
-export function usePhone(): PhoneModel {
+export function usePhone(supervisor: boolean): PhoneModel {
   const devices = useDevices();
   const voice = useVoice({ microphoneId: devices.microphoneId, speakerId: devices.speakerId });
   const callSeconds = useCallTimer(voice.status);
   const queues = useQueues(voice.helper);
-  const supervision = useSupervision();
+  const supervision = useSupervision(supervisor);
 
   const refreshDevices = devices.refresh;
   const audioState = voice.status.audio;

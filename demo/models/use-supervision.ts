@@ -31,14 +31,21 @@ export interface SupervisionModel {
   loadRecordings(callId: string): void;
 }
 
-/** The supervisor's calls and recordings (see the file comment). */
-export function useSupervision(): SupervisionModel {
+/**
+ * The supervisor's calls and recordings (see the file comment). Only a user the login says may supervise is asked
+ * about (`enabled`): anyone else's page never makes the read whose 404 the browser would log as a failure.
+ */
+export function useSupervision(enabled: boolean): SupervisionModel {
   const [supervisor, setSupervisor] = useState<boolean | null>(null);
   const [rows, setRows] = useState<SupervisedRow[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [recordings, setRecordings] = useState<Record<string, RecordingsView>>({});
 
   useEffect(() => {
+    if (!enabled) {
+      setSupervisor(false);
+      return;
+    }
     let live = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const read = () => {
@@ -63,7 +70,7 @@ export function useSupervision(): SupervisionModel {
       live = false;
       clearTimeout(timer);
     };
-  }, []);
+  }, [enabled]);
 
   const loadRecordings = useCallback((callId: string) => {
     setRecordings((known) => ({ ...known, [callId]: { state: 'loading' } }));

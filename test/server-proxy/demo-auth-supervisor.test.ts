@@ -38,6 +38,17 @@ describe('the demo login: supervisors', () => {
     expect(await userOf(auth, agent2)).toEqual({ id: 'demo:agent2', name: 'agent2' });
   });
 
+  it('tells the page a supervisor is one, and nothing new of anyone else', async () => {
+    const auth = demoAuth();
+    const answers = await Promise.all(
+      ['lead1', 'agent1'].map(async (username) => {
+        const cookie = await login(auth, username);
+        return (await (await auth.app.fetch(new Request('http://app.test/auth/me', { headers: { cookie } }))).json()) as unknown;
+      }),
+    );
+    expect(answers).toEqual([{ user: { name: 'lead1', supervisor: true } }, { user: { name: 'agent1' } }]);
+  });
+
   it('counts a user whose cookie it verified as seen, as well as one who logged in', async () => {
     const before = demoAuth();
     const agent = await login(before, 'agent9');
