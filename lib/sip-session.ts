@@ -1,6 +1,6 @@
-import type { Invitation } from 'sip.js/lib/api/invitation.js';
-import type { Session } from 'sip.js/lib/api/session.js';
-import { SessionState } from 'sip.js/lib/api/session-state.js';
+import type { IncomingInviteRequest } from 'sip.js/lib/core/messages/methods/invite.js';
+import type { Session } from 'sip.js/lib/core/session/session.js';
+import type { SessionDelegate } from 'sip.js/lib/core/session/session-delegate.js';
 import type { AudioSessionHandler } from './audio-session-handler.js';
 import { watchQuality } from './call-quality.js';
 import { createCallWarnings, type AudioLook } from './call-warnings.js';
@@ -12,13 +12,89 @@ import { createMicrophoneMeter, type MeterAudioContext, type MicrophoneMeter } f
 import type { IncomingInvite, LinkEvent } from './sip-link.js';
 
 /**
- * A call's dialog in SIP.js: the INVITE as the helper sees it, the answered session followed to its end,
- * and INFO sent in it. With sip-adapter.ts (the registered user agent) and audio-session-handler.ts (the
- * call's media) the only files that import SIP.js; loaded with them, on `connect()`.
+ * A call's dialog over SIP.js's core: the INVITE as the helper sees it, the answered call followed to its end,
+ * and INFO, BYE and the ICE-restart re-INVITE sent in it. With sip-adapter.ts (the registered user agent) and
+ * audio-session-handler.ts (the call's media) the only files that import SIP.js; loaded with them, on `connect()`.
+ *
+ * @remarks
+ * SIP.js's API layer (its Invitation and Session) is not in the bundle, for its bytes: the core's transactions
+ * and dialog do the SIP, and this file does the little the helper needs of the rest: the answer's SDP through
+ * our handler (a 480 when the microphone fails), 487 to a CANCEL, the in-dialog requests answered, and a call's
+ * three states.
  */
 
-export function handlerOf(session: Session | undefined): AudioSessionHandler | undefined {
-  return session?.sessionDescriptionHandler as AudioSessionHandler | undefined;
+/** Where an INVITE the link keeps stands: not answered yet, answered (200 OK sent), or over. */
+export type CallState = 'initial' | 'established' | 'terminated';
+
+/** One INVITE from the service and, once answered, its call. */
+export interface Call {
+  state: CallState;
+  readonly request: IncomingInviteRequest;
+  /** The call's media, made at the answer. */
+  handler?: AudioSessionHandler;
+  /** The dialog the answer confirmed. */
+  dialog?: Session;
+  /** The in-dialog requests the watch answers ({@link watchSession}). */
+  delegate?: Pick<SessionDelegate, 'onInfo' | 'onNotify' | 'onRefer'>;
+  /** Told each change of state. */
+  readonly listeners: Array<(state: CallState) => void>;
+}
+
+export const newCall = (request: IncomingInviteRequest): Call => ({ state: 'initial', request, listeners: [] });
+
+export function handlerOf(call: Call | undefined): AudioSessionHandler | undefined {
+  return call?.handler;
+}
+
+/** Moves the call on; at its end its media closes, releasing the microphone. */
+function enter(call: Call, state: CallState): void {
+  if (call.state === 'terminated') return;
+  call.state = state;
+  if (state === 'terminated') call.handler?.close();
+  for (const listener of call.listeners) listener(state);
+}
+
+/** The SDP of a message, as the core carries it. */
+const sdp = (content: string) => ({ contentDisposition: 'session', contentType: 'application/sdp', content });
+
+/**
+ * Sends BYE for an established call, which ends now. Before the ACK of our 200 OK the dialog may not send it
+ * (RFC 3261 section 15): it goes once the ACK comes, or the wait for it ends.
+ */
+export function hangUp(call: Call | undefined): void {
+  const dialog = call?.dialog;
+  if (call?.state !== 'established' || !dialog) return;
+  const bye = () => void dialog.bye();
+  try {
+    bye();
+  } catch {
+    dialog.delegate = { ...dialog.delegate, onAck: bye, onAckTimeout: bye };
+  }
+  enter(call, 'terminated');
+}
+
+/**
+ * The dialog the answer confirmed, answered as the API layer would: BYE accepted (the call ends), a re-INVITE's
+ * offer answered by the handler (488 if it cannot), an offer in an ACK taken, no ACK at all ended by BYE.
+ */
+function follow(call: Call, dialog: Session, handler: AudioSessionHandler): void {
+  call.dialog = dialog;
+  dialog.delegate = {
+    ...call.delegate,
+    onBye: (request) => {
+      request.accept();
+      enter(call, 'terminated');
+    },
+    onInvite: (request) => {
+      const offer = request.message.body;
+      void (offer ? handler.setDescription(offer) : Promise.resolve())
+        .then(() => handler.getDescription())
+        .then((answer) => void request.accept({ statusCode: 200, body: sdp(answer) }))
+        .catch(() => void request.reject({ statusCode: 488 }));
+    },
+    onAck: ({ message }) => (message.body ? handler.setDescription(message.body) : undefined),
+    onAckTimeout: () => hangUp(call),
+  };
 }
 
 /** What a session's watch reports to, and what it starts once the session is up. */
@@ -35,29 +111,28 @@ export interface SessionWatch {
  * Follows an answered session: in-dialog INFO/NOTIFY (a change of the call), media up or failed, quality
  * samples while up, and its end.
  */
-export function watchSession(session: Session, callId: string | undefined, { emit, media, clock, onTerminated, audio }: SessionWatch): void {
+export function watchSession(session: Call, callId: string | undefined, { emit, media, clock, onTerminated, audio }: SessionWatch): void {
   let stopQuality: (() => void) | undefined;
   /** The microphone's level where the stats lack it (Firefox): open while the call's media is, closed at its end. */
   let microphone: MicrophoneMeter | undefined;
   // A service may tell of a state change in the dialog (the simulator sends INFO): read the call at once.
   // Setting the delegate means answering ourselves.
   session.delegate = {
-    ...session.delegate,
     onInfo: (info) => {
-      void info.accept().catch(() => undefined);
+      info.accept();
       emit({ type: 'call_changed', callId });
     },
     onNotify: (notification) => {
-      void notification.accept().catch(() => undefined);
+      notification.accept();
       emit({ type: 'call_changed', callId });
     },
     // A REFER asks the page to transfer the call by dialling another party itself (RFC 3515). The helper only
-    // answers the calls its server places, so it declines (603); without a delegate SIP.js would follow it.
-    onRefer: (referral) => void referral.reject({ statusCode: 603 }).catch(() => undefined),
+    // answers the calls its server places, so it declines (603).
+    onRefer: (referral) => void referral.reject({ statusCode: 603 }),
   };
   let stopPath: (() => void) | undefined;
-  session.stateChange.addListener((state) => {
-    if (state === SessionState.Established) {
+  session.listeners.push((state) => {
+    if (state === 'established') {
       const handler = handlerOf(session);
       const pc = handler?.peerConnection;
       if (handler) handler.onMicrophone = (outcome) => emit({ type: 'microphone', callId, outcome });
@@ -95,7 +170,7 @@ export function watchSession(session: Session, callId: string | undefined, { emi
       media.applyMute();
       void media.play(handler?.remoteMediaStream);
     }
-    if (state === SessionState.Terminated) {
+    if (state === 'terminated') {
       stopPath?.();
       stopQuality?.();
       microphone?.close();
@@ -122,82 +197,109 @@ async function samplePath(pc: RTCPeerConnection, microphone: MicrophoneMeter): P
 }
 
 /** Restarts the call's ICE by a re-INVITE whose offer carries new ICE credentials; resolves on its 2xx. */
-function restartIce(session: Session): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    session
-      .invite({
-        sessionDescriptionHandlerOptions: { offerOptions: { iceRestart: true } } as Session['sessionDescriptionHandlerOptionsReInvite'],
-        requestDelegate: { onAccept: () => resolve(), onReject: (response) => reject(new Error(`re-INVITE answered ${response.message.statusCode}`)) },
-      })
-      .catch(reject);
+async function restartIce(call: Call): Promise<void> {
+  const { dialog, handler } = call;
+  if (!dialog || !handler) throw new Error('no call to restart');
+  const offer = await handler.getDescription({ offerOptions: { iceRestart: true } });
+  await new Promise<void>((resolve, reject) => {
+    dialog.invite(
+      {
+        onAccept: (response) => {
+          response.ack();
+          handler.setDescription(response.message.body).then(resolve, reject);
+        },
+        onReject: (response) => {
+          void handler.rollbackDescription();
+          reject(new Error(`re-INVITE answered ${response.message.statusCode}`));
+        },
+      },
+      { body: sdp(offer) },
+    );
   });
 }
 
-/** Sends one SIP INFO in the established session (DTMF when RFC 4733 was not negotiated). */
-export function sendInfo(session: Session | undefined, contentType: string, content: string): Promise<void> {
-  if (session?.state !== SessionState.Established) return Promise.reject(new VoiceBrowserError('no_active_call', 'the call is not established'));
+/** Sends one SIP INFO in the established call (DTMF when RFC 4733 was not negotiated). */
+export function sendInfo(call: Call | undefined, contentType: string, content: string): Promise<void> {
+  const dialog = call?.dialog;
+  if (call?.state !== 'established' || !dialog) return Promise.reject(new VoiceBrowserError('no_active_call', 'the call is not established'));
   return new Promise<void>((resolve, reject) => {
-    void session
-      .info({
-        requestDelegate: { onAccept: () => resolve(), onReject: (response) => reject(new Error(`INFO answered ${response.message.statusCode}`)) },
-        requestOptions: { body: { contentDisposition: 'render', contentType, content } },
-      })
-      .catch(reject);
+    dialog.info(
+      { onAccept: () => resolve(), onReject: (response) => reject(new Error(`INFO answered ${response.message.statusCode}`)) },
+      { body: { contentDisposition: 'render', contentType, content } },
+    );
   });
 }
 
 /** The call an INVITE names: `X-Browser-Call-Id` for a browser call, `X-Call-Id` for a caller claimed from a queue. */
-export const callIdOf = (request: Invitation['request']): string | undefined => request.getHeader('X-Browser-Call-Id') ?? request.getHeader('X-Call-Id');
+export const callIdOf = (request: IncomingInviteRequest['message']): string | undefined => request.getHeader('X-Browser-Call-Id') ?? request.getHeader('X-Call-Id');
 
 /**
  * The INVITEs not yet answered, kept by id: each told to the helper as data (`invite_received`), answered or
- * declined when it names the id back. `onAccept` runs as an answer starts, so the session is followed from its
- * first state change.
+ * declined when it names the id back. `onAccept` runs as an answer starts, so the call is followed from its
+ * first change of state; `makeHandler` makes its media.
  */
-export function createInvites(emit: (event: LinkEvent) => void, microphone: string | undefined, clock: Clock, onAccept: (invitation: Invitation) => void) {
-  const pending = new Map<number, Invitation>();
-  const withdrawn = new WeakSet<Invitation>();
+export function createInvites(emit: (event: LinkEvent) => void, microphone: string | undefined, clock: Clock, onAccept: (call: Call) => void, makeHandler: () => AudioSessionHandler) {
+  const pending = new Map<number, Call>();
+  const withdrawn = new WeakSet<Call>();
   let last = 0;
   return {
-    received(invitation: Invitation): void {
+    received(request: IncomingInviteRequest): void {
       const id = ++last;
-      const { request } = invitation;
-      const callId = callIdOf(request);
-      pending.set(id, invitation);
-      // The service gave the INVITE up (SIP.js answers the CANCEL 487): the call changed, so it is read now.
-      invitation.delegate = {
+      const call = newCall(request);
+      const { message } = request;
+      const callId = callIdOf(message);
+      pending.set(id, call);
+      // The service gave the INVITE up (the core answered the CANCEL 200; the INVITE is ours to end, 487): the
+      // call changed, so it is read now.
+      request.delegate = {
         onCancel: () => {
-          withdrawn.add(invitation);
+          if (call.state !== 'initial') return;
+          withdrawn.add(call);
           pending.delete(id);
           emit({ type: 'invite_withdrawn', id, callId });
+          request.reject({ statusCode: 487 });
+          enter(call, 'terminated');
         },
       };
       // A queue's caller: their number is the From's user part, E.164 without its `+` as SIP URIs write it. A
       // supervisor's monitor leg (`X-Monitored-Call-Id`) is no caller to offer.
-      const user = request.from.uri.user ?? '';
-      const queued = request.hasHeader('X-Call-Id') && !request.hasHeader('X-Monitored-Call-Id');
+      const user = message.from.uri.user ?? '';
+      const queued = message.hasHeader('X-Call-Id') && !message.hasHeader('X-Monitored-Call-Id');
       const caller = queued ? { caller: /^\d+$/.test(user) ? `+${user}` : user } : {};
       emit({ type: 'invite_received', invite: { id, callId, at: clock.now(), ...caller } });
     },
+    /** The answer: the offer to the handler, its answer in the 200 OK; the microphone failing declines it (480). */
     async answer(id: number): Promise<void> {
-      const invitation = pending.get(id);
+      const call = pending.get(id);
       pending.delete(id);
-      if (!invitation) return;
-      onAccept(invitation);
-      // A supervisor's monitor leg is answered listen-only: no microphone (audio false), so the answer is recvonly.
-      const listen = invitation.request.hasHeader('X-Monitored-Call-Id');
+      if (!call) return;
+      onAccept(call);
+      const handler = (call.handler = makeHandler());
       try {
-        await invitation.accept({
-          sessionDescriptionHandlerOptions: { constraints: { audio: !listen && (microphone ? { deviceId: { exact: microphone } } : true), video: false } },
-        });
+        const offer = call.request.message.body;
+        if (offer) await handler.setDescription(offer);
+        const answer = await handler.getDescription({ constraints: { audio: microphone ? { deviceId: { exact: microphone } } : true, video: false } });
+        if (withdrawn.has(call)) return;
+        follow(call, call.request.accept({ statusCode: 200, body: sdp(answer) }).session, handler);
+        enter(call, 'established');
       } catch (cause) {
         // Withdrawn while we answered (a CANCEL crossed our 200 OK): not the page's failure.
-        if (!withdrawn.has(invitation)) throw microphoneError(cause);
+        if (withdrawn.has(call)) return;
+        try {
+          call.request.reject({ statusCode: 480 });
+        } catch {
+          // Already answered: the call still ends.
+        }
+        enter(call, 'terminated');
+        throw microphoneError(cause);
       }
     },
     decline(id: number): void {
-      void pending.get(id)?.reject({ statusCode: 486 }).catch(() => undefined);
+      const call = pending.get(id);
       pending.delete(id);
+      if (!call) return;
+      call.request.reject({ statusCode: 486 });
+      enter(call, 'terminated');
     },
   };
 }
