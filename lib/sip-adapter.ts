@@ -13,7 +13,7 @@ import { VoiceBrowserError } from './errors.js';
 import { createKeepAlive } from './keep-alive.js';
 import { createMediaControls, type MediaControls } from './media-controls.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
-import { callIdOf, createInvites, handlerOf, hangUp, sendInfo, watchSession, type Call } from './sip-session.js';
+import { callIdOf, createInvites, hangUp, sendInfo, watchSession, type Call } from './sip-session.js';
 import { createRegistration } from './sip-registration.js';
 import { createSipSocket } from './sip-socket.js';
 
@@ -62,11 +62,6 @@ const RECONNECT_DELAYS_MS = [0, 1000, 3000];
  * instead of being restored and lost again for ever.
  */
 const SETTLED_MS = 10_000;
-/**
- * The registration is refreshed halfway through its time, so a refresh whose timer a hidden
- * page runs a minute late is still well before the registrar's expiry.
- */
-const REFRESH_AT_PERCENT = 50;
 
 /**
  * Registers the session's temporary credentials over WebSocket; resolves once registered.
@@ -93,7 +88,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     watchSession(call, callIdOf(call.request.message), { emit, media, clock, onTerminated: () => current === call && (current = undefined) });
   }, makeHandler);
   const media: MediaControls = createMediaControls({
-    peerConnection: () => handlerOf(current)?.peerConnection,
+    peerConnection: () => current?.handler?.peerConnection,
     sendInfo: (contentType, content) => sendInfo(current, contentType, content),
     remoteAudio: options.remoteAudio,
     speakerId: options.audioDevices?.speakerId,
@@ -212,6 +207,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     registration.stop();
     emit({ type: 'socket_dropped' });
     socket.close();
+    failRegistrationsInFlight();
   };
   /** The page is back from the cache: the link reconnects and registers again, as after a drop. */
   const pageshow = (event: PageTransitionEvent) => {

@@ -1,4 +1,5 @@
-import type { IncomingInviteRequest } from 'sip.js/lib/core/messages/methods/invite.js';
+import type { IncomingResponse } from 'sip.js/lib/core/messages/incoming-response.js';
+import type { AckableIncomingResponseWithSession, IncomingInviteRequest } from 'sip.js/lib/core/messages/methods/invite.js';
 import type { Session } from 'sip.js/lib/core/session/session.js';
 import type { SessionDelegate } from 'sip.js/lib/core/session/session-delegate.js';
 import type { AudioSessionHandler } from './audio-session-handler.js';
@@ -12,15 +13,12 @@ import { createMicrophoneMeter, type MeterAudioContext, type MicrophoneMeter } f
 import type { IncomingInvite, LinkEvent } from './sip-link.js';
 
 /**
- * A call's dialog over SIP.js's core: the INVITE as the helper sees it, the answered call followed to its end,
- * and INFO, BYE and the ICE-restart re-INVITE sent in it. With sip-adapter.ts (the registered user agent) and
- * audio-session-handler.ts (the call's media) the only files that import SIP.js; loaded with them, on `connect()`.
- *
- * @remarks
- * SIP.js's API layer (its Invitation and Session) is not in the bundle, for its bytes: the core's transactions
- * and dialog do the SIP, and this file does the little the helper needs of the rest: the answer's SDP through
- * our handler (a 480 when the microphone fails), 487 to a CANCEL, the in-dialog requests answered, and a call's
- * three states.
+ * A call's dialog over SIP.js's core: the INVITE as the helper sees it, the answered call followed to its end, and
+ * INFO, BYE and the ICE-restart re-INVITE sent in it. With sip-adapter.ts and sip-registration.ts the only files
+ * that import SIP.js; loaded with them, on `connect()`. SIP.js's API layer (Invitation, Session) is left out for
+ * its bytes: the core's transactions and dialog do the SIP, and this file what the helper needs of the rest: the
+ * answer's SDP through our handler (480 when the microphone fails), 487 to a CANCEL, the in-dialog requests
+ * answered, a call's three states.
  */
 
 /** Where an INVITE the link keeps stands: not answered yet, answered (200 OK sent), or over. */
@@ -40,18 +38,21 @@ export interface Call {
   readonly listeners: Array<(state: CallState) => void>;
 }
 
-export const newCall = (request: IncomingInviteRequest): Call => ({ state: 'initial', request, listeners: [] });
-
-export function handlerOf(call: Call | undefined): AudioSessionHandler | undefined {
-  return call?.handler;
-}
-
 /** Moves the call on; at its end its media closes, releasing the microphone. */
 function enter(call: Call, state: CallState): void {
   if (call.state === 'terminated') return;
   call.state = state;
   if (state === 'terminated') call.handler?.close();
   for (const listener of call.listeners) listener(state);
+}
+
+/** Answers the INVITE with `statusCode`, if it still can be: the core throws once its transaction is past that. */
+function refuse(call: Call, statusCode: number): void {
+  try {
+    call.request.reject({ statusCode });
+  } catch {
+    // Answered already, or withdrawn: nothing to refuse.
+  }
 }
 
 /** The SDP of a message, as the core carries it. */
@@ -133,7 +134,7 @@ export function watchSession(session: Call, callId: string | undefined, { emit, 
   let stopPath: (() => void) | undefined;
   session.listeners.push((state) => {
     if (state === 'established') {
-      const handler = handlerOf(session);
+      const { handler } = session;
       const pc = handler?.peerConnection;
       if (handler) handler.onMicrophone = (outcome) => emit({ type: 'microphone', callId, outcome });
       if (pc) {
@@ -202,19 +203,15 @@ async function restartIce(call: Call): Promise<void> {
   if (!dialog || !handler) throw new Error('no call to restart');
   const offer = await handler.getDescription({ offerOptions: { iceRestart: true } });
   await new Promise<void>((resolve, reject) => {
-    dialog.invite(
-      {
-        onAccept: (response) => {
-          response.ack();
-          handler.setDescription(response.message.body).then(resolve, reject);
-        },
-        onReject: (response) => {
-          void handler.rollbackDescription();
-          reject(new Error(`re-INVITE answered ${response.message.statusCode}`));
-        },
-      },
-      { body: sdp(offer) },
-    );
+    const onAccept = (response: AckableIncomingResponseWithSession) => {
+      response.ack();
+      handler.setDescription(response.message.body).then(resolve, reject);
+    };
+    const onReject = ({ message }: IncomingResponse) => {
+      void handler.rollbackDescription();
+      reject(new Error(`re-INVITE answered ${message.statusCode}`));
+    };
+    dialog.invite({ onAccept, onReject }, { body: sdp(offer) });
   });
 }
 
@@ -240,12 +237,11 @@ export const callIdOf = (request: IncomingInviteRequest['message']): string | un
  */
 export function createInvites(emit: (event: LinkEvent) => void, microphone: string | undefined, clock: Clock, onAccept: (call: Call) => void, makeHandler: () => AudioSessionHandler) {
   const pending = new Map<number, Call>();
-  const withdrawn = new WeakSet<Call>();
   let last = 0;
   return {
     received(request: IncomingInviteRequest): void {
       const id = ++last;
-      const call = newCall(request);
+      const call: Call = { state: 'initial', request, listeners: [] };
       const { message } = request;
       const callId = callIdOf(message);
       pending.set(id, call);
@@ -254,10 +250,9 @@ export function createInvites(emit: (event: LinkEvent) => void, microphone: stri
       request.delegate = {
         onCancel: () => {
           if (call.state !== 'initial') return;
-          withdrawn.add(call);
           pending.delete(id);
           emit({ type: 'invite_withdrawn', id, callId });
-          request.reject({ statusCode: 487 });
+          refuse(call, 487);
           enter(call, 'terminated');
         },
       };
@@ -279,18 +274,16 @@ export function createInvites(emit: (event: LinkEvent) => void, microphone: stri
         const offer = call.request.message.body;
         if (offer) await handler.setDescription(offer);
         const answer = await handler.getDescription({ constraints: { audio: microphone ? { deviceId: { exact: microphone } } : true, video: false } });
-        if (withdrawn.has(call)) return;
+        // Withdrawn meanwhile (only a CANCEL ends a call not yet answered).
+        if (call.state === 'terminated') return;
         follow(call, call.request.accept({ statusCode: 200, body: sdp(answer) }).session, handler);
         enter(call, 'established');
       } catch (cause) {
         // Withdrawn while we answered (a CANCEL crossed our 200 OK): not the page's failure.
-        if (withdrawn.has(call)) return;
-        try {
-          call.request.reject({ statusCode: 480 });
-        } catch {
-          // Already answered: the call still ends.
-        }
+        if (call.state === 'terminated') return;
         enter(call, 'terminated');
+        // 480, unless the 200 OK went already (and something after it failed).
+        refuse(call, 480);
         throw microphoneError(cause);
       }
     },
@@ -298,8 +291,8 @@ export function createInvites(emit: (event: LinkEvent) => void, microphone: stri
       const call = pending.get(id);
       pending.delete(id);
       if (!call) return;
-      call.request.reject({ statusCode: 486 });
       enter(call, 'terminated');
+      refuse(call, 486);
     },
   };
 }
