@@ -65,7 +65,7 @@ export const sipTrim: Plugin = createSipTrim();
  * SIP.js trimmed, and SIP.js's private fields (`_state`, `_ws`, ...: an underscore then a letter) renamed
  * short. No name of that shape crosses the bundle's edge (the DOM, the service's JSON and the page's options
  * have none, and SIP.js never reaches one by a string), so the renaming stays inside SIP.js: the link uses only
- * SIP.js's public members (its transport's `ws`, say), which keep their names.
+ * SIP.js's public members (the core's `userAgentClients`, say), which keep their names.
  */
 export const LIB_BUILD_OPTIONS: BuildOptions = {
   bundle: true,
