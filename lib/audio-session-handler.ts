@@ -3,7 +3,7 @@ import type { Clock } from './clock.js';
 
 /**
  * Each call's media, for the link's offer/answer (sip-session.ts): one peer connection with the session's ICE
- * servers, the microphone as its one track, full descriptions (every candidate in the SDP, no trickle, RFC 8839),
+ * servers, the microphone as its one track (none for a call that only listens), full descriptions (every candidate in the SDP, no trickle, RFC 8839),
  * and an ICE restart when asked (media-path.ts). SIP.js's own web handler carries video, data channels, hold and a
  * delegate the helper never uses; this one is what the helper needs and nothing else. It imports nothing of
  * SIP.js. Part of the SIP chunk: only sip-adapter.ts creates it.
@@ -35,6 +35,7 @@ export class AudioSessionHandler {
    */
   declare onMicrophone: ((outcome: 'replaced' | 'unavailable') => void) | undefined;
   declare private microphone: MediaStream | undefined;
+  declare private listening: boolean | undefined;
   declare private readonly options: AudioHandlerOptions;
 
   constructor(options: AudioHandlerOptions) {
@@ -57,7 +58,9 @@ export class AudioSessionHandler {
    */
   async getDescription(options?: DescriptionOptions): Promise<string> {
     const pc = this.peerConnection;
-    if (!this.microphone) {
+    // A call answered with `audio: false` (a monitor leg) only listens: no microphone, then or in a later offer.
+    this.listening ||= options?.constraints?.audio === false;
+    if (!this.microphone && !this.listening) {
       // A refusal or a missing device rejects here; the link then declines the INVITE (480).
       this.microphone = await navigator.mediaDevices.getUserMedia({ audio: options?.constraints?.audio ?? true, video: false });
       for (const track of this.microphone.getTracks()) {

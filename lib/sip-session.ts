@@ -273,7 +273,9 @@ export function createInvites(emit: (event: LinkEvent) => void, microphone: stri
       try {
         const offer = call.request.message.body;
         if (offer) await handler.setDescription(offer);
-        const answer = await handler.getDescription({ constraints: { audio: microphone ? { deviceId: { exact: microphone } } : true, video: false } });
+        // A supervisor's monitor leg is answered listen-only: no microphone (audio false), so the answer is recvonly.
+        const listen = call.request.message.hasHeader('X-Monitored-Call-Id');
+        const answer = await handler.getDescription({ constraints: { audio: !listen && (microphone ? { deviceId: { exact: microphone } } : true), video: false } });
         // Withdrawn meanwhile (only a CANCEL ends a call not yet answered).
         if (call.state === 'terminated') return;
         follow(call, call.request.accept({ statusCode: 200, body: sdp(answer) }).session, handler);

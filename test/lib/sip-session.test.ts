@@ -164,6 +164,25 @@ describe('the INVITEs the link keeps by id (createInvites)', () => {
     ]);
   });
 
+  it("answers a monitor leg's INVITE listen-only: no microphone asked for, and a call's with it", async () => {
+    const asked: unknown[] = [];
+    const recording = () =>
+      ({
+        setDescription: () => Promise.resolve(),
+        getDescription: (options: { constraints?: { audio?: unknown } }) => {
+          asked.push(options.constraints?.audio);
+          return Promise.resolve('v=0');
+        },
+        close: () => undefined,
+      }) as unknown as AudioSessionHandler;
+    const invites = createInvites(() => undefined, 'mic-2', new FakeClock(5), () => undefined, recording);
+    invites.received(invitation({ 'X-Call-Id': 'c_leg', 'X-Monitored-Call-Id': 'bc_9' }).fake);
+    invites.received(invitation({ 'X-Call-Id': 'c_1' }).fake);
+    await invites.answer(1);
+    await invites.answer(2);
+    expect(asked).toEqual([false, { deviceId: { exact: 'mic-2' } }]);
+  });
+
   it('answers and declines by id, once; a withdrawn INVITE is told, and is neither answered nor declined after', async () => {
     const { events, accepted, invites } = setup();
     const one = invitation({ 'X-Call-Id': 'c_1' });
