@@ -3,10 +3,10 @@ import type { Clock } from './clock.js';
 
 /**
  * Each call's media, for the link's offer/answer (sip-session.ts): one peer connection with the session's ICE
- * servers, the microphone as its one track (none for a call that only listens), full descriptions (every candidate in the SDP, no trickle, RFC 8839),
- * and an ICE restart when asked (media-path.ts). SIP.js's own web handler carries video, data channels, hold and a
- * delegate the helper never uses; this one is what the helper needs and nothing else. It imports nothing of
- * SIP.js. Part of the SIP chunk: only sip-adapter.ts creates it.
+ * servers, the microphone as its one track (none for a call that only listens), full descriptions (every
+ * candidate in the SDP, no trickle, RFC 8839), and an ICE restart when asked (media-path.ts). SIP.js's own web
+ * handler carries video, data channels, hold and a delegate the helper never uses; this one is what the helper
+ * needs and nothing else. It imports nothing of SIP.js. Part of the SIP chunk: only sip-adapter.ts creates it.
  */
 
 /** What each call's handler is made with. */
