@@ -5,6 +5,7 @@ import { IncomingRequestMessage } from 'sip.js/lib/core/messages/incoming-reques
 import { IncomingResponseMessage } from 'sip.js/lib/core/messages/incoming-response-message.js';
 import { Parser } from 'sip.js/lib/core/messages/parser.js';
 import { createRandomToken } from 'sip.js/lib/core/messages/utils.js';
+import { AllowedMethods } from 'sip.js/lib/core/user-agent-core/allowed-methods.js';
 import { UserAgentCore } from 'sip.js/lib/core/user-agent-core/user-agent-core.js';
 import { Grammar } from 'sip.js/lib/grammar/grammar.js';
 import { URI } from 'sip.js/lib/grammar/uri.js';
@@ -13,7 +14,8 @@ import { VoiceBrowserError } from './errors.js';
 import { createKeepAlive } from './keep-alive.js';
 import { createMediaControls, type MediaControls } from './media-controls.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
-import { callIdOf, createInvites, hangUp, sendInfo, watchSession, type Call } from './sip-session.js';
+import { watchSession } from './call-watch.js';
+import { callIdOf, createInvites, hangUp, sendInfo, type Call } from './sip-session.js';
 import { createRegistration } from './sip-registration.js';
 import { createSipSocket } from './sip-socket.js';
 
@@ -86,7 +88,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     current = call;
     // Followed from its first state change; once it ends, no call is current.
     watchSession(call, callIdOf(call.request.message), { emit, media, clock, onTerminated: () => current === call && (current = undefined) });
-  }, makeHandler);
+  }, makeHandler, () => [`Contact: <${contact}>`, `Allow: ${AllowedMethods.join(', ')}`]);
   const media: MediaControls = createMediaControls({
     peerConnection: () => current?.handler?.peerConnection,
     sendInfo: (contentType, content) => sendInfo(current, contentType, content),
@@ -287,6 +289,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
       for (const [name, listener] of pageEvents) removeEventListener(name, listener, true);
       wake?.();
       hangUp(current);
+      invites.close();
       await registration.unregister();
       socket.close();
       core.dispose();

@@ -3,18 +3,14 @@ import type { AckableIncomingResponseWithSession, IncomingInviteRequest } from '
 import type { Session } from 'sip.js/lib/core/session/session.js';
 import type { SessionDelegate } from 'sip.js/lib/core/session/session-delegate.js';
 import type { AudioSessionHandler } from './audio-session-handler.js';
-import { watchQuality } from './call-quality.js';
-import { createCallWarnings, type AudioLook } from './call-warnings.js';
 import type { Clock } from './clock.js';
 import { VoiceBrowserError } from './errors.js';
-import { microphoneError, type MediaControls } from './media-controls.js';
-import { watchMediaPath, type PathSample } from './media-path.js';
-import { createMicrophoneMeter, type MeterAudioContext, type MicrophoneMeter } from './microphone-meter.js';
-import type { IncomingInvite, LinkEvent } from './sip-link.js';
+import { microphoneError } from './media-controls.js';
+import type { LinkEvent } from './sip-link.js';
 
 /**
- * A call's dialog over SIP.js's core: the INVITE as the helper sees it, the answered call followed to its end, and
- * INFO, BYE and the ICE-restart re-INVITE sent in it. With sip-adapter.ts and sip-registration.ts the only files
+ * A call's dialog over SIP.js's core: the INVITE as the helper sees it, the answered call's dialog to its end (its
+ * media watched by call-watch.ts), and INFO, BYE and the ICE-restart re-INVITE sent in it. With sip-adapter.ts and sip-registration.ts the only files
  * that import SIP.js; loaded with them, on `connect()`. SIP.js's API layer (Invitation, Session) is left out for
  * its bytes: the core's transactions and dialog do the SIP, and this file what the helper needs of the rest: the
  * answer's SDP through our handler (480 when the microphone fails), 487 to a CANCEL, the in-dialog requests
@@ -36,6 +32,8 @@ export interface Call {
   delegate?: Pick<SessionDelegate, 'onInfo' | 'onNotify' | 'onRefer'>;
   /** Told each change of state. */
   readonly listeners: Array<(state: CallState) => void>;
+  /** What our requests and 2xx in the dialog carry besides the core's: the Contact and Allow (RFC 3261 section 12.2.1.1). */
+  readonly headers: string[];
 }
 
 /** Moves the call on; at its end its media closes, releasing the microphone. */
@@ -90,128 +88,45 @@ function follow(call: Call, dialog: Session, handler: AudioSessionHandler): void
       const offer = request.message.body;
       void (offer ? handler.setDescription(offer) : Promise.resolve())
         .then(() => handler.getDescription())
-        .then((answer) => void request.accept({ statusCode: 200, body: sdp(answer) }))
-        .catch(() => void request.reject({ statusCode: 488 }));
+        .then((answer) => void request.accept({ statusCode: 200, body: sdp(answer), extraHeaders: call.headers }))
+        .catch(() => {
+          void handler.rollbackDescription();
+          request.reject({ statusCode: 488 });
+        });
     },
     onAck: ({ message }) => (message.body ? handler.setDescription(message.body) : undefined),
     onAckTimeout: () => hangUp(call),
   };
 }
 
-/** What a session's watch reports to, and what it starts once the session is up. */
-export interface SessionWatch {
-  emit(event: LinkEvent): void;
-  media: MediaControls;
-  clock: Clock;
-  onTerminated(): void;
-  /** Makes the AudioContext of a microphone meter (default: the browser's); a seam for tests. */
-  audio?: () => MeterAudioContext | undefined;
-}
-
 /**
- * Follows an answered session: in-dialog INFO/NOTIFY (a change of the call), media up or failed, quality
- * samples while up, and its end.
+ * Restarts the call's ICE by a re-INVITE whose offer carries new ICE credentials; resolves on its 2xx. Refused or
+ * not sent, the offer is rolled back; a 2xx whose answer cannot be applied ends the call (ACK, then BYE), as
+ * SIP.js's API layer did.
  */
-export function watchSession(session: Call, callId: string | undefined, { emit, media, clock, onTerminated, audio }: SessionWatch): void {
-  let stopQuality: (() => void) | undefined;
-  /** The microphone's level where the stats lack it (Firefox): open while the call's media is, closed at its end. */
-  let microphone: MicrophoneMeter | undefined;
-  // A service may tell of a state change in the dialog (the simulator sends INFO): read the call at once.
-  // Setting the delegate means answering ourselves.
-  session.delegate = {
-    onInfo: (info) => {
-      info.accept();
-      emit({ type: 'call_changed', callId });
-    },
-    onNotify: (notification) => {
-      notification.accept();
-      emit({ type: 'call_changed', callId });
-    },
-    // A REFER asks the page to transfer the call by dialling another party itself (RFC 3515). The helper only
-    // answers the calls its server places, so it declines (603).
-    onRefer: (referral) => void referral.reject({ statusCode: 603 }),
-  };
-  let stopPath: (() => void) | undefined;
-  session.listeners.push((state) => {
-    if (state === 'established') {
-      const { handler } = session;
-      const pc = handler?.peerConnection;
-      if (handler) handler.onMicrophone = (outcome) => emit({ type: 'microphone', callId, outcome });
-      if (pc) {
-        const meter = (microphone = createMicrophoneMeter(pc, audio));
-        const warnings = createCallWarnings(clock, (warning, raised) => emit({ type: 'warning', callId, warning, raised }));
-        stopPath = watchMediaPath({
-          sample: async () => {
-            const look = await samplePath(pc, meter);
-            warnings.look({ ...look, muted: media.isMuted() });
-            return look;
-          },
-          onStateChange: (listener) => {
-            pc.addEventListener('connectionstatechange', listener);
-            return () => pc.removeEventListener('connectionstatechange', listener);
-          },
-          clock,
-          restartIce: () => restartIce(session),
-          onConnected: () => {
-            emit({ type: 'media_connected', callId });
-            stopQuality ??= watchQuality(
-              pc,
-              clock,
-              (quality) => {
-                warnings.quality(quality);
-                emit({ type: 'quality', callId, quality });
-              },
-              meter.read,
-            );
-          },
-          onReconnecting: () => emit({ type: 'media_reconnecting', callId }),
-          onFailed: () => emit({ type: 'media_failed', callId }),
-        });
-      }
-      media.applyMute();
-      void media.play(handler?.remoteMediaStream);
-    }
-    if (state === 'terminated') {
-      stopPath?.();
-      stopQuality?.();
-      microphone?.close();
-      onTerminated();
-      emit({ type: 'session_ended', callId });
-    }
-  });
-}
-
-/**
- * The call's path as media-path.ts judges it: the connection's state, the audio received, the far end's
- * direction; with the microphone's totals for the silent-microphone warning.
- */
-async function samplePath(pc: RTCPeerConnection, microphone: MicrophoneMeter): Promise<PathSample & Omit<AudioLook, 'muted'>> {
-  let received = 0;
-  const report = await pc.getStats();
-  report.forEach((stat: { type: string; kind?: string; packetsReceived?: number }) => {
-    if (stat.type === 'inbound-rtp' && stat.kind === 'audio') received += stat.packetsReceived ?? 0;
-  });
-  const mic = microphone.read(report);
-  // RFC 3264 section 6.1: a far end that answered recvonly or inactive sends nothing, so its silence says nothing.
-  const farEndSends = !/^a=(?:recvonly|inactive)\s*$/m.test(pc.currentRemoteDescription?.sdp ?? '');
-  return { state: pc.connectionState, received, farEndSends, micEnergy: mic?.energy, micSeconds: mic?.seconds };
-}
-
-/** Restarts the call's ICE by a re-INVITE whose offer carries new ICE credentials; resolves on its 2xx. */
-async function restartIce(call: Call): Promise<void> {
+export async function restartIce(call: Call): Promise<void> {
   const { dialog, handler } = call;
   if (!dialog || !handler) throw new Error('no call to restart');
   const offer = await handler.getDescription({ offerOptions: { iceRestart: true } });
   await new Promise<void>((resolve, reject) => {
     const onAccept = (response: AckableIncomingResponseWithSession) => {
       response.ack();
-      handler.setDescription(response.message.body).then(resolve, reject);
+      handler.setDescription(response.message.body).then(resolve, (error: unknown) => {
+        hangUp(call);
+        reject(error);
+      });
     };
-    const onReject = ({ message }: IncomingResponse) => {
+    const refused = (error: Error) => {
       void handler.rollbackDescription();
-      reject(new Error(`re-INVITE answered ${message.statusCode}`));
+      reject(error);
     };
-    dialog.invite({ onAccept, onReject }, { body: sdp(offer) });
+    const onReject = ({ message }: IncomingResponse) => refused(new Error(`re-INVITE answered ${message.statusCode}`));
+    try {
+      dialog.invite({ onAccept, onReject }, { body: sdp(offer), extraHeaders: call.headers });
+    } catch (error) {
+      // The dialog may not send one now (a re-INVITE of the service's still waits for its ACK).
+      refused(error as Error);
+    }
   });
 }
 
@@ -235,13 +150,13 @@ export const callIdOf = (request: IncomingInviteRequest['message']): string | un
  * declined when it names the id back. `onAccept` runs as an answer starts, so the call is followed from its
  * first change of state; `makeHandler` makes its media.
  */
-export function createInvites(emit: (event: LinkEvent) => void, microphone: string | undefined, clock: Clock, onAccept: (call: Call) => void, makeHandler: () => AudioSessionHandler) {
+export function createInvites(emit: (event: LinkEvent) => void, microphone: string | undefined, clock: Clock, onAccept: (call: Call) => void, makeHandler: () => AudioSessionHandler, headers: () => string[] = () => []) {
   const pending = new Map<number, Call>();
   let last = 0;
   return {
     received(request: IncomingInviteRequest): void {
       const id = ++last;
-      const call: Call = { state: 'initial', request, listeners: [] };
+      const call: Call = { state: 'initial', request, listeners: [], headers: headers() };
       const { message } = request;
       const callId = callIdOf(message);
       pending.set(id, call);
@@ -289,12 +204,16 @@ export function createInvites(emit: (event: LinkEvent) => void, microphone: stri
         throw microphoneError(cause);
       }
     },
-    decline(id: number): void {
+    decline(id: number, statusCode = 486): void {
       const call = pending.get(id);
       pending.delete(id);
       if (!call) return;
       enter(call, 'terminated');
-      refuse(call, 486);
+      refuse(call, statusCode);
+    },
+    /** The link closes: every INVITE still ringing is refused (480), so the service rings this page no more. */
+    close(): void {
+      for (const id of [...pending.keys()]) this.decline(id, 480);
     },
   };
 }

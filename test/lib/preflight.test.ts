@@ -8,7 +8,7 @@ import { FakeSip } from '../../lib/testing/fake-sip.js';
 import type { PreflightReport } from '../../lib/helper-types.js';
 import type { CallQuality } from '../../lib/types.js';
 import { createVoiceBrowserWith } from '../../lib/voice-browser.js';
-import { watchSession } from '../../lib/sip-session.js';
+import { watchSession } from '../../lib/call-watch.js';
 import { FakeCallPeerConnection, fakeSession, quietMedia } from '../support/fake-call-media.js';
 import { fakeWebAudio } from '../support/fake-web-audio.js';
 import { CALL, START, setup } from '../support/helper-world.js';

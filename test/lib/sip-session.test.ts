@@ -4,7 +4,8 @@ import type { IncomingReferRequest } from 'sip.js/lib/core/messages/methods/refe
 import type { AudioSessionHandler } from '../../lib/audio-session-handler.js';
 import { describe, expect, it } from 'vitest';
 import type { LinkEvent } from '../../lib/sip-link.js';
-import { createInvites, watchSession, type Call } from '../../lib/sip-session.js';
+import { watchSession } from '../../lib/call-watch.js';
+import { createInvites, type Call } from '../../lib/sip-session.js';
 import { FakeClock } from '../../lib/testing/fake-clock.js';
 import { FakeCallPeerConnection, fakeSession, quietMedia } from '../support/fake-call-media.js';
 import { fakeWebAudio } from '../support/fake-web-audio.js';
@@ -181,6 +182,30 @@ describe('the INVITEs the link keeps by id (createInvites)', () => {
     await invites.answer(1);
     await invites.answer(2);
     expect(asked).toEqual([false, { deviceId: { exact: 'mic-2' } }]);
+  });
+
+  it('refuses every INVITE still ringing when the link closes (480), and leaves one answered or declined as it is', async () => {
+    const { invites } = setup();
+    const [one, two, three] = [invitation({ 'X-Call-Id': 'c_1' }), invitation({ 'X-Call-Id': 'c_2' }), invitation({ 'X-Call-Id': 'c_3' })];
+    for (const each of [one, two, three]) invites.received(each.fake);
+    await invites.answer(1);
+    invites.decline(2);
+    invites.close();
+    expect([one.answered, two.answered, three.answered]).toEqual([['accept'], ['reject 486'], ['reject 480']]);
+  });
+
+  it("answers the service's re-INVITE in the dialog with our Contact and Allow (RFC 3261 section 12.2.1.1)", async () => {
+    const dialog = { delegate: undefined as { onInvite?(request: unknown): void } | undefined };
+    const one = invitation({ 'X-Call-Id': 'c_1' });
+    (one.fake as unknown as { accept: () => unknown }).accept = () => ({ session: dialog });
+    const headers = ['Contact: <sip:page@x.invalid;transport=ws>', 'Allow: ACK, BYE'];
+    const invites = createInvites(() => undefined, undefined, new FakeClock(5), () => undefined, handler, () => headers);
+    invites.received(one.fake);
+    await invites.answer(1);
+    const answers: unknown[] = [];
+    dialog.delegate?.onInvite?.({ message: { body: 'v=0 (a new offer)' }, accept: (options: unknown) => answers.push(options), reject: (options: unknown) => answers.push(options) });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(answers).toEqual([{ statusCode: 200, body: expect.objectContaining({ contentType: 'application/sdp', content: 'v=0 (the answer)' }), extraHeaders: headers }]);
   });
 
   it('answers and declines by id, once; a withdrawn INVITE is told, and is neither answered nor declined after', async () => {
