@@ -1,13 +1,12 @@
-import type { BodyAndContentType, SessionDescriptionHandler, SessionDescriptionHandlerOptions } from 'sip.js/lib/api/session-description-handler.js';
 import { keepAgreedCodecs } from './agreed-codecs.js';
 import type { Clock } from './clock.js';
 
 /**
- * The session description handler the helper gives SIP.js for each call: one peer connection with the
- * session's ICE servers, the microphone as its one track (none for a call that only listens), full descriptions (every candidate in the SDP, no
- * trickle, RFC 8839), and an ICE restart when asked (media-path.ts). SIP.js's own web handler carries video, data
- * channels, hold and a delegate the helper never uses; this one is what the helper needs and nothing else.
- * Part of the SIP chunk: only sip-adapter.ts creates it.
+ * Each call's media, for the link's offer/answer (sip-session.ts): one peer connection with the session's ICE
+ * servers, the microphone as its one track (none for a call that only listens), full descriptions (every
+ * candidate in the SDP, no trickle, RFC 8839), and an ICE restart when asked (media-path.ts). SIP.js's own web
+ * handler carries video, data channels, hold and a delegate the helper never uses; this one is what the helper
+ * needs and nothing else. It imports nothing of SIP.js. Part of the SIP chunk: only sip-adapter.ts creates it.
  */
 
 /** What each call's handler is made with. */
@@ -19,10 +18,13 @@ export interface AudioHandlerOptions {
   clock: Clock;
 }
 
-/** The options SIP.js passes on: the microphone constraints at the answer, an ICE restart in a re-INVITE. */
-type DescriptionOptions = SessionDescriptionHandlerOptions & { constraints?: MediaStreamConstraints; offerOptions?: RTCOfferOptions };
+/** What the link asks a description for: the microphone constraints at the answer, an ICE restart in a re-INVITE. */
+export interface DescriptionOptions {
+  constraints?: MediaStreamConstraints;
+  offerOptions?: RTCOfferOptions;
+}
 
-export class AudioSessionHandler implements SessionDescriptionHandler {
+export class AudioSessionHandler {
   // Fields declared, set in the constructor, as VoiceBrowserError's are (errors.ts says why).
   declare readonly peerConnection: RTCPeerConnection;
   /** The far end's audio, for the page's audio element. */
@@ -54,12 +56,12 @@ export class AudioSessionHandler implements SessionDescriptionHandler {
    * setCodecPreferences() would trim both, but needs the browser's capabilities matched to the SDP, and not
    * every engine has it; this reads the same in each.
    */
-  async getDescription(options?: DescriptionOptions): Promise<BodyAndContentType> {
+  async getDescription(options?: DescriptionOptions): Promise<string> {
     const pc = this.peerConnection;
     // A call answered with `audio: false` (a monitor leg) only listens: no microphone, then or in a later offer.
     this.listening ||= options?.constraints?.audio === false;
     if (!this.microphone && !this.listening) {
-      // A refusal or a missing device rejects here; SIP.js then declines the INVITE (480).
+      // A refusal or a missing device rejects here; the link then declines the INVITE (480).
       this.microphone = await navigator.mediaDevices.getUserMedia({ audio: options?.constraints?.audio ?? true, video: false });
       for (const track of this.microphone.getTracks()) {
         pc.addTrack(track, this.microphone);
@@ -73,11 +75,7 @@ export class AudioSessionHandler implements SessionDescriptionHandler {
     await pc.setLocalDescription(offering ? await pc.createOffer(options?.offerOptions) : await pc.createAnswer());
     await this.gathered(restart);
     const sdp = pc.localDescription?.sdp ?? '';
-    return { body: offering && agreed ? keepAgreedCodecs(sdp, agreed) : sdp, contentType: 'application/sdp' };
-  }
-
-  hasDescription(contentType: string): boolean {
-    return contentType === 'application/sdp';
+    return offering && agreed ? keepAgreedCodecs(sdp, agreed) : sdp;
   }
 
   /** The far end's offer, or its answer to ours (a re-INVITE). */
@@ -89,11 +87,6 @@ export class AudioSessionHandler implements SessionDescriptionHandler {
   /** A re-INVITE refused: back to the description both sides agreed on. */
   async rollbackDescription(): Promise<void> {
     if (this.peerConnection.signalingState === 'have-local-offer') await this.peerConnection.setLocalDescription({ type: 'rollback' });
-  }
-
-  /** The helper sends digits itself (media-controls.ts), on the audio sender or by SIP INFO. */
-  sendDtmf(): boolean {
-    return false;
   }
 
   /** A track that ends by itself (not by close()) is a microphone gone: the call gets the system's default. */

@@ -1,30 +1,40 @@
-import type { Invitation } from 'sip.js/lib/api/invitation.js';
-import { Registerer } from 'sip.js/lib/api/registerer.js';
-import { RegistererState } from 'sip.js/lib/api/registerer-state.js';
-import type { Session } from 'sip.js/lib/api/session.js';
-import { SessionState } from 'sip.js/lib/api/session-state.js';
-import { UserAgent } from 'sip.js/lib/api/user-agent.js';
+import { LoggerFactory } from 'sip.js/lib/core/log/logger-factory.js';
+import { Levels } from 'sip.js/lib/core/log/levels.js';
+import { DigestAuthentication } from 'sip.js/lib/core/messages/digest-authentication.js';
+import { IncomingRequestMessage } from 'sip.js/lib/core/messages/incoming-request-message.js';
 import { IncomingResponseMessage } from 'sip.js/lib/core/messages/incoming-response-message.js';
-import type { Transport as WebTransport } from 'sip.js/lib/platform/web/transport/transport.js';
+import { Parser } from 'sip.js/lib/core/messages/parser.js';
+import { createRandomToken } from 'sip.js/lib/core/messages/utils.js';
+import { AllowedMethods } from 'sip.js/lib/core/user-agent-core/allowed-methods.js';
+import { UserAgentCore } from 'sip.js/lib/core/user-agent-core/user-agent-core.js';
+import { Grammar } from 'sip.js/lib/grammar/grammar.js';
+import { URI } from 'sip.js/lib/grammar/uri.js';
 import { AudioSessionHandler } from './audio-session-handler.js';
 import { VoiceBrowserError } from './errors.js';
 import { createKeepAlive } from './keep-alive.js';
 import { createMediaControls, type MediaControls } from './media-controls.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
-import { callIdOf, createInvites, handlerOf, sendInfo, watchSession } from './sip-session.js';
+import { watchSession } from './call-watch.js';
+import { callIdOf, createInvites, hangUp, sendInfo, type Call } from './sip-session.js';
+import { createRegistration } from './sip-registration.js';
+import { createSipSocket } from './sip-socket.js';
 
 // Loaded in the same download as the link, as they only act with one (sip-chunk.ts lists them).
 export * from './sip-chunk.js';
 
 /**
- * The SIP link over SIP.js (sip-link.ts says what it offers): a registered user agent over WebSocket that
- * reconnects after a drop, reports INVITEs and registration, and closes. A call's dialog is in
- * sip-session.ts and its media in audio-session-handler.ts; with them, the only files that import SIP.js.
- * It decides nothing; the runtime does.
+ * The SIP link over SIP.js's core (sip-link.ts says what it offers): a registered user agent over WebSocket that
+ * reconnects after a drop, reports INVITEs and registration, and closes. A call's dialog is in sip-session.ts and
+ * its media in audio-session-handler.ts; with them, the only files that import SIP.js. It decides nothing; the
+ * runtime does.
  *
  * @remarks
- * Loaded with a dynamic `import()` from `connect()`, so a page that only recovers or cleans up never
- * downloads SIP.js. Deep imports keep the parts of SIP.js we do not use out of the bundle.
+ * Loaded with a dynamic `import()` from `connect()`, so a page that only recovers or cleans up never downloads
+ * SIP.js. It speaks to SIP.js's core (the `UserAgentCore`: parsing, transactions, dialogs, digest auth) and not to
+ * its API layer (UserAgent, Registerer, Invitation, Session) nor its web transport, which together weigh a large
+ * share of the script tag and mostly do what the helper does not need. What they did for the helper is here: the
+ * REGISTER and its refresh timing, the Contact and instance id, each frame to the core, a transaction's end when
+ * its socket closes; the WebSocket is sip-socket.ts.
  */
 
 /**
@@ -54,82 +64,33 @@ const RECONNECT_DELAYS_MS = [0, 1000, 3000];
  * instead of being restored and lost again for ever.
  */
 const SETTLED_MS = 10_000;
-/**
- * The registration is refreshed halfway through its time (SIP.js's earliest), so a refresh whose timer a hidden
- * page runs a minute late is still well before the registrar's expiry.
- */
-const REFRESH_AT_PERCENT = 50;
-
-/** Registers (or refreshes) once; rejects with the registrar's refusal. */
-function register(registerer: Registerer): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const fail = (why: string) => reject(new VoiceBrowserError('connection_failed', `SIP registration failed: ${why}`));
-    registerer
-      .register({
-        requestDelegate: {
-          onAccept: () => resolve(),
-          onReject: (response) => fail(`${response.message.statusCode} ${response.message.reasonPhrase}`),
-        },
-      })
-      .catch((error: unknown) => fail(String(error)));
-  });
-}
-
-/**
- * Fails a REGISTER still waiting for its answer when its socket closed. A response goes back on the connection its
- * request came on, or on a new one to the client (RFC 3261 section 18.2.2), and a browser takes no incoming
- * connection (RFC 7118 section 5): that answer will never come. SIP.js waits for Timer F (RFC 3261 section
- * 17.1.2.2) all the same, and its registerer sends no REGISTER meanwhile (RFC 3261 section 10.2), so connect() and
- * every reconnection attempt would hang that long. The transaction is given the 503 SIP.js itself makes up when a
- * send fails, through the core's public API.
- */
-function failRegistrationsInFlight(ua: UserAgent): void {
-  for (const client of [...ua.userAgentCore.userAgentClients.values()]) {
-    if (client.message.method !== 'REGISTER') continue;
-    const lost = new IncomingResponseMessage();
-    lost.statusCode = 503;
-    lost.reasonPhrase = 'Service Unavailable';
-    client.transaction.receiveResponse(lost);
-  }
-}
-
-/**
- * Closes a socket the keep-alive found dead, without waiting on it: SIP.js's disconnect() waits for the close
- * event, which a dead path never brings (nobody answers the closing handshake; browsers give it up to a
- * minute). The socket is given that close event at once, abnormal (1006), so the transport lets it go and the
- * link reconnects as it does after a drop, in this same wake-up of a hidden page; the socket's own close, if it
- * ever comes, is for a socket SIP.js no longer holds, and ignored.
- */
-function dropDeadSocket(transport: WebTransport): void {
-  const socket = transport.ws;
-  void transport.disconnect().catch(() => undefined);
-  socket?.dispatchEvent(new CloseEvent('close', { code: 1006 }));
-}
 
 /**
  * Registers the session's temporary credentials over WebSocket; resolves once registered.
- * One closure past 40 lines: the user agent, its registerer and the reconnection share the link's phase
- * ({@link LinkPhase}) and the answered session.
+ * One closure past 40 lines: the core, the registration and the reconnection share the link's phase
+ * ({@link LinkPhase}) and the answered call.
  */
 export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   const { transport, emit, clock } = options;
-  const uri = UserAgent.makeURI(transport.sipUri);
+  const uri = Grammar.URIParse(transport.sipUri);
   if (!uri) throw new VoiceBrowserError('connection_failed', `the session's SIP URI is not valid: ${transport.sipUri}`);
   const microphone = options.audioDevices?.microphoneId;
-  let current: Session | undefined;
+  let current: Call | undefined;
   let phase: LinkPhase = 'opening';
   /** Moves the link from `from` to `to`, if it is in `from` (an arrow of {@link LinkPhase}'s diagram); says whether it did. */
   const move = (from: LinkPhase, to: LinkPhase) => phase === from && !!(phase = to);
   /** The reconnection attempts spent since the link last settled, and when it was last restored. */
   let attempts = 0;
   let restoredAt = -Infinity;
-  const invites = createInvites(emit, microphone, clock, (invitation) => {
-    current = invitation;
-    // Followed from its first state change; once it ends, no session is current.
-    watchSession(invitation, callIdOf(invitation.request), { emit, media, clock, onTerminated: () => current === invitation && (current = undefined) });
-  });
+  // Always the session's ICE servers: a handler of SIP.js's would otherwise use a public STUN server.
+  const makeHandler = () => new AudioSessionHandler({ iceServers: transport.iceServers, iceGatheringTimeoutMs: 1000, clock });
+  const invites = createInvites(emit, microphone, clock, (call) => {
+    current = call;
+    // Followed from its first state change; once it ends, no call is current.
+    watchSession(call, callIdOf(call.request.message), { emit, media, clock, onTerminated: () => current === call && (current = undefined) });
+  }, makeHandler, () => [`Contact: <${contact}>`, `Allow: ${AllowedMethods.join(', ')}`]);
   const media: MediaControls = createMediaControls({
-    peerConnection: () => handlerOf(current)?.peerConnection,
+    peerConnection: () => current?.handler?.peerConnection,
     sendInfo: (contentType, content) => sendInfo(current, contentType, content),
     remoteAudio: options.remoteAudio,
     speakerId: options.audioDevices?.speakerId,
@@ -137,44 +98,95 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     clock,
   });
 
-  const ua = new UserAgent({
-    uri,
-    authorizationUsername: transport.authorizationUsername,
-    authorizationPassword: transport.authorizationPassword,
-    transportOptions: { server: transport.websocketUrl, connectionTimeout: 5 },
-    logLevel: 'error',
-    // Always the session's ICE servers: SIP.js's own handler would otherwise use a public STUN server.
-    sessionDescriptionHandlerFactory: () => new AudioSessionHandler({ iceServers: transport.iceServers, iceGatheringTimeoutMs: 1000, clock }),
-    delegate: {
-      onInvite: (invitation: Invitation) => invites.received(invitation),
-      onDisconnect: () => {
-        keepAlive.stop();
-        if (move('up', 'reconnecting')) void reconnect();
-        // After reconnect() began: the registration's refusal is then part of the reconnection, not its end.
-        failRegistrationsInFlight(ua);
+  const loggerFactory = new LoggerFactory();
+  loggerFactory.level = Levels.error;
+  const parserLog = loggerFactory.getLogger('sip.parser');
+  const socket = createSipSocket(transport.websocketUrl, 5000, clock, {
+    onFrame: (frame) => {
+      keepAlive.heard();
+      const message = frame.trim() ? Parser.parseMessage(frame, parserLog) : undefined;
+      if (message instanceof IncomingRequestMessage) core.receiveIncomingRequestFromTransport(message);
+      else if (message instanceof IncomingResponseMessage) core.receiveIncomingResponseFromTransport(message);
+    },
+    onDrop: () => {
+      keepAlive.stop();
+      registration.stop();
+      if (move('up', 'reconnecting')) void reconnect();
+      // After reconnect() began: the registration's refusal is then part of the reconnection, not its end.
+      failRegistrationsInFlight();
+    },
+  });
+  // The Contact a call's requests reach this page at: a name of its own on a host that resolves nowhere (RFC 7118
+  // section 5: a browser takes no connection; the edge sends down this socket).
+  const viaHost = `${createRandomToken(12)}.invalid`;
+  const contact = new URI('sip', createRandomToken(8), viaHost, undefined, { transport: 'ws' });
+  const core = new UserAgentCore(
+    {
+      aor: uri,
+      contact: { pubGruu: undefined, tempGruu: undefined, uri: contact, toString: () => `<${contact}>` },
+      displayName: '',
+      loggerFactory,
+      hackViaTcp: false,
+      routeSet: [],
+      sipjsId: createRandomToken(5),
+      supportedOptionTags: ['outbound'],
+      supportedOptionTagsResponse: ['outbound'],
+      userAgentHeaderFieldValue: 'voice-browser',
+      viaForceRport: false,
+      viaHost,
+      authenticationFactory: () => new DigestAuthentication(loggerFactory, undefined, transport.authorizationUsername, transport.authorizationPassword),
+      transportAccessor: () => socket,
+    },
+    {
+      onInvite: (request) => {
+        // 100 Trying, then 180 Ringing, as SIP.js's API layer sent them, before the helper hears of it.
+        request.trying();
+        request.progress({ statusCode: 180 });
+        invites.received(request);
       },
+    },
+  );
+
+  /**
+   * Fails a REGISTER still waiting for its answer when its socket closed. A response goes back on the connection
+   * its request came on, or on a new one to the client (RFC 3261 section 18.2.2), and a browser takes no incoming
+   * connection (RFC 7118 section 5): that answer will never come. The core waits for Timer F (RFC 3261 section
+   * 17.1.2.2) all the same, and no new REGISTER may go meanwhile (RFC 3261 section 10.2), so connect() and every
+   * reconnection attempt would hang that long. The transaction is given the 503 SIP.js itself makes up when a
+   * send fails, through the core's public API.
+   */
+  function failRegistrationsInFlight(): void {
+    for (const client of [...core.userAgentClients.values()]) {
+      if (client.message.method !== 'REGISTER') continue;
+      const lost = new IncomingResponseMessage();
+      lost.statusCode = 503;
+      lost.reasonPhrase = 'Service Unavailable';
+      client.transaction.receiveResponse(lost);
+    }
+  }
+
+  const registration = createRegistration(core, uri, contact, {
+    expires: transport.registrationExpiresSeconds ?? 600,
+    clock,
+    /**
+     * The registration ran out (a page the browser froze past its expiry: the timer fires on resume) or the
+     * registrar refused a refresh: registered again at once, on the socket it has; refused, no new calls (the
+     * registrar never grants past the session). A socket that died meanwhile is the reconnection's business.
+     */
+    onLost: () => {
+      if (phase !== 'up') return;
+      registration.register().catch(() => {
+        if (phase === 'up') emit({ type: 'link_gone', error: { code: 'browser_session_unavailable', message: 'the SIP registration ended; renew() the session to take calls again' } });
+      });
     },
   });
 
-  // A socket that stalls without closing is found by the keep-alive and closed, so it reconnects as a dropped one.
+  // A socket that stalls without closing is found by the keep-alive and dropped, so it reconnects as a dropped one.
   const keepAlive = createKeepAlive({
     clock,
-    ping: () => void ua.transport.send('\r\n\r\n').catch(() => undefined),
-    onDead: () => dropDeadSocket(ua.transport as WebTransport),
+    ping: () => void socket.send('\r\n\r\n').catch(() => undefined),
+    onDead: () => socket.drop(),
   });
-  /**
-   * The keep-alive watches the socket the link is up on, hearing every frame it receives, pongs included, which
-   * SIP.js's transport takes in without telling anyone: through a listener of our own on the socket the transport
-   * holds (its public `ws`), added on each new socket.
-   */
-  const watch = () => {
-    (ua.transport as WebTransport).ws?.addEventListener('message', keepAlive.heard);
-    keepAlive.start();
-  };
-
-  // RFC 5626 outbound: `reg-id` and the user agent's `+sip.instance` on the Contact make this page one agent
-  // across its sockets, so a proxy sends a call's BYE down the new socket after a reconnect.
-  const registerer = new Registerer(ua, { expires: transport.registrationExpiresSeconds ?? 600, refreshFrequency: REFRESH_AT_PERCENT, regId: 1 });
   /** Ends the wait before the next reconnection attempt early: the page is back. */
   let wake: (() => void) | undefined;
   /**
@@ -194,8 +206,10 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   const pagehide = (event: PageTransitionEvent) => {
     if (!event.persisted || current || !move('up', 'suspended')) return;
     keepAlive.stop();
+    registration.stop();
     emit({ type: 'socket_dropped' });
-    void ua.transport.disconnect().catch(() => undefined);
+    socket.close();
+    failRegistrationsInFlight();
   };
   /** The page is back from the cache: the link reconnects and registers again, as after a drop. */
   const pageshow = (event: PageTransitionEvent) => {
@@ -228,11 +242,13 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
       } else await undefined;
       if (phase !== 'reconnecting') return;
       try {
-        await ua.reconnect();
-        await register(registerer);
+        await socket.open();
+        await registration.register();
+        // A socket closed as soon as it registered (Safari's, killed at once) is this attempt's failure.
+        if (!socket.isOpen()) throw new Error('dropped');
         if (!move('reconnecting', 'up')) return;
         restoredAt = clock.now();
-        watch();
+        keepAlive.start();
         emit({ type: 'socket_restored' });
         return;
       } catch {
@@ -242,41 +258,28 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     if (move('reconnecting', 'gone')) emit({ type: 'link_gone', error: { code: 'connection_failed', message: 'the SIP connection to the voice service dropped and could not be restored' } });
   }
 
-  /**
-   * The registration ran out (a page the browser froze past its expiry: SIP.js's timer fires on resume) or the
-   * registrar refused a refresh: registered again at once, on the socket it has; refused, no new calls (the
-   * registrar never grants past the session). A socket that died meanwhile is the reconnection's business.
-   */
-  registerer.stateChange.addListener((state) => {
-    if (state !== RegistererState.Unregistered || phase !== 'up') return;
-    // After SIP.js has done with the refusal (its REGISTER still counts as waiting while it tells us).
-    void Promise.resolve(registerer).then(register).catch(() => {
-      if (phase === 'up') emit({ type: 'link_gone', error: { code: 'browser_session_unavailable', message: 'the SIP registration ended; renew() the session to take calls again' } });
-    });
-  });
-
   try {
-    await ua.start();
+    await socket.open();
   } catch (cause) {
     throw new VoiceBrowserError('connection_failed', 'could not open the SIP WebSocket to the voice service', { cause });
   }
-  await register(registerer).catch(async (error: unknown) => {
+  await registration.register().catch((error: unknown) => {
     phase = 'closed';
-    await ua.stop().catch(() => undefined);
+    registration.stop();
+    socket.close();
+    core.dispose();
     throw error;
   });
   move('opening', 'up');
-  watch();
+  keepAlive.start();
   // A socket lost between the registration's answer and here is reconnected as any drop is.
-  if (!ua.transport.isConnected() && move('up', 'reconnecting')) void reconnect();
+  if (!socket.isOpen() && move('up', 'reconnecting')) void reconnect();
   for (const [name, listener] of pageEvents) addEventListener(name, listener, true);
 
   return {
     answer: invites.answer,
     decline: invites.decline,
-    endSession: () => {
-      if (current?.state === SessionState.Established) void current.bye().catch(() => undefined);
-    },
+    endSession: () => hangUp(current),
     setMuted: media.setMuted,
     sendDtmf: media.sendDtmf,
     resumeAudio: media.resumeAudio,
@@ -285,10 +288,11 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
       keepAlive.stop();
       for (const [name, listener] of pageEvents) removeEventListener(name, listener, true);
       wake?.();
-      if (current?.state === SessionState.Established) await current.bye().catch(() => undefined);
-      if (registerer.state === RegistererState.Registered) await registerer.unregister().catch(() => undefined);
-      await registerer.dispose().catch(() => undefined);
-      await ua.stop().catch(() => undefined);
+      hangUp(current);
+      invites.close();
+      await registration.unregister();
+      socket.close();
+      core.dispose();
     },
   };
 }

@@ -5,44 +5,24 @@ import type { BuildOptions, Plugin } from 'esbuild';
  * An esbuild plugin that leaves out the parts of SIP.js the helper can never reach. The helper registers,
  * answers one INVITE, sends INFO, BYE and the re-INVITE that restarts ICE (media-path.ts), and nothing else: it
  * never starts a call's first INVITE nor SUBSCRIBEs. Those client classes are replaced by stubs that throw if
- * anything ever did reach them. SIP.js's own modules import them (the user agent core and the session dialog
- * hold a method for each), so tree shaking alone cannot drop them. Only the classes whose stub the bench shows
+ * anything ever did reach them. SIP.js's core imports them (the user agent core holds a method for each), so
+ * tree shaking alone cannot drop them. Only the classes whose stub the bench shows
  * saving bytes are stubbed (docs/bench.md). The e2e suite runs what `lib/dist` ships, trimmed so (the demo
  * imports `voice-browser` by name, which resolves there; e2e/script-tag.spec.ts loads the script-tag bundle),
  * which proves nothing needed went missing; the unit tests run the sources, untrimmed.
  *
  * It also drops SIP.js's `log`, `debug` and `warn` statements whose only argument is a literal message, or
- * literals and plain names joined by `+` (a deprecation notice built beforehand goes with its line): the helper
- * runs SIP.js at `logLevel: 'error'` without a log connector, so below an error nothing can print, yet their
+ * literals and plain names joined by `+` (a deprecation notice built beforehand goes with its line): the link
+ * runs SIP.js's core at the `error` level without a log connector, so below an error nothing can print, yet their
  * text is a share of the gzipped bundle (docs/bench.md, the trim row). Only whole lines of exactly that shape
  * go, each left as an empty statement (so a brace-less `if` above one keeps its meaning); a line that calls
  * anything, and every error, stays.
  */
 
 const STUBS: Record<string, string> = {
-  'api/inviter.js': 'Inviter',
   'core/user-agents/invite-user-agent-client.js': 'InviteUserAgentClient',
   'core/user-agents/subscribe-user-agent-client.js': 'SubscribeUserAgentClient',
 };
-
-/**
- * SIP.js's web session description handler: the helper gives every user agent its own (audio-session-handler.ts),
- * so the default one is never made. The user agent still calls the default factory's maker for its option
- * defaults, so the maker stays and hands back a factory that throws if it were ever used.
- */
-const DEFAULT_HANDLER = 'platform/web/session-description-handler/session-description-handler-factory-default.js';
-const DEFAULT_HANDLER_STUB = `export function defaultSessionDescriptionHandlerFactory() { return () => { throw new Error('voice-browser: the default session description handler is not part of this build'); }; }`;
-
-/**
- * SIP.js's Referral: the session makes one for every REFER and hands it to its delegate, whose `onRefer`
- * (sip-session.ts) only ever declines it. So the class keeps `reject` alone; its `accept` and `makeInviter`,
- * which would dial the REFER's target, go. e2e/refer.spec.ts sends a REFER to the built library.
- */
-const REFERRAL = 'api/referral.js';
-const REFERRAL_STUB = `export class Referral {
-  constructor(request) { this.request = request; }
-  reject(options) { this.request.reject(options); return Promise.resolve(); }
-}`;
 
 /**
  * A statement line `this.logger.log(...);`, `debug` or `warn`, whose one argument is a literal, or literals and
@@ -57,7 +37,7 @@ export function dropDeadLogs(source: string): string {
 }
 
 /** One trim of {@link createSipTrim}, named so the bench can weigh each (a trim that saves nothing goes). */
-export type SipTrimPart = 'client stubs' | 'default session description handler' | 'Referral' | 'dead log lines';
+export type SipTrimPart = 'client stubs' | 'dead log lines';
 
 /** The sip-trim plugin, with every trim but those in `without` (the bench builds with each left out in turn). */
 export function createSipTrim(without: readonly SipTrimPart[] = []): Plugin {
@@ -67,8 +47,6 @@ export function createSipTrim(without: readonly SipTrimPart[] = []): Plugin {
     setup(build) {
       build.onLoad({ filter: /sip\.js[\\/]lib[\\/].*\.js$/ }, async (args) => {
         const path = args.path.replace(/\\/g, '/');
-        if (on('default session description handler') && path.endsWith(`sip.js/lib/${DEFAULT_HANDLER}`)) return { contents: DEFAULT_HANDLER_STUB, loader: 'js' };
-        if (on('Referral') && path.endsWith(`sip.js/lib/${REFERRAL}`)) return { contents: REFERRAL_STUB, loader: 'js' };
         const stub = Object.keys(STUBS).find((module) => path.endsWith(`sip.js/lib/${module}`));
         const name = stub && on('client stubs') ? STUBS[stub] : undefined;
         if (name) return { contents: `export class ${name} { constructor() { throw new Error('voice-browser: ${name} is not part of this build'); } }`, loader: 'js' };
@@ -87,7 +65,7 @@ export const sipTrim: Plugin = createSipTrim();
  * SIP.js trimmed, and SIP.js's private fields (`_state`, `_ws`, ...: an underscore then a letter) renamed
  * short. No name of that shape crosses the bundle's edge (the DOM, the service's JSON and the page's options
  * have none, and SIP.js never reaches one by a string), so the renaming stays inside SIP.js: the link uses only
- * SIP.js's public members (its transport's `ws`, say), which keep their names.
+ * SIP.js's public members (the core's `userAgentClients`, say), which keep their names.
  */
 export const LIB_BUILD_OPTIONS: BuildOptions = {
   bundle: true,

@@ -1,5 +1,4 @@
 // @vitest-environment happy-dom
-import { SessionState } from 'sip.js/lib/api/session-state.js';
 import { describe, expect, it } from 'vitest';
 import { PREFLIGHT_BUDGET_MS, runPreflight, type PreflightHost } from '../../lib/preflight.js';
 import * as linkParts from '../../lib/sip-chunk.js';
@@ -9,7 +8,7 @@ import { FakeSip } from '../../lib/testing/fake-sip.js';
 import type { PreflightReport } from '../../lib/helper-types.js';
 import type { CallQuality } from '../../lib/types.js';
 import { createVoiceBrowserWith } from '../../lib/voice-browser.js';
-import { watchSession } from '../../lib/sip-session.js';
+import { watchSession } from '../../lib/call-watch.js';
 import { FakeCallPeerConnection, fakeSession, quietMedia } from '../support/fake-call-media.js';
 import { fakeWebAudio } from '../support/fake-web-audio.js';
 import { CALL, START, setup } from '../support/helper-world.js';
@@ -74,8 +73,8 @@ async function answerInFirefox(world: PreflightWorld, level: number) {
   await world.clock.advance(300);
   const { session, enter } = fakeSession(new FakeCallPeerConnection('firefox', world.clock));
   watchSession(session, 'call-1', { emit: (event) => world.sip.emit(event), media: quietMedia(), clock: world.clock, onTerminated: () => undefined, audio: () => Object.assign(audio.open(), { level }) });
-  enter(SessionState.Established);
-  return { audio, end: () => enter(SessionState.Terminated) };
+  enter('established');
+  return { audio, end: () => enter('terminated') };
 }
 
 /** Nothing left: the microphone let go, the link closed, the session ended, no timer set. */

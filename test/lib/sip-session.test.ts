@@ -1,16 +1,17 @@
 // @vitest-environment happy-dom
-import type { Invitation } from 'sip.js/lib/api/invitation.js';
-import type { Referral } from 'sip.js/lib/api/referral.js';
-import { SessionState } from 'sip.js/lib/api/session-state.js';
+import type { IncomingInviteRequest } from 'sip.js/lib/core/messages/methods/invite.js';
+import type { IncomingReferRequest } from 'sip.js/lib/core/messages/methods/refer.js';
+import type { AudioSessionHandler } from '../../lib/audio-session-handler.js';
 import { describe, expect, it } from 'vitest';
 import type { LinkEvent } from '../../lib/sip-link.js';
-import { createInvites, watchSession } from '../../lib/sip-session.js';
+import { watchSession } from '../../lib/call-watch.js';
+import { createInvites, type Call } from '../../lib/sip-session.js';
 import { FakeClock } from '../../lib/testing/fake-clock.js';
 import { FakeCallPeerConnection, fakeSession, quietMedia } from '../support/fake-call-media.js';
 import { fakeWebAudio } from '../support/fake-web-audio.js';
 
 /**
- * A call's session as sip-session.ts follows it, over a fake SIP.js session and peer connection whose statistics
+ * A call's session as sip-session.ts follows it, over a fake call and peer connection whose statistics
  * are Chromium's or Firefox's: the warnings and quality samples it tells, and the microphone meter it opens and
  * closes with the call's media.
  */
@@ -32,8 +33,8 @@ function world(engine: 'chromium' | 'firefox') {
     const { session, enter } = fakeSession(pc);
     const media = quietMedia();
     watchSession(session, callId, { emit, media, clock, onTerminated: () => told.push(`terminated ${callId}`), audio: audio.open });
-    enter(SessionState.Established);
-    return { pc, media, session, end: () => enter(SessionState.Terminated) };
+    enter('established');
+    return { pc, media, session, end: () => enter('terminated') };
   };
   return { clock, audio, told, levels, call };
 }
@@ -111,9 +112,11 @@ describe('a REFER in the call', () => {
     const { session } = call('call-1');
     const answers: unknown[] = [];
     const referral = {
-      accept: () => Promise.reject(new Error('a REFER was accepted')),
-      reject: (options: unknown) => Promise.resolve(void answers.push(options)),
-    } as unknown as Referral;
+      accept: () => {
+        throw new Error('a REFER was accepted');
+      },
+      reject: (options: unknown) => void answers.push(options),
+    } as unknown as IncomingReferRequest;
     session.delegate?.onRefer?.(referral);
     await Promise.resolve();
     expect(answers).toEqual([{ statusCode: 603 }]);
@@ -121,25 +124,32 @@ describe('a REFER in the call', () => {
 });
 
 describe('the INVITEs the link keeps by id (createInvites)', () => {
-  /** An Invitation as createInvites reads it: its headers, its From, and the answers it was given. */
+  /** An INVITE as the core hands it to createInvites: its headers, its From, and the answers it was given. */
   function invitation(headers: Record<string, string>, fromUser = '12025550121') {
     const answered: string[] = [];
     const fake = {
-      request: {
+      message: {
         getHeader: (name: string) => headers[name],
         hasHeader: (name: string) => name in headers,
         from: { uri: { user: fromUser } },
+        body: 'v=0 (the offer)',
       },
       delegate: undefined as { onCancel?(): void } | undefined,
-      accept: () => Promise.resolve(void answered.push('accept')),
-      reject: (options: { statusCode: number }) => Promise.resolve(void answered.push(`reject ${options.statusCode}`)),
+      accept: (): unknown => undefined,
+      reject: (options: { statusCode: number }) => void answered.push(`reject ${options.statusCode}`),
     };
-    return { fake: fake as unknown as Invitation, answered, cancel: () => fake.delegate?.onCancel?.() };
+    fake.accept = () => {
+      answered.push('accept');
+      return { session: { delegate: undefined } } as never;
+    };
+    return { fake: fake as unknown as IncomingInviteRequest, answered, cancel: () => fake.delegate?.onCancel?.() };
   }
+  /** A call's media that answers any offer at once. */
+  const handler = () => ({ setDescription: () => Promise.resolve(), getDescription: () => Promise.resolve('v=0 (the answer)'), close: () => undefined }) as unknown as AudioSessionHandler;
   const setup = () => {
     const events: LinkEvent[] = [];
-    const accepted: Invitation[] = [];
-    const invites = createInvites((event) => events.push(event), undefined, new FakeClock(5), (one) => accepted.push(one));
+    const accepted: Call[] = [];
+    const invites = createInvites((event) => events.push(event), undefined, new FakeClock(5), (one) => accepted.push(one), handler);
     return { events, accepted, invites };
   };
 
@@ -155,6 +165,49 @@ describe('the INVITEs the link keeps by id (createInvites)', () => {
     ]);
   });
 
+  it("answers a monitor leg's INVITE listen-only: no microphone asked for, and a call's with it", async () => {
+    const asked: unknown[] = [];
+    const recording = () =>
+      ({
+        setDescription: () => Promise.resolve(),
+        getDescription: (options: { constraints?: { audio?: unknown } }) => {
+          asked.push(options.constraints?.audio);
+          return Promise.resolve('v=0');
+        },
+        close: () => undefined,
+      }) as unknown as AudioSessionHandler;
+    const invites = createInvites(() => undefined, 'mic-2', new FakeClock(5), () => undefined, recording);
+    invites.received(invitation({ 'X-Call-Id': 'c_leg', 'X-Monitored-Call-Id': 'bc_9' }).fake);
+    invites.received(invitation({ 'X-Call-Id': 'c_1' }).fake);
+    await invites.answer(1);
+    await invites.answer(2);
+    expect(asked).toEqual([false, { deviceId: { exact: 'mic-2' } }]);
+  });
+
+  it('refuses every INVITE still ringing when the link closes (480), and leaves one answered or declined as it is', async () => {
+    const { invites } = setup();
+    const [one, two, three] = [invitation({ 'X-Call-Id': 'c_1' }), invitation({ 'X-Call-Id': 'c_2' }), invitation({ 'X-Call-Id': 'c_3' })];
+    for (const each of [one, two, three]) invites.received(each.fake);
+    await invites.answer(1);
+    invites.decline(2);
+    invites.close();
+    expect([one.answered, two.answered, three.answered]).toEqual([['accept'], ['reject 486'], ['reject 480']]);
+  });
+
+  it("answers the service's re-INVITE in the dialog with our Contact and Allow (RFC 3261 section 12.2.1.1)", async () => {
+    const dialog = { delegate: undefined as { onInvite?(request: unknown): void } | undefined };
+    const one = invitation({ 'X-Call-Id': 'c_1' });
+    (one.fake as unknown as { accept: () => unknown }).accept = () => ({ session: dialog });
+    const headers = ['Contact: <sip:page@x.invalid;transport=ws>', 'Allow: ACK, BYE'];
+    const invites = createInvites(() => undefined, undefined, new FakeClock(5), () => undefined, handler, () => headers);
+    invites.received(one.fake);
+    await invites.answer(1);
+    const answers: unknown[] = [];
+    dialog.delegate?.onInvite?.({ message: { body: 'v=0 (a new offer)' }, accept: (options: unknown) => answers.push(options), reject: (options: unknown) => answers.push(options) });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(answers).toEqual([{ statusCode: 200, body: expect.objectContaining({ contentType: 'application/sdp', content: 'v=0 (the answer)' }), extraHeaders: headers }]);
+  });
+
   it('answers and declines by id, once; a withdrawn INVITE is told, and is neither answered nor declined after', async () => {
     const { events, accepted, invites } = setup();
     const one = invitation({ 'X-Call-Id': 'c_1' });
@@ -168,8 +221,8 @@ describe('the INVITEs the link keeps by id (createInvites)', () => {
     three.cancel();
     await invites.answer(3);
     invites.decline(3);
-    expect([one.answered, two.answered, three.answered]).toEqual([['accept'], ['reject 486'], []]);
-    expect(accepted).toEqual([one.fake]);
+    expect([one.answered, two.answered, three.answered]).toEqual([['accept'], ['reject 486'], ['reject 487']]);
+    expect(accepted.map((call) => call.request)).toEqual([one.fake]);
     expect(events.at(-1)).toEqual({ type: 'invite_withdrawn', id: 3, callId: 'c_3' });
   });
 });

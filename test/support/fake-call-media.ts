@@ -1,5 +1,4 @@
-import type { Session } from 'sip.js/lib/api/session.js';
-import type { SessionState } from 'sip.js/lib/api/session-state.js';
+import type { Call, CallState } from '../../lib/sip-session.js';
 import type { DtmfMethod, MediaControls } from '../../lib/media-controls.js';
 import type { FakeClock } from '../../lib/testing/fake-clock.js';
 import { firefoxReport } from './firefox-stats.js';
@@ -7,7 +6,7 @@ import { firefoxReport } from './firefox-stats.js';
 /**
  * A call's media as sip-session.ts watches it, without SIP.js's transactions or a browser's WebRTC: a peer
  * connection that is up, receives 50 packets a second, sends the microphone's track and answers getStats() as
- * Chromium or Firefox does; and the SIP.js session around it, whose state the test moves.
+ * Chromium or Firefox does; and the link's call around it, whose state the test moves.
  */
 
 export class FakeCallPeerConnection extends EventTarget {
@@ -55,20 +54,20 @@ export class FakeCallPeerConnection extends EventTarget {
   }
 }
 
-/** The parts of a SIP.js session sip-session.ts touches: its delegate, its state changes, its media handler. */
+/** The parts of a call sip-session.ts touches: its delegate, its state changes, its media handler. */
 export function fakeSession(pc: FakeCallPeerConnection) {
-  const listeners: Array<(state: SessionState) => void> = [];
   const session = {
+    state: 'initial',
     delegate: undefined,
-    stateChange: { addListener: (listener: (state: SessionState) => void) => listeners.push(listener) },
-    sessionDescriptionHandler: { peerConnection: pc, remoteMediaStream: undefined, onMicrophone: undefined },
-    invite: () => Promise.resolve(),
+    listeners: [] as Array<(state: CallState) => void>,
+    handler: { peerConnection: pc, remoteMediaStream: undefined, onMicrophone: undefined },
   };
   return {
-    session: session as unknown as Session,
-    /** The session moves to `state` (Established, Terminated), as SIP.js tells it. */
-    enter: (state: SessionState) => {
-      for (const listener of listeners) listener(state);
+    session: session as unknown as Call,
+    /** The call moves to `state` (established, terminated), as the link moves it. */
+    enter: (state: CallState) => {
+      session.state = state;
+      for (const listener of session.listeners) listener(state);
     },
   };
 }
