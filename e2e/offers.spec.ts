@@ -169,7 +169,7 @@ test('three agents, five callers: each caller rings one agent at a time, a decli
     // Three more callers: with Ada and Ben talking and Cy away, they wait, listed on every panel.
     const rest = [await arrive('+14155550173'), await arrive('+14155550174'), await arrive('+14155550175')];
     const [third, fourth, fifth] = rest as [InboundCallRecord, InboundCallRecord, InboundCallRecord];
-    // (In any order: the proxy dates a caller by its webhook's receipt, and concurrent webhooks may land out of order.)
+    // (In any order: concurrent webhooks may land out of order, and the panels take the service's order only at the next re-read.)
     const listed = (agent: Agent) => agent.page.getByTestId('queue').filter({ hasText: 'Sales' }).getByTestId('caller-number').allTextContents();
     for (const agent of agents) await expect.poll(async () => (await listed(agent)).sort()).toEqual(rest.map((caller) => caller.from));
     // Cy is back: the head caller rings her at once, and she accepts from the keyboard before her short ring ends.
