@@ -88,16 +88,6 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
 /** The SIP chunk: SIP.js, and the parts that act with it, in one download on first use (connect()). */
 const sipOf = (internals: HelperInternals) => (): Promise<SipParts> => (internals.sipParts ? Promise.resolve(internals.sipParts) : import('./sip-adapter.js'));
 
-/** The methods call-control.ts does, each the same few words: load the SIP chunk, then run it there. */
-const CALL_METHODS = ['startCall', 'answerNext', 'setAvailability', 'accept', 'decline', 'monitor', 'startRecording', 'stopRecording', 'sendDtmf'] as const;
-type CallMethods = Pick<VoiceBrowser, (typeof CALL_METHODS)[number]>;
-
-/** Each of {@link CALL_METHODS}, run by the call control once the SIP chunk is loaded. */
-function callMethods(withSip: <T>(run: (operations: SipOperations) => Promise<T>) => Promise<T>): CallMethods {
-  const calls = (name: keyof CallMethods) => (...args: never[]) => withSip(({ calls: control }) => (control[name] as (...given: never[]) => Promise<unknown>)(...args));
-  return Object.fromEntries(CALL_METHODS.map((name) => [name, calls(name)])) as unknown as CallMethods;
-}
-
 /** The page where one is (its `beforeunload`), for `closeProtection`. */
 const pageOf = (): EventTarget | undefined => (typeof globalThis.addEventListener === 'function' ? globalThis : undefined);
 
@@ -185,7 +175,14 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
         .finally(() => (disconnecting = undefined));
       return disconnecting;
     },
-    ...callMethods(withSip),
+    startCall: (input, callOptions) => withSip(({ calls }) => calls.startCall(input, callOptions)),
+    answerNext: (queueId) => withSip(({ calls }) => calls.answerNext(queueId)),
+    setAvailability: (availability) => withSip(({ calls }) => calls.setAvailability(availability)),
+    accept: () => withSip(({ calls }) => calls.accept()),
+    decline: () => withSip(({ calls }) => calls.decline()),
+    monitor: (callId) => withSip(({ calls }) => calls.monitor(callId)),
+    startRecording: () => withSip(({ calls }) => calls.startRecording()),
+    stopRecording: () => withSip(({ calls }) => calls.stopRecording()),
     hangup: rt.hangup,
     mute(muted) {
       try {
@@ -195,6 +192,7 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
         throw error;
       }
     },
+    sendDtmf: (digit) => withSip(({ calls }) => calls.sendDtmf(digit)),
     renew() {
       if (renewing) return renewing;
       const status = rt.status();
