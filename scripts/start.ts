@@ -1,6 +1,5 @@
 import { ConfigError } from '../contract/environment.js';
 import { parseConfig } from '../server-proxy/config.js';
-import { parseSimulatorConfig } from '../simulator/config.js';
 import { buildChanged } from './build-changed.js';
 import { firstPortProblem, type WantedPort } from './port-check.js';
 
@@ -18,16 +17,20 @@ const START_STEPS = ['build:lib', 'build:demo'];
 /** The address the embedded simulator listens on (simulator/server.ts's default). */
 const SIMULATOR_HOST = '127.0.0.1';
 
-/** The ports start-up will take, from the same parsing it will use; a bad variable stops here with its line. */
-function wantedPorts(): WantedPort[] {
+/**
+ * The ports start-up will take, from the same parsing it will use; a bad variable stops here with its line. The
+ * simulator's configuration is imported only without VOICE_BASE_URL, so a deployment loads no file of simulator/.
+ */
+async function wantedPorts(): Promise<WantedPort[]> {
   const config = parseConfig(process.env);
   const ports: WantedPort[] = [{ variable: 'PORT', host: config.host, port: config.port }];
-  if (!config.voice) ports.push({ variable: 'SIM_PORT', host: SIMULATOR_HOST, port: parseSimulatorConfig(process.env).port });
-  return ports;
+  if (config.voice) return ports;
+  const { parseSimulatorConfig } = await import('../simulator/config.js');
+  return [...ports, { variable: 'SIM_PORT', host: SIMULATOR_HOST, port: parseSimulatorConfig(process.env).port }];
 }
 
 try {
-  const problem = await firstPortProblem(wantedPorts());
+  const problem = await firstPortProblem(await wantedPorts());
   if (problem) {
     console.error(problem);
     process.exit(1);
