@@ -74,7 +74,7 @@ async function connectedCall(tour: Tour, page: Page): Promise<void> {
   await expect(page.getByTestId('call-words')).toHaveText(`Connected to ${TONE_NUMBER}`);
   await page.getByRole('button', { name: 'Keypad' }).click();
   await page.getByRole('button', { name: 'Dial 5' }).click();
-  // The first quality sample comes 2 s into the media; the pictures show it.
+  // The first quality sample comes a moment into the media; the pictures show it.
   await expect(page.getByTestId('call-quality')).toContainText('packets in');
   await shoot(tour, page, '03-connected');
   await page.setViewportSize(DESKTOP_VIEWPORT);
