@@ -92,10 +92,10 @@ export async function strikeNow(simulator: Simulator, fault: NetworkFault): Prom
 }
 
 /**
- * Where the suite saves screenshots of the main states: e2e/artifacts/ (gitignored) by default;
- * `SCREENSHOTS_DIR=docs/screenshots npm run test:e2e` refreshes the copies the README shows.
+ * Where the suite saves screenshots of the states it reaches, for a person reading a run (gitignored). The
+ * README's pictures are `npm run screenshots`'s, taken from the demo alone.
  */
-export const SCREENSHOTS_DIR = process.env.SCREENSHOTS_DIR ?? 'e2e/artifacts/screenshots';
+export const SCREENSHOTS_DIR = 'e2e/artifacts/screenshots';
 
 /** The width the set of state screenshots is taken at: a phone's, so the set reads as one. */
 const SCREENSHOT_WIDTH = 360;

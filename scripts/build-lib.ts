@@ -57,4 +57,3 @@ await buildShipped({
 execFileSync('npx', ['tsc', '-p', 'tsconfig.lib.json'], { stdio: 'inherit' });
 // The testing kit's declarations: the same output folder, with Node's types for its fake clock.
 execFileSync('npx', ['tsc', '-p', 'tsconfig.testing.json'], { stdio: 'inherit' });
-console.log(`library built in ${outdir}`);

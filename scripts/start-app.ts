@@ -42,15 +42,18 @@ export async function startApp(env: Record<string, string> = {}): Promise<Runnin
     env: appEnvironment({ PORT: '0', SIM_PORT: '0', LOG_LEVEL: 'warn', ...env }),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // The demo's line comes first, then the embedded simulator's (none with VOICE_BASE_URL).
+  const embedded = !env.VOICE_BASE_URL;
   const urls = await new Promise<{ demo: string; sim: string }>((resolve, reject) => {
     let sim = '';
+    let demo = '';
     const timer = setTimeout(() => reject(new Error('the app did not start within 30 s')), 30_000);
     child.once('exit', (code) => reject(new Error(`the app exited early with code ${code}`)));
     createInterface({ input: child.stdout }).on('line', (line) => {
       if (process.env.E2E_VERBOSE) console.log(`[app] ${line}`);
       sim ||= /^simulator on (http:\/\/\S+)/.exec(line)?.[1] ?? '';
-      const demo = /^demo on (http:\/\/\S+)/.exec(line)?.[1];
-      if (demo) {
+      demo ||= /^demo on (http:\/\/\S+)/.exec(line)?.[1] ?? '';
+      if (demo && (sim || !embedded)) {
         clearTimeout(timer);
         resolve({ demo, sim });
       }

@@ -28,7 +28,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 interface Upstream {
   /** The key's quota when it is known, for the per-user limits. */
   quota: Rate | undefined;
-  start(): Promise<{ voice: NonNullable<Config['voice']>; close(): Promise<void> }>;
+  start(): Promise<{ voice: NonNullable<Config['voice']>; close(): Promise<void>; said: string[] }>;
 }
 
 /** A real service at VOICE_BASE_URL: nothing to start, but proven to answer and to take the key. */
@@ -37,7 +37,7 @@ function configuredUpstream(voice: NonNullable<Config['voice']>): Upstream {
     quota: undefined,
     start: async () => {
       await checkService(voice);
-      return { voice, close: async () => {} };
+      return { voice, close: async () => {}, said: [`voice service at ${voice.baseUrl} (VOICE_BASE_URL)`] };
     },
   };
 }
@@ -53,9 +53,12 @@ async function embeddedSimulator(env: Record<string, string | undefined>): Promi
     quota: config.quota,
     start: async () => {
       const simulator = await startSimulator(config);
-      console.log(`simulator on ${simulator.url} (REST ${simulator.baseUrl}/v1/voice, SIP ${simulator.url.replace(/^http/, 'ws')}/sip)`);
-      console.log(`simulator API key: ${describeApiKey(config, env)}`);
-      return { voice: { baseUrl: simulator.baseUrl, apiKey: config.apiKey }, close: () => simulator.close() };
+      const sip = `${simulator.url.replace(/^http/, 'ws')}/sip`;
+      const said = [
+        `simulator on ${simulator.url} (embedded, the voice service the demo calls through: REST ${simulator.baseUrl}/v1/voice, SIP ${sip})`,
+        `simulator API key: ${describeApiKey(config, env)}`,
+      ];
+      return { voice: { baseUrl: simulator.baseUrl, apiKey: config.apiKey }, close: () => simulator.close(), said };
     },
   };
 }
@@ -94,7 +97,10 @@ async function main(): Promise<void> {
   });
   serve = getRequestListener(app.fetch);
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  console.log(`demo on http://${host}:${port}`);
+  // The demo first, what it talks to next, then how to stop: what a newcomer reads, in that order.
+  console.log(`demo on http://${host}:${port} (open it in Chrome or Firefox, log in with any name)`);
+  for (const line of running.said) console.log(line);
+  console.log(`Ctrl-C stops ${config.voice ? 'the demo' : 'the demo and the simulator'}`);
   // One readiness read now: its answer shows the key's quota, and the proxy says what it serves.
   void app.request('/readyz');
 
