@@ -43,7 +43,7 @@ export function createDemoApp(options: DemoAppOptions): Hono {
   proxy = createVoiceProxy({
     ...options.voice,
     authenticate: auth.authenticate,
-    // npm start reads the service before it listens (service-check.ts), or runs the simulator itself.
+    // npm start reads the service itself before it listens, or runs the simulator it configured.
     checkService: false,
     fetch: options.fetch,
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
