@@ -43,6 +43,8 @@ export function createDemoApp(options: DemoAppOptions): Hono {
   proxy = createVoiceProxy({
     ...options.voice,
     authenticate: auth.authenticate,
+    // npm start reads the service itself before it listens, or runs the simulator it configured.
+    checkService: false,
     fetch: options.fetch,
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
     ...(options.budget === undefined ? {} : { budget: options.budget }),

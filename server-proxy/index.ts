@@ -12,6 +12,8 @@
 
 export { createVoiceProxy } from './proxy.js';
 export type { ProxyLogger, ProxyUser, QueueOptions, Readiness, SupervisorRole, VoiceProxy, VoiceProxyOptions } from './proxy.js';
+export { VoiceProxySetupError } from './proxy-setup.js';
+export type { VoiceProxySetupCode } from './proxy-setup.js';
 export type { UserRateLimitOptions } from './user-rate-limit.js';
 export { createMemoryRateStore } from './rate-store.js';
 export type { RateStore, RateWindow } from './rate-store.js';

@@ -15,6 +15,9 @@ import { createProxyMetrics, type ProxyMetrics } from './metrics.js';
 import { createReadiness, type Readiness } from './readiness.js';
 import { defaultLogger, requestLog, type ProxyLogger } from './request-log.js';
 import { createUpstream, type Upstream } from './upstream.js';
+import { refuseConsumedBody } from './consumed-body.js';
+import { checkRequiredOptions } from './proxy-setup.js';
+import { createStartCheck, type StartCheck } from './start-check.js';
 import { createUpstreamStream, type UpstreamStream } from './upstream-stream.js';
 import { userRateLimit, type UserRateLimitOptions } from './user-rate-limit.js';
 
@@ -31,12 +34,17 @@ export type { QueueOptions } from './queue-routes.js';
 
 /** Options of {@link createVoiceProxy}; README "Mounting the proxy in your app" lists them with defaults. */
 export interface VoiceProxyOptions {
-  /** `{base_url}` of the voice service, including `/api`. */
+  /** `{base_url}` of the voice service, ending in its path prefix (`/api`); checked by a read at creation. */
   baseUrl: string;
   /** The persistent API key; never sent to the page, never logged. */
   apiKey: string;
   /** Returns the user of the request, or null when nobody is logged in. */
   authenticate(request: Request): Promise<ProxyUser | null> | ProxyUser | null;
+  /**
+   * Reads the service once at creation (one request of the key's quota) to prove `baseUrl` reaches its API
+   * (`checked`); default true. `false` skips the read, for a test whose service answers a script.
+   */
+  checkService?: boolean;
   /** Sends the requests to the service instead of the proxy's own keep-alive pool (undici), e.g. a test double. */
   fetch?: typeof fetch;
   /** Upstream request limit in ms (default 10 s); past it the page gets a `504` with a code. */
@@ -105,19 +113,37 @@ export type VoiceProxy = ((request: Request) => Promise<Response>) & {
   metrics: ProxyMetrics['registry'];
   /** Whether the service (and the shared stores, when configured) answer: `/readyz`. */
   ready(): Promise<Readiness>;
+  /**
+   * The start-up read: resolves once the service answered it as its API; rejects with a
+   * {@link VoiceProxySetupError}: `base_url_without_prefix` (the proxy then answers every request `503` with
+   * that code) or `service_unreachable` (requests go on). Either is also one line in the log; awaiting it is
+   * optional. Resolved at once with `checkService: false`.
+   */
+  checked: Promise<void>;
 };
 
 /** Time between the reads by which `revokeSessions` proves a call ended. */
 const REVOKE_READ_INTERVAL_MS = 300;
 
 /** The checks every request passes before a route, the service's webhook included: same-site, body size. */
-function mountRequestGuards(app: Hono<ProxyEnv>, options: VoiceProxyOptions, headers: Readonly<Record<string, string>>): void {
+function mountRequestGuards(app: Hono<ProxyEnv>, options: VoiceProxyOptions, headers: Readonly<Record<string, string>>, log: (line: string) => void): void {
   // Every answer is built `no-store` (relay, errorResponse). A server's POST (the webhook) sends neither
   // Origin nor Sec-Fetch-Site, so it passes; a browser page's cross-site one does not.
   app.use('*', refuseCrossSite({ trustedOrigins: options.trustedOrigins ?? [] }));
   const limitBody = bodyLimit({ maxSize: 64 * 1024, onError: () => errorResponse(new HttpError(413, 'payload_too_large', 'the body is over 64 KB'), headers) });
   // A GET or HEAD carries no body: the limit is for the others.
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
+  app.use('*', refuseConsumedBody(log));
+}
+
+/** While the start-up read proved the base URL wrong, every request gets the error that says so. */
+function mountStartCheck(app: Hono<ProxyEnv>, check: StartCheck | undefined): void {
+  if (!check) return;
+  app.use('*', async (_c, next) => {
+    const refusal = await check.refusal();
+    if (refusal) throw refusal;
+    await next();
+  });
 }
 
 /** The checks every user's request passes after those: a logged-in user, the user's rate. */
@@ -187,6 +213,7 @@ function observedStream(stream: UpstreamStream, budget: KeyBudget, metrics: Prox
  * ```
  */
 export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
+  checkRequiredOptions(options);
   const logger = options.logger === false ? null : (options.logger ?? defaultLogger([options.apiKey], options.logLevel));
   const log = redactingLog([options.apiKey], options.log ?? (logger ? (line) => logger.warn(line) : undefined));
   const budget = options.budget === false ? noBudget() : createKeyBudget({ log, ...(options.budget?.store ? { store: options.budget.store } : {}) });
@@ -201,6 +228,7 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
     ...(options.rateLimit && options.rateLimit.store ? { rateStore: options.rateLimit.store } : {}),
   });
   upstream = observed(raw, budget, metrics, readiness.heard);
+  const startCheck = options.checkService === false ? undefined : createStartCheck(upstream, options.baseUrl, log);
   const headers = options.headers ?? {};
   const relayer = createRelay(log, headers);
   const cleanupOptions = { waitMs: options.revokeWaitMs ?? 10_000, intervalMs: REVOKE_READ_INTERVAL_MS, log };
@@ -213,7 +241,8 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
 
   // First, so it times and logs every answer, the guards' refusals included.
   app.use('*', requestLog(logger, metrics));
-  mountRequestGuards(app, options, headers);
+  mountStartCheck(app, startCheck);
+  mountRequestGuards(app, options, headers, log);
   // Before the login: the service's webhook is signed, not logged in.
   mountRoutes(app, (owner) => owner === 'signature', partsFor, desk);
   mountUserGuards(app, options, log);
@@ -226,5 +255,6 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
     budget: { snapshot: budget.snapshot, ping: budget.ping, close: budget.close },
     metrics: metrics.registry,
     ready: readiness.check,
+    checked: startCheck ? startCheck.checked : Promise.resolve(),
   });
 }

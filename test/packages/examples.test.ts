@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectRestGuardedBy, simulatorBaseUrl } from './support.js';
+import { expectRestGuardedBy, packPackages, simulatorBaseUrl } from './support.js';
 
 /**
  * The examples under examples/, each run as an app outside this repository would run it: copied out of the
@@ -33,8 +33,7 @@ function run(cwd: string, command: string, args: string[], env: Record<string, s
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'voice-browser-examples-'));
   mkdirSync(join(work, '.packs'));
-  // The build already ran (npm test builds first); packing again would only rebuild.
-  run(ROOT, 'npm', ['pack', '-w', 'lib', '-w', 'server-proxy', '-w', 'simulator', '--ignore-scripts', '--pack-destination', join(work, '.packs'), '--loglevel=error']);
+  packPackages(join(work, '.packs'));
   for (const example of EXAMPLES) {
     cpSync(join(ROOT, 'examples', example), join(work, 'examples', example), { recursive: true, filter: (path) => !/\/(node_modules|dist|test-results)$/.test(path) });
   }

@@ -52,7 +52,7 @@ describe('the @voice-browser/server package', () => {
     expect(installed.filter((name) => ['werift', 'ws', 'sip.js', 'tsx', '@hono/node-server'].includes(name))).toEqual([]);
   });
 
-  it("runs on plain node: refuses a request nobody logged in to, and relays a user's read to the service", () => {
+  it("runs on plain node: reads the service once at start, refuses a request nobody logged in to, and relays a user's read", () => {
     const script = [
       "import { createServer } from 'node:http';",
       "import { createVoiceProxy } from '@voice-browser/server';",
@@ -73,7 +73,11 @@ describe('the @voice-browser/server package', () => {
     const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8' }));
     expect(out.nobody).toEqual([401, 'unauthenticated']);
     expect(out.ada).toEqual([200, { session: null, call: null }]);
-    expect(out.seen).toEqual([{ url: '/api/v1/voice/browser-sessions?externalSubject=ada', key: 'vsk_PackageTestKey000000000000000000' }]);
+    // First the proxy's start-up read of the service, then alice's read.
+    expect(out.seen).toEqual([
+      { url: '/api/v1/voice/browser-sessions?externalSubject=voice-proxy-start-up-check', key: 'vsk_PackageTestKey000000000000000000' },
+      { url: '/api/v1/voice/browser-sessions?externalSubject=ada', key: 'vsk_PackageTestKey000000000000000000' },
+    ]);
   });
 
   for (const moduleResolution of MODULE_RESOLUTIONS) {

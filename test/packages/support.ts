@@ -1,4 +1,4 @@
-import { spawnSync, type ChildProcessByStdio } from 'node:child_process';
+import { execFileSync, spawnSync, type ChildProcessByStdio } from 'node:child_process';
 import { expect } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -7,6 +7,18 @@ import type { Readable } from 'node:stream';
 /** What the package tests share: type-checking an app as its own `tsc` would, and reading a started simulator's URL. */
 
 const ROOT = resolve(import.meta.dirname, '../..');
+
+/**
+ * Packs the three packages into `destination` as `npm run pack` does, from what the build already made (npm test
+ * builds first; packing with their scripts would only build again).
+ */
+export function packPackages(destination: string): void {
+  execFileSync('npm', ['pack', '-w', 'lib', '-w', 'server-proxy', '-w', 'simulator', '--ignore-scripts', '--pack-destination', destination, '--loglevel=error'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
+}
 
 export const MODULE_RESOLUTIONS = ['bundler', 'nodenext'] as const;
 
@@ -31,7 +43,7 @@ export async function expectRestGuardedBy(base: string, key: string): Promise<vo
 }
 
 /** The `VOICE_BASE_URL` a starting simulator prints, once it printed its key too; rejects if it exits first. */
-export function simulatorBaseUrl(child: ChildProcessByStdio<null, Readable, null>): Promise<string> {
+export function simulatorBaseUrl(child: ChildProcessByStdio<null, Readable, Readable | null>): Promise<string> {
   return new Promise((resolveBase, reject) => {
     let out = '';
     child.once('exit', (code) => reject(new Error(`the simulator exited with ${code}: ${out}`)));

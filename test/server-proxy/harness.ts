@@ -60,6 +60,8 @@ export interface HarnessOptions {
   budget?: VoiceProxyOptions['budget'];
   /** The support desk's queues (default none: the queue routes answer as unknown ones). */
   queues?: VoiceProxyOptions['queues'];
+  /** The proxy's start-up read of the service (default off, so `seen` holds only what a test's requests sent). */
+  checkService?: boolean;
 }
 
 export interface Harness {
@@ -122,6 +124,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     ...(options.budget === undefined ? {} : { budget: options.budget }),
     ...(options.queues === undefined ? {} : { queues: options.queues }),
     logger: options.logger ?? false,
+    checkService: options.checkService ?? false,
   });
   return { service, proxy, seen, simulator: inner, apiKey, close: () => service.close() };
 }
