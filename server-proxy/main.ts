@@ -47,14 +47,16 @@ function configuredUpstream(voice: NonNullable<Config['voice']>): Upstream {
  * a dynamic one: a deployment with VOICE_BASE_URL never loads werift or ws (DESIGN.md, "What we build").
  */
 async function embeddedSimulator(env: Record<string, string | undefined>): Promise<Upstream> {
-  const { describeApiKey, parseSimulatorConfig, startSimulator } = await import('../simulator/embedded.js');
-  const config = parseSimulatorConfig(env);
+  const { describeApiKey, describeQuota, parseSimulatorConfig, startedKeyQuota, startSimulator } = await import('../simulator/embedded.js');
+  // The demo's key has a quota sized for the README's walkthroughs; the simulator's own default stays spec 8's.
+  const config = parseSimulatorConfig(env, { demo: true });
   return {
-    quota: config.quota,
+    quota: startedKeyQuota(config),
     start: async () => {
       const simulator = await startSimulator(config);
       console.log(`simulator on ${simulator.url} (REST ${simulator.baseUrl}/v1/voice, SIP ${simulator.url.replace(/^http/, 'ws')}/sip)`);
       console.log(`simulator API key: ${describeApiKey(config, env)}`);
+      console.log(describeQuota(config));
       return { voice: { baseUrl: simulator.baseUrl, apiKey: config.apiKey }, close: () => simulator.close() };
     },
   };
