@@ -64,7 +64,7 @@ export function QueuePanel({ status, rows, listError, error, onAnswerNext, onAva
   return (
     <section class="queues" aria-labelledby="queues-title" data-testid="queue-panel">
       <h2 id="queues-title">Queues</h2>
-      {offerQueues.length > 0 && <AvailabilitySwitch availability={status.availability} offerQueues={offerQueues} onChange={onAvailability} />}
+      {offerQueues.length > 0 && <AvailabilitySwitch availability={status.availability} offerQueues={offerQueues} connection={status.connection} onChange={onAvailability} />}
       <p class="queue-summary" role="status" aria-live="polite" data-testid="queue-summary">
         {queueSummaryLabel(rows)}
       </p>
