@@ -28,7 +28,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 interface Upstream {
   /** The key's quota when it is known, for the per-user limits. */
   quota: Rate | undefined;
-  start(): Promise<{ voice: NonNullable<Config['voice']>; close(): Promise<void> }>;
+  /** `simulatorUrl`: the embedded simulator's address, whose control API makes callers arrive on demand. */
+  start(): Promise<{ voice: NonNullable<Config['voice']>; simulatorUrl?: string; close(): Promise<void> }>;
 }
 
 /** A real service at VOICE_BASE_URL: nothing to start, but proven to answer and to take the key. */
@@ -57,7 +58,7 @@ async function embeddedSimulator(env: Record<string, string | undefined>): Promi
       console.log(`simulator on ${simulator.url} (REST ${simulator.baseUrl}/v1/voice, SIP ${simulator.url.replace(/^http/, 'ws')}/sip)`);
       console.log(`simulator API key: ${describeApiKey(config, env)}`);
       console.log(describeQuota(config));
-      return { voice: { baseUrl: simulator.baseUrl, apiKey: config.apiKey }, close: () => simulator.close() };
+      return { voice: { baseUrl: simulator.baseUrl, apiKey: config.apiKey }, simulatorUrl: simulator.url, close: () => simulator.close() };
     },
   };
 }
@@ -92,6 +93,8 @@ async function main(): Promise<void> {
     rateLimit: { ...config.userRate(upstream.quota), ...(store ? { store } : {}) },
     ...(budgetStore ? { budget: { store: budgetStore } } : {}),
     ...(queues ? { queues: demoQueueOptions(queues, events, availability) } : {}),
+    // Callers on demand only where a simulator can act them: never in front of a real service.
+    ...(queues && running.simulatorUrl ? { callers: { simulatorUrl: running.simulatorUrl, queues: queues.named } } : {}),
     logLevel: config.logLevel,
   });
   serve = getRequestListener(app.fetch);
