@@ -40,7 +40,7 @@ export const SIMULATOR_CONFIG_VARIABLES = Object.keys(variables) as ReadonlyArra
 
 /**
  * The quota of the key `npm start` runs its demo on, unless SIM_QUOTA_PER_* say otherwise: a key whose quota the
- * provider raised (spec 8 gives 100 a minute as the default, not a ceiling). The README's walkthroughs keep several
+ * provider raised (spec 8 states a default quota, not a ceiling). The README's walkthroughs keep several
  * calls read once a second at once (an agent's call, a supervisor's monitor leg, a desk's caller), beside the
  * supervisor's list, the desks' re-reads and the recordings; the default serves one call at once.
  */
