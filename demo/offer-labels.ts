@@ -1,4 +1,4 @@
-import type { Availability, Offer } from 'voice-browser';
+import type { Availability, Connection, Offer } from 'voice-browser';
 
 /**
  * The words of offered callers (DESIGN.md, "Support desks"; server-proxy/README.md, "Offer mode") and the ringing
@@ -19,14 +19,21 @@ export function isOfferQueue(name: string): boolean {
 /** The hint under an offer-mode queue's name: how its callers reach an agent. */
 export const OFFER_QUEUE_HINT = 'Callers here ring the longest-idle available agent';
 
+/** Connection states in which the helper has not read the agent's availability yet: it reads it once connected. */
+const NOT_READ_YET: ReadonlySet<Connection> = new Set<Connection>(['disconnected', 'connecting', 'recovery_required']);
+
 /**
- * The availability line: what the server last said, and what it means for this page; "Checking" until it said.
+ * The availability line: what the server last said, and what it means for this page. Without its word the line
+ * says only what is proven: before Connect nothing was read; once connected, the server has not said (its read
+ * is under way, or failed: the helper does not tell the two apart), and the switch sets it. Never "checking".
  * `queues` are the offer-mode queues' names the page lists.
  */
-export function availabilityLabel(availability: Availability | null, queues: readonly string[]): string {
+export function availabilityLabel(availability: Availability | null, queues: readonly string[], connection: Connection): string {
   const which = queues.length > 0 ? `${queues.join(' and ')} callers` : 'offered callers';
-  if (availability === null) return 'Checking whether you take offered callers';
-  return availability === 'available' ? `Available: ${which} ring this page` : `Away: ${which} are not offered to you`;
+  if (availability === 'available') return `Available: ${which} ring this page`;
+  if (availability === 'away') return `Away: ${which} are not offered to you`;
+  if (NOT_READ_YET.has(connection)) return `Not read yet: Connect to learn whether ${which} ring this page, or use the switch to say`;
+  return `Not known: the server has not said whether ${which} ring this page; use the switch to say`;
 }
 
 /** The one alert screen readers hear when a caller rings: who, from where when known, and the keys that answer. */

@@ -31,3 +31,16 @@ export function queueSummaryLabel(rows: readonly QueueRow[]): string {
 export function waitingListName(queueName: string): string {
   return `Callers waiting in ${queueName}`;
 }
+
+/** The button that makes a test caller arrive in a queue (shown only with the embedded simulator). */
+export function sendCallerLabel(queueName: string): string {
+  return `Send a test caller to ${queueName}`;
+}
+
+/** What became of the last test caller sent: where it went, or why it did not. */
+export type CallerNote = { queueName: string; from: string } | { queueName: string; failure: string };
+
+/** The line under the queues after a test caller was sent: "Sent +14155550123 to Support", or why not. */
+export function callerNoteLabel(note: CallerNote): string {
+  return 'from' in note ? `Sent a test caller, ${note.from}, to ${note.queueName}` : `No test caller was sent to ${note.queueName} (${note.failure}); try again`;
+}

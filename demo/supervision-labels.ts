@@ -77,10 +77,22 @@ export function monitorAnnouncement(status: VoiceBrowserStatus, agent: string | 
   const whom = agent ?? 'the call';
   const state = status.call?.state;
   if (state === 'connected') return `Listening to ${whom}`;
-  if (state === 'ended' || state === 'failed') return `Stopped listening to ${whom}`;
+  if (state === 'ended' || state === 'failed') return monitorEndLabel(status.call?.endReason ?? null, agent, state === 'failed');
   if (state === 'ending') return 'Leaving the call';
   if (status.attempt?.phase === 'outcome_unknown') return `Listening in to ${whom} may have started: finding out`;
   return `Listening in to ${whom}: connecting this page`;
+}
+
+/**
+ * Why a monitor leg is over, from its `endReason` (the service's monitor leg: `call_ended` when the call listened
+ * to ended, `agent_hangup` or `api_hangup` when the supervisor stopped, `session_ended` with their session).
+ */
+export function monitorEndLabel(endReason: string | null, agent: string | null, failed: boolean): string {
+  const whom = agent ?? 'the call';
+  if (endReason === 'call_ended') return agent ? `${agent}'s call ended, so listening stopped` : 'The call ended, so listening stopped';
+  if (endReason === 'agent_hangup' || endReason === 'api_hangup') return `Stopped listening to ${whom}`;
+  if (endReason === 'session_ended') return `Stopped listening to ${whom}: this page's session ended`;
+  return failed ? `Could not listen to ${whom}` : `Listening to ${whom} ended`;
 }
 
 /** The record button's words: what pressing it does. */

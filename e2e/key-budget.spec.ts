@@ -6,12 +6,12 @@ import { expect, logInAndConnect, test } from './fixtures.js';
  * The key's budget as a user meets it: on the default quota (100 requests a minute, spec 8) the key keeps one
  * call read, so while one user is in a call the proxy refuses a second user's call at once, before it reaches
  * the service, and the page says why in the proxy's words (how many calls the key serves). The spec runs an
- * app of its own, on the simulator's default quota.
+ * app of its own, on the spec's default quota, set here (npm start's demo key has a larger one).
  */
 
 let app: RunningApp;
 test.beforeAll(async () => {
-  app = await startApp();
+  app = await startApp({ SIM_QUOTA_PER_MINUTE: '100', SIM_QUOTA_PER_HOUR: '10000' });
 });
 test.afterAll(async () => {
   await app?.stop();

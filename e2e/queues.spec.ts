@@ -345,3 +345,25 @@ test('a queue webhook not signed with the queues secret is refused 401 and shows
     await agent.context.close();
   }
 });
+
+test('a test caller sent from the page (the embedded simulator) arrives in the queue picked, on the panel and at the service', async ({ browser, simulator }) => {
+  await emptyTheQueues(simulator);
+  const agent = await openAgent(browser, 'e2e-queue-send-caller');
+  const page = agent.page;
+  try {
+    const { Support: support } = await queueIds(page);
+    await queueIn(page, 'Support').getByRole('button', { name: 'Send a test caller to Support' }).click();
+    await expect(panel(page).getByTestId('caller-note')).toHaveText(/^Sent a test caller, \+14155550\d{3}, to Support$/);
+    const from = /(\+\d+)/.exec((await panel(page).getByTestId('caller-note').textContent()) ?? '')?.[1] ?? '';
+    await allList([page], 'Support', [from]);
+    await expect(panel(page).getByTestId('queue-summary')).toHaveText('Support: 1 caller waiting; Sales: nobody waiting');
+    // The service holds it queued in Support, as any caller the control API made.
+    const response = await fetch(`${simulator.url}/api/v1/voice/calls?status=active`, { headers: { 'x-api-key': SIM_API_KEY } });
+    const { calls } = (await response.json()) as { calls: Array<{ id: string; queueId?: string; from?: string; state: string }> };
+    expect(calls.filter((call) => call.from === from)).toEqual([expect.objectContaining({ queueId: support, state: 'queued' })]);
+    await emptyTheQueues(simulator);
+    await allList([page], 'Support', []);
+  } finally {
+    await agent.context.close();
+  }
+});

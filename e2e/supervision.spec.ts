@@ -184,7 +184,7 @@ test.describe('supervisors and recordings', () => {
       await agent.page.getByRole('button', { name: 'Hang up' }).click();
       await expect(agent.page.getByTestId('busy')).toHaveText('false');
       await expect(lead.page.getByTestId('busy')).toHaveText('false');
-      await expect(lead.page.getByTestId('call-words')).toHaveText(`Stopped listening to ${agentName}`);
+      await expect(lead.page.getByTestId('call-words')).toHaveText(`${agentName}'s call ended, so listening stopped`);
       await expect(lead.page.getByTestId('connection')).toHaveText('ready');
       await expect(row.getByTestId('supervised-state')).toHaveText('ended', { timeout: LISTED_MS });
     } finally {

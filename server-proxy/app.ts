@@ -1,13 +1,15 @@
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { createDemoAuth } from './demo-auth.js';
+import { createDemoCallers, type DemoCallersOptions } from './demo-callers.js';
 import { createOpsHandler } from './ops-handler.js';
 import { createVoiceProxy, type VoiceProxy, type VoiceProxyOptions } from './proxy.js';
 import { demoSecurityHeaders } from './security-headers.js';
 
 /**
  * The demo server: the voice proxy at `/voice`, its health, readiness and metrics at `/healthz`, `/readyz`
- * and `/metrics`, the demo login at `/auth`, the built demo page at `/` and the built library at `/lib/`.
+ * and `/metrics`, the demo login at `/auth`, callers on demand at `/demo/callers` (demo-callers.ts), the built
+ * demo page at `/` and the built library at `/lib/`.
  */
 
 export interface DemoAppOptions {
@@ -28,6 +30,8 @@ export interface DemoAppOptions {
   logLevel?: VoiceProxyOptions['logLevel'];
   /** The support desk's queues (see `VoiceProxyOptions.queues`); default none. */
   queues?: VoiceProxyOptions['queues'];
+  /** Callers on demand: the embedded simulator's address and the demo's queues; default off (a real service). */
+  callers?: Pick<DemoCallersOptions, 'simulatorUrl' | 'queues'>;
 }
 
 /** Builds the demo server's app; see the file comment. */
@@ -64,6 +68,8 @@ export function createDemoApp(options: DemoAppOptions): Hono {
   app.get('/readyz', (c) => ops(c.req.raw));
   app.get('/metrics', (c) => ops(c.req.raw));
   app.route('/', auth.app);
+  // Always answered, so a page asks whether callers can be sent and hears no, rather than getting index.html.
+  app.route('/', createDemoCallers({ queues: [], ...options.callers, authenticate: auth.authenticate, ...(options.fetch ? { fetch: options.fetch } : {}) }));
   app.use('/lib/*', serveStatic({ root: options.libRoot, rewriteRequestPath: (path) => path.replace(/^\/lib/, '') }));
   app.use('*', serveStatic({ root: options.demoRoot }));
   app.get('*', serveStatic({ root: options.demoRoot, path: 'index.html' }));

@@ -25,6 +25,8 @@ export interface DemoQueues {
   ids: readonly string[];
   /** The ids of {@link DEMO_OFFER_QUEUE_NAME}'s queue: its callers are offered to available agents. */
   offerIds: readonly string[];
+  /** Each queue's id and name, in {@link DEMO_QUEUE_NAMES}' order. */
+  named: ReadonlyArray<{ id: string; name: string }>;
 }
 
 /** Makes one queue; its id, or an error naming what the service answered. */
@@ -62,7 +64,7 @@ export async function createDemoQueues(voice: UpstreamOptions, notifyUrl: string
     const byName = new Map<string, string>();
     for (const name of DEMO_QUEUE_NAMES) byName.set(name, existing.get(name) ?? (await createQueue(upstream, name, notifyUrl, notifySecret)));
     const offerId = byName.get(DEMO_OFFER_QUEUE_NAME);
-    return { notifySecret, ids: [...byName.values()], offerIds: offerId ? [offerId] : [] };
+    return { notifySecret, ids: [...byName.values()], offerIds: offerId ? [offerId] : [], named: [...byName].map(([name, id]) => ({ id, name })) };
   } catch (error) {
     log(`start-up: the demo's queues could not be made (${error instanceof HttpError ? error.code : error instanceof Error ? error.message : String(error)}); the support desk is off`);
     return null;

@@ -28,7 +28,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 interface Upstream {
   /** The key's quota when it is known, for the per-user limits. */
   quota: Rate | undefined;
-  start(): Promise<{ voice: NonNullable<Config['voice']>; close(): Promise<void>; said: string[] }>;
+  /** `simulatorUrl`: the embedded simulator's address, whose control API makes callers arrive on demand. */
+  start(): Promise<{ voice: NonNullable<Config['voice']>; simulatorUrl?: string; close(): Promise<void>; said: string[] }>;
 }
 
 /** A real service at VOICE_BASE_URL: nothing to start, but proven to answer and to take the key. */
@@ -47,18 +48,20 @@ function configuredUpstream(voice: NonNullable<Config['voice']>): Upstream {
  * a dynamic one: a deployment with VOICE_BASE_URL never loads werift or ws (DESIGN.md, "What we build").
  */
 async function embeddedSimulator(env: Record<string, string | undefined>): Promise<Upstream> {
-  const { describeApiKey, parseSimulatorConfig, startSimulator } = await import('../simulator/embedded.js');
-  const config = parseSimulatorConfig(env);
+  const { describeApiKey, describeQuota, parseSimulatorConfig, startedKeyQuota, startSimulator } = await import('../simulator/embedded.js');
+  // The demo's key has a quota sized for the README's walkthroughs; the simulator's own default stays spec 8's.
+  const config = parseSimulatorConfig(env, { demo: true });
   return {
-    quota: config.quota,
+    quota: startedKeyQuota(config),
     start: async () => {
       const simulator = await startSimulator(config);
       const sip = `${simulator.url.replace(/^http/, 'ws')}/sip`;
       const said = [
         `simulator on ${simulator.url} (embedded, the voice service the demo calls through: REST ${simulator.baseUrl}/v1/voice, SIP ${sip})`,
         `simulator API key: ${describeApiKey(config, env)}`,
+        describeQuota(config),
       ];
-      return { voice: { baseUrl: simulator.baseUrl, apiKey: config.apiKey }, close: () => simulator.close(), said };
+      return { voice: { baseUrl: simulator.baseUrl, apiKey: config.apiKey }, simulatorUrl: simulator.url, close: () => simulator.close(), said };
     },
   };
 }
@@ -93,6 +96,8 @@ async function main(): Promise<void> {
     rateLimit: { ...config.userRate(upstream.quota), ...(store ? { store } : {}) },
     ...(budgetStore ? { budget: { store: budgetStore } } : {}),
     ...(queues ? { queues: demoQueueOptions(queues, events, availability) } : {}),
+    // Callers on demand only where a simulator can act them: never in front of a real service.
+    ...(queues && running.simulatorUrl ? { callers: { simulatorUrl: running.simulatorUrl, queues: queues.named } } : {}),
     logLevel: config.logLevel,
   });
   serve = getRequestListener(app.fetch);

@@ -14,7 +14,10 @@
  * @remarks
  * A dequeue takes the head caller, whoever it is (spec 4.8), so an offer is made to a queue and learns its call
  * from the dequeue's answer. At most one offer per agent, and no more offers pending on a queue than callers
- * known waiting in it: never two offers to one agent, never one caller to two.
+ * known waiting in it: never two offers to one agent, never one caller to two. A caller an agent declined is not
+ * offered to that agent again for `declineHoldMs`: the others are offered it first, and with nobody else it waits
+ * at the head rather than ringing the page that just said no. The head is the oldest caller the router knows
+ * waiting (callers back at the head after a ring are older than those who came later).
  */
 
 /** An agent as the router sees it: from the availability store, with the queues `queuesFor` allows. */
@@ -46,6 +49,8 @@ export interface RouterState {
   talking: ReadonlyMap<string, string>;
   /** Agents not offered before a time (ms): wrap-up after a call, or a session found unable to ring. */
   heldUntil: ReadonlyMap<string, number>;
+  /** Declines: call id to the agents who declined it, each until when (ms) the caller is not offered to them. */
+  declined: ReadonlyMap<string, ReadonlyMap<string, number>>;
 }
 
 /** A read of the service's calls in progress (`GET /calls?status=active`), as the router needs it. */
@@ -84,10 +89,12 @@ export interface RouterOptions {
   offerTtlMs: number;
   /** An agent whose session could not ring is not tried again before this long. */
   retryAgentMs: number;
+  /** A caller an agent declined is not offered to that agent again before this long. */
+  declineHoldMs: number;
 }
 
 /** The state before anything is known. */
-export const emptyRouterState = (): RouterState => ({ waiting: new Map(), agents: new Map(), offers: new Map(), talking: new Map(), heldUntil: new Map() });
+export const emptyRouterState = (): RouterState => ({ waiting: new Map(), agents: new Map(), offers: new Map(), talking: new Map(), heldUntil: new Map(), declined: new Map() });
 
 /** A mutable copy, worked on by one transition. */
 interface Draft {
@@ -96,6 +103,7 @@ interface Draft {
   offers: Map<string, Offer>;
   talking: Map<string, string>;
   heldUntil: Map<string, number>;
+  declined: Map<string, Map<string, number>>;
 }
 
 const draftOf = (s: RouterState): Draft => ({
@@ -104,6 +112,7 @@ const draftOf = (s: RouterState): Draft => ({
   offers: new Map(s.offers),
   talking: new Map(s.talking),
   heldUntil: new Map(s.heldUntil),
+  declined: new Map([...s.declined].map(([callId, agents]) => [callId, new Map(agents)])),
 });
 
 /** Whether `agentId` may be offered a caller of `queueId` at `at`. */
@@ -124,8 +133,10 @@ function endOffer(d: Draft, o: RouterOptions, offer: Offer, at: number, requeued
     d.agents.set(agent.agentId, { ...agent, availability: 'away' });
     out.push({ type: 'away', agentId: agent.agentId });
   } else {
-    // Declined: the agent goes to the back of the idle line, so the caller goes on to the next one.
+    // Declined: the agent goes to the back of the idle line, so the caller goes on to the next one, and the
+    // caller is not offered back to the agent who said no to it for a while, even when nobody else is free.
     d.agents.set(agent.agentId, { ...agent, idleSince: at });
+    if (offer.callId !== null) d.declined.set(offer.callId, (d.declined.get(offer.callId) ?? new Map<string, number>()).set(agent.agentId, at + o.declineHoldMs));
   }
 }
 
@@ -173,6 +184,7 @@ function apply(d: Draft, o: RouterOptions, e: RouterEvent, out: RouterDecision[]
     }
     case 'left': {
       for (const calls of d.waiting.values()) calls.delete(e.callId);
+      d.declined.delete(e.callId);
       const offer = offerOfCall(d, e.callId);
       if (offer) endOffer(d, o, offer, e.at, false, out);
       // Ended before a read showed it answered: it may have been, so its agent wraps up all the same.
@@ -212,15 +224,31 @@ function apply(d: Draft, o: RouterOptions, e: RouterEvent, out: RouterDecision[]
   }
 }
 
-/** New offers: each offer-mode queue, oldest caller first, to its longest-idle offerable agent. */
+/** Forgets the declines whose hold has passed. */
+function pruneDeclines(d: Draft, at: number): void {
+  for (const [callId, agents] of [...d.declined]) {
+    for (const [agentId, until] of [...agents]) if (until <= at) agents.delete(agentId);
+    if (agents.size === 0) d.declined.delete(callId);
+  }
+}
+
+/**
+ * New offers: each offer-mode queue, oldest caller first, to its longest-idle offerable agent. A dequeue takes the
+ * head, so the n-th offer pending on a queue reaches its n-th caller; an agent who declined that caller is passed
+ * over for it.
+ */
 function offers(d: Draft, o: RouterOptions, at: number, out: RouterDecision[]): void {
+  pruneDeclines(d, at);
   const oldest = (calls: ReadonlyMap<string, number>) => Math.min(...calls.values());
   const queues = [...d.waiting].filter(([queue, calls]) => o.offerQueues.has(queue) && calls.size > 0).sort((a, b) => oldest(a[1]) - oldest(b[1]));
   for (const [queueId, calls] of queues) {
+    const line = [...calls].sort((a, b) => a[1] - b[1]).map(([callId]) => callId);
     let pending = [...d.offers.values()].filter((offer) => offer.queueId === queueId && offer.callId === null).length;
     const idle = [...d.agents.values()].filter((agent) => isOfferable(d, agent.agentId, queueId, at)).sort((a, b) => a.idleSince - b.idleSince);
     for (const agent of idle) {
-      if (pending >= calls.size) break;
+      const caller = line[pending];
+      if (caller === undefined) break;
+      if (d.declined.get(caller)?.has(agent.agentId)) continue;
       pending += 1;
       d.offers.set(agent.agentId, { agentId: agent.agentId, queueId, callId: null, at });
       out.push({ type: 'offer', queueId, agentId: agent.agentId });

@@ -54,6 +54,11 @@ export interface OfferOptions {
   checkIntervalMs?: number;
   /** An offer back at the head this long after it was made went unanswered, and its agent is set away; default 15 s. */
   unansweredMs?: number;
+  /**
+   * A caller an agent declined is not offered to that agent again for this long, in ms; default 30 s. Other agents
+   * are offered it meanwhile; with none, it waits at the head of its queue.
+   */
+  declineHoldMs?: number;
 }
 
 /** The support desk of one proxy: the options with their defaults, the bus made once. */
@@ -166,6 +171,7 @@ function offerPacing(offers: OfferOptions, claimReadIntervalMs: number) {
       // The claim watch settles an offer by then; past it, the next read tells.
       offerTtlMs: CLAIM_WATCH_MS + claimReadIntervalMs,
       retryAgentMs: intervalMs,
+      declineHoldMs: offers.declineHoldMs ?? 30_000,
     },
   };
 }

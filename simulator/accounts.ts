@@ -153,10 +153,10 @@ export class KeyRegistry {
    * A registry of one account with default settings holding each of `keys` with its scopes: the shape
    * `createRestApp(service, keys)` has always taken. The values keep whatever form they have.
    */
-  static fromScopes(keys: ReadonlyMap<string, { scopes: readonly Scope[] }>, account: AccountInput = { id: 'acct_default' }): KeyRegistry {
+  static fromScopes(keys: ReadonlyMap<string, { scopes: readonly Scope[]; quota?: Partial<Quota> }>, account: AccountInput = { id: 'acct_default' }): KeyRegistry {
     const registry = new KeyRegistry();
     registry.addAccount(account);
-    for (const [value, { scopes }] of keys) registry.addKey({ value, accountId: account.id, scopes }, { anyFormat: true });
+    for (const [value, { scopes, quota }] of keys) registry.addKey({ value, accountId: account.id, scopes, ...(quota ? { quota } : {}) }, { anyFormat: true });
     return registry;
   }
 

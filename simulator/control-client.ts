@@ -193,7 +193,10 @@ export interface SimulatorControl {
   fault(fault: SimulatorFault): Promise<void>;
   /** Disarms every fault. */
   clearFaults(): Promise<void>;
-  /** An inbound caller reaches the queue: a `queued` call, and `call.received` posted to the queue's `notifyUrl`. */
+  /**
+   * An inbound caller reaches the queue, named by id or by name (`queueId: 'Support'`): a `queued` call, and
+   * `call.received` posted to the queue's `notifyUrl`.
+   */
   inbound(caller: { queueId: string; from: string; to: string }): Promise<InboundCallRecord>;
   /** The inbound caller hangs up: `finished`, and `call.ended` posted. */
   callerHangup(callId: string): Promise<InboundCallRecord>;

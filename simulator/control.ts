@@ -26,8 +26,14 @@ export interface ControlOptions {
   forget(): void;
 }
 
-/** `POST /__sim/inbound`: the queue a caller reaches, and the numbers. */
-const inboundInput = z.strictObject({ queueId: z.string().min(1), from: e164, to: e164 });
+/**
+ * `POST /__sim/inbound`: the queue a caller reaches, by id or by name (`queueId`, or `queue` for a name: `{"queue":
+ * "Support"}`), and the numbers.
+ */
+const inboundInput = z
+  .strictObject({ queueId: z.string().min(1).optional(), queue: z.string().min(1).optional(), from: e164, to: e164 })
+  .refine((input) => (input.queueId === undefined) !== (input.queue === undefined), { path: ['queueId'], message: 'give the queue as queueId (an id or a name) or queue (a name), one of them' })
+  .transform(({ queueId, queue, from, to }) => ({ queueId: queueId ?? queue ?? '', from, to }));
 
 /** `/calls`: what the service holds of a session's calls and of one call, and the far end's acts on a call. */
 function callRoutes(app: Hono, service: VoiceService): void {

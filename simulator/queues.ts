@@ -80,10 +80,25 @@ export class QueueDesk {
     return [...this.queues.values()].filter((queue) => queue.owner === owner).map((queue) => publicQueue(queue.value));
   }
 
-  /** An inbound caller reaches a queue (the control API acts the caller): `queued`, and `call.received` sent. */
+  /**
+   * The queue a control request names: by id, else by name (the names a person sees, such as the demo's
+   * "Support"). `404 not_found` naming the queues there are when none matches; `409 queue_ambiguous` naming their
+   * ids when several queues (of several keys, or proxies that each made their own) share the name.
+   */
+  named(reference: string): Owned<StoredQueue> {
+    const byId = this.queues.get(reference);
+    if (byId) return byId;
+    const all = [...this.queues.values()];
+    const byName = all.filter((queue) => queue.value.name === reference);
+    if (byName.length === 1 && byName[0]) return byName[0];
+    if (byName.length > 1) throw new HttpError(409, 'queue_ambiguous', `${byName.length} queues are named "${reference}" (${byName.map((queue) => queue.value.id).join(', ')}); name one by its id`);
+    const known = all.map((queue) => `${queue.value.name} (${queue.value.id})`).join(', ');
+    throw new HttpError(404, 'not_found', `no such queue "${reference}"; ${known ? `the queues are ${known}` : 'there are no queues yet'}`);
+  }
+
+  /** An inbound caller reaches a queue, named by id or name (the control API acts the caller): `queued`, and `call.received` sent. */
   arrive(input: { queueId: string; from: string; to: string }): QueueCall {
-    const queue = this.queues.get(input.queueId);
-    if (!queue) throw new HttpError(404, 'not_found', 'no such queue');
+    const queue = this.named(input.queueId);
     const call: QueueCall = { id: newId('c'), direction: 'inbound', queueId: queue.value.id, from: input.from, to: input.to, state: 'queued', agentId: null, createdAt: this.stamp(), answeredAt: null, endedAt: null };
     this.calls.set(call.id, { owner: queue.owner, value: call, facts: initialFacts(call) });
     this.waitingIn(call.queueId).push(call.id);

@@ -34,6 +34,8 @@ export interface SimulatorOptions extends Omit<RecipientTimings, 'noAnswerMs'> {
   mediaTimeoutMs?: number;
   /** Per-key quota (spec 8); default 100 requests a minute and 10,000 an hour. */
   quota?: Partial<Quota>;
+  /** The quota of `apiKey` alone, one the provider raised (spec 8: the default is a default); default `quota`. */
+  keyQuota?: Partial<Quota>;
   /** Accounts and keys; default one account, which supports recording, with `apiKey` holding both voice scopes. */
   registry?: KeyRegistry;
 }
@@ -73,7 +75,7 @@ function createService(options: SimulatorOptions, host: string, publicUrl: () =>
 function simulatorApp(service: VoiceService, faults: FaultPlan, options: SimulatorOptions, url: () => string): Hono<{ Bindings: HttpBindings }> {
   // The started key's account supports recording (spec 2.6), so that a page can be developed against it; a key made
   // through the control API starts without it, as an account of the real service does.
-  const registry = options.registry ?? KeyRegistry.fromScopes(new Map([[options.apiKey, { scopes: VOICE_SCOPES }]]), { id: 'acct_default', recordingSupported: true });
+  const registry = options.registry ?? KeyRegistry.fromScopes(new Map([[options.apiKey, { scopes: VOICE_SCOPES, ...(options.keyQuota ? { quota: options.keyQuota } : {}) }]]), { id: 'acct_default', recordingSupported: true });
   const limiter = new RateLimiter();
   const idempotency = new IdempotencyStore();
   const forget = (): void => {

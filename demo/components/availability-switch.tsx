@@ -1,4 +1,4 @@
-import type { Availability } from 'voice-browser';
+import type { Availability, Connection } from 'voice-browser';
 import { availabilityLabel } from '../offer-labels.js';
 
 /** Props of {@link AvailabilitySwitch}. */
@@ -7,6 +7,8 @@ export interface AvailabilitySwitchProps {
   availability: Availability | null;
   /** The offer-mode queues' names, for the words. */
   offerQueues: readonly string[];
+  /** The connection's state: before Connect nothing was read. */
+  connection: Connection;
   onChange(availability: Availability): void;
 }
 
@@ -14,7 +16,7 @@ export interface AvailabilitySwitchProps {
  * Available or Away for offered callers: a switch showing the server's answer, not the click (it flips once the
  * proxy said so), and a polite live line in words, so an agent set away after a caller rang out hears it.
  */
-export function AvailabilitySwitch({ availability, offerQueues, onChange }: AvailabilitySwitchProps) {
+export function AvailabilitySwitch({ availability, offerQueues, connection, onChange }: AvailabilitySwitchProps) {
   const available = availability === 'available';
   return (
     <div class="availability row" data-testid="availability-switch-row">
@@ -30,7 +32,7 @@ export function AvailabilitySwitch({ availability, offerQueues, onChange }: Avai
         Available for offered callers
       </button>
       <span id="availability-words" role="status" aria-live="polite" data-testid="availability-words">
-        {availabilityLabel(availability, offerQueues)}
+        {availabilityLabel(availability, offerQueues, connection)}
       </span>
     </div>
   );

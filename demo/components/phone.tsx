@@ -32,7 +32,7 @@ export interface PhoneProps {
  */
 export function Phone({ user, onLogout }: PhoneProps) {
   const audioHost = useRef<HTMLDivElement>(null);
-  const { devices, voice, callSeconds, queues, supervision } = usePhone(user.supervisor === true);
+  const { devices, voice, callSeconds, queues, supervision, callers } = usePhone(user.supervisor === true);
   const { status, audio, error } = voice;
   const wide = useWideScreen();
 
@@ -82,7 +82,15 @@ export function Phone({ user, onLogout }: PhoneProps) {
           />
         )}
         {!isCleanupOnly(status) && (
-          <QueuePanel status={status} rows={queues.rows} listError={queues.error} error={notice('queue')} onAnswerNext={voice.answerNext} onAvailability={voice.setAvailability} />
+          <QueuePanel
+            status={status}
+            rows={queues.rows}
+            listError={queues.error}
+            error={notice('queue')}
+            onAnswerNext={voice.answerNext}
+            onAvailability={voice.setAvailability}
+            callers={callers.available ? { note: callers.note, onSend: callers.send } : null}
+          />
         )}
         <ConnectionControls
           userName={user.name}

@@ -3,7 +3,7 @@ import type { Availability, VoiceBrowserStatus } from 'voice-browser';
 import { durationLabel } from '../call-labels.js';
 import type { QueueRow } from '../models/queue-rows.js';
 import { isOfferQueue, OFFER_QUEUE_HINT } from '../offer-labels.js';
-import { canAnswerNext, queueSummaryLabel, waitingListName } from '../queue-labels.js';
+import { callerNoteLabel, canAnswerNext, queueSummaryLabel, sendCallerLabel, waitingListName, type CallerNote } from '../queue-labels.js';
 import { AvailabilitySwitch } from './availability-switch.js';
 
 /** Props of {@link QueuePanel}. */
@@ -16,10 +16,12 @@ export interface QueuePanelProps {
   error: ComponentChildren;
   onAnswerNext(queueId: string): void;
   onAvailability(availability: Availability): void;
+  /** Test callers on demand: only when the server said it can send them (the embedded simulator); else null. */
+  callers: { note: CallerNote | null; onSend(queueId: string, queueName: string): void } | null;
 }
 
 /** One queue: its name, its waiting callers with their live wait time, and Answer next. */
-function QueueBlock({ status, row, onAnswerNext }: { status: VoiceBrowserStatus; row: QueueRow; onAnswerNext(queueId: string): void }) {
+function QueueBlock({ status, row, onAnswerNext, onSendCaller }: { status: VoiceBrowserStatus; row: QueueRow; onAnswerNext(queueId: string): void; onSendCaller: ((queueId: string, queueName: string) => void) | null }) {
   const titleId = `queue-${row.id}-title`;
   return (
     <div class="queue" data-testid="queue" data-queue-id={row.id} data-queue-name={row.name}>
@@ -49,6 +51,11 @@ function QueueBlock({ status, row, onAnswerNext }: { status: VoiceBrowserStatus;
       <button type="button" onClick={() => onAnswerNext(row.id)} disabled={!canAnswerNext(status, row.callers.length)}>
         Answer next<span class="visually-hidden"> in {row.name}</span>
       </button>
+      {onSendCaller && (
+        <button type="button" class="secondary" data-testid="send-caller" onClick={() => onSendCaller(row.id, row.name)}>
+          {sendCallerLabel(row.name)}
+        </button>
+      )}
     </div>
   );
 }
@@ -59,12 +66,12 @@ function QueueBlock({ status, row, onAnswerNext }: { status: VoiceBrowserStatus;
  * and idle with someone waiting. Who waits is said in one polite live line, so arrivals and departures are heard.
  * With an offer-mode queue listed, the availability switch says whether its callers ring this page.
  */
-export function QueuePanel({ status, rows, listError, error, onAnswerNext, onAvailability }: QueuePanelProps) {
+export function QueuePanel({ status, rows, listError, error, onAnswerNext, onAvailability, callers }: QueuePanelProps) {
   const offerQueues = rows.map((row) => row.name).filter(isOfferQueue);
   return (
     <section class="queues" aria-labelledby="queues-title" data-testid="queue-panel">
       <h2 id="queues-title">Queues</h2>
-      {offerQueues.length > 0 && <AvailabilitySwitch availability={status.availability} offerQueues={offerQueues} onChange={onAvailability} />}
+      {offerQueues.length > 0 && <AvailabilitySwitch availability={status.availability} offerQueues={offerQueues} connection={status.connection} onChange={onAvailability} />}
       <p class="queue-summary" role="status" aria-live="polite" data-testid="queue-summary">
         {queueSummaryLabel(rows)}
       </p>
@@ -74,8 +81,13 @@ export function QueuePanel({ status, rows, listError, error, onAnswerNext, onAva
         </p>
       )}
       {rows.map((row) => (
-        <QueueBlock key={row.id} status={status} row={row} onAnswerNext={onAnswerNext} />
+        <QueueBlock key={row.id} status={status} row={row} onAnswerNext={onAnswerNext} onSendCaller={callers?.onSend ?? null} />
       ))}
+      {callers?.note && (
+        <p class="hint" data-testid="caller-note">
+          {callerNoteLabel(callers.note)}
+        </p>
+      )}
       {error}
     </section>
   );

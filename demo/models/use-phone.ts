@@ -1,5 +1,6 @@
 import { useEffect } from 'preact/hooks';
 import { useCallTimer } from './use-call-timer.js';
+import { useCallers, type CallersModel } from './use-callers.js';
 import { useDevices, type DevicesModel } from './use-devices.js';
 import { useQueues, type QueuesModel } from './use-queues.js';
 import { useSupervision, type SupervisionModel } from './use-supervision.js';
@@ -20,6 +21,8 @@ export interface PhoneModel {
   queues: QueuesModel;
   /** A supervisor's calls of their agents and their recordings (see `use-supervision.ts`). */
   supervision: SupervisionModel;
+  /** Test callers sent on demand, with the embedded simulator (see `use-callers.ts`). */
+  callers: CallersModel;
 }
 
 /**
@@ -35,6 +38,7 @@ export function usePhone(supervisor: boolean): PhoneModel {
   const callSeconds = useCallTimer(voice.status);
   const queues = useQueues(voice.helper);
   const supervision = useSupervision(supervisor);
+  const callers = useCallers();
 
   const refreshDevices = devices.refresh;
   const audioState = voice.status.audio;
@@ -42,5 +46,5 @@ export function usePhone(supervisor: boolean): PhoneModel {
     if (audioState === 'playing') refreshDevices();
   }, [audioState, refreshDevices]);
 
-  return { devices, voice, callSeconds, queues, supervision };
+  return { devices, voice, callSeconds, queues, supervision, callers };
 }

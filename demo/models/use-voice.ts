@@ -1,5 +1,6 @@
 import type { RefObject } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { followCall } from './error-lifetime.js';
 import { emptyPaths, trackPaths, type StatePaths } from './state-paths.js';
 import { createAct, errorMessage, noErrors, shownError, voiceActions, type ErrorView, type PreflightView, type ShownError, type VoiceActions } from './voice-actions.js';
 import type { RecoveredFrom } from '../call-labels.js';
@@ -127,6 +128,7 @@ export function useVoice(devices: AudioDevices): VoiceModel {
     status: (next) => {
       setStatus(next);
       setPaths((taken) => trackPaths(taken, next));
+      setErrors((view) => followCall(view, next));
     },
     timing: (event) => setTimings((list) => logEvent(list, event)),
   };

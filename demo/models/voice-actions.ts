@@ -1,5 +1,6 @@
 import { canConnect, canRetryCall, type Availability, type PreflightReport, type StatusError, type VoiceBrowser } from 'voice-browser';
 import { errorArea, type ErrorArea } from '../labels.js';
+import type { RaisedError } from './error-lifetime.js';
 import { FROM_NUMBERS, TEST_NUMBERS } from '../test-numbers.js';
 
 /**
@@ -68,11 +69,13 @@ export interface ErrorView {
   lastAction: ErrorArea;
   /** The last action's own failure, when it threw. */
   actionError: string | null;
-  /** A helper error that a later action's success settled: no longer shown. */
+  /** A helper error that a later action's success, or the end of its call (`followCall`), settled: no longer shown. */
   settled: StatusError | null;
+  /** The helper's current error as first seen, with its call (error-lifetime.ts). */
+  raised: RaisedError | null;
 }
 
-export const noErrors: ErrorView = { lastAction: 'connection', actionError: null, settled: null };
+export const noErrors: ErrorView = { lastAction: 'connection', actionError: null, settled: null, raised: null };
 
 /**
  * An `act` that starts each action with the last failure cleared, keeps the action's failure, and settles the

@@ -14,10 +14,21 @@ describe('offered callers in words', () => {
   });
 
   it("says the server's availability and what it means for this page", () => {
-    expect(availabilityLabel(null, ['Sales'])).toBe('Checking whether you take offered callers');
-    expect(availabilityLabel('available', ['Sales'])).toBe('Available: Sales callers ring this page');
-    expect(availabilityLabel('away', ['Sales'])).toBe('Away: Sales callers are not offered to you');
-    expect(availabilityLabel('away', [])).toBe('Away: offered callers are not offered to you');
+    expect(availabilityLabel('available', ['Sales'], 'ready')).toBe('Available: Sales callers ring this page');
+    expect(availabilityLabel('away', ['Sales'], 'ready')).toBe('Away: Sales callers are not offered to you');
+    expect(availabilityLabel('away', [], 'ready')).toBe('Away: offered callers are not offered to you');
+    // What the server said stands while the connection comes and goes: it is the user's word, not the connection's.
+    expect(availabilityLabel('available', ['Sales'], 'disconnected')).toBe('Available: Sales callers ring this page');
+  });
+
+  it('never says it is checking: before Connect nothing was read, and once connected an unanswered or failed read is not known', () => {
+    for (const connection of ['disconnected', 'connecting', 'recovery_required'] as const) {
+      expect(availabilityLabel(null, ['Sales'], connection)).toBe('Not read yet: Connect to learn whether Sales callers ring this page, or use the switch to say');
+    }
+    for (const connection of ['ready', 'reconnecting', 'offline', 'expired', 'renewing', 'disconnecting'] as const) {
+      expect(availabilityLabel(null, ['Sales'], connection)).toBe('Not known: the server has not said whether Sales callers ring this page; use the switch to say');
+    }
+    expect(availabilityLabel(null, [], 'ready')).not.toMatch(/checking/i);
   });
 
   it('alerts who rings, from which queue once known, and the keys that answer', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canAnswerNext, queueSummaryLabel, waitingLabel, waitingListName } from '../../demo/queue-labels.js';
+import { callerNoteLabel, canAnswerNext, queueSummaryLabel, sendCallerLabel, waitingLabel, waitingListName } from '../../demo/queue-labels.js';
 import type { VoiceBrowserStatus } from '../../lib/index.js';
 
 const ready: VoiceBrowserStatus = { connection: 'ready', session: { id: 'bs_1', expiresAt: '2026-01-01T00:00:00Z' }, call: null, attempt: null, busy: false, audio: 'none', muted: false, warnings: [], error: null,
@@ -39,5 +39,15 @@ describe('the queue panel in words', () => {
 
   it('names each list of waiting callers by its queue', () => {
     expect(waitingListName('Sales')).toBe('Callers waiting in Sales');
+  });
+});
+
+describe('test callers on demand in words', () => {
+  it('names the queue a caller goes to, and says where the last one went or why it did not', () => {
+    expect(sendCallerLabel('Support')).toBe('Send a test caller to Support');
+    expect(callerNoteLabel({ queueName: 'Support', from: '+14155550123' })).toBe('Sent a test caller, +14155550123, to Support');
+    expect(callerNoteLabel({ queueName: 'Sales', failure: 'upstream_invalid_response: the simulator did not take the caller (no answer)' })).toBe(
+      'No test caller was sent to Sales (upstream_invalid_response: the simulator did not take the caller (no answer)); try again',
+    );
   });
 });

@@ -108,7 +108,17 @@ describe('the monitor leg on the call card', () => {
     expect(monitorAnnouncement(listening('waiting_agent'), 'agent1')).toBe('Listening in to agent1: connecting this page');
     expect(monitorAnnouncement(listening('connected'), 'agent1')).toBe('Listening to agent1');
     expect(monitorAnnouncement(listening('ending'), 'agent1')).toBe('Leaving the call');
-    expect(monitorAnnouncement(listening('ended'), 'agent1')).toBe('Stopped listening to agent1');
+    expect(monitorAnnouncement(listening('ended'), 'agent1')).toBe('Listening to agent1 ended');
+  });
+
+  it('says why listening stopped: the call listened to ended, the supervisor stopped, or their session ended', () => {
+    const over = (state: string, endReason: string) => ({ ...listening(state), call: { ...listening(state).call, endReason } as VoiceBrowserStatus['call'] });
+    expect(monitorAnnouncement(over('ended', 'call_ended'), 'agent1')).toBe("agent1's call ended, so listening stopped");
+    expect(monitorAnnouncement(over('ended', 'call_ended'), null)).toBe('The call ended, so listening stopped');
+    expect(monitorAnnouncement(over('ended', 'agent_hangup'), 'agent1')).toBe('Stopped listening to agent1');
+    expect(monitorAnnouncement(over('ended', 'api_hangup'), 'agent1')).toBe('Stopped listening to agent1');
+    expect(monitorAnnouncement(over('ended', 'session_ended'), 'agent1')).toBe("Stopped listening to agent1: this page's session ended");
+    expect(monitorAnnouncement(over('failed', 'agent_rejected'), 'agent1')).toBe('Could not listen to agent1');
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { emptyRouterState, route, type RouterAgent, type RouterDecision, type RouterEvent, type RouterOptions, type RouterState } from '../../server-proxy/offer-router.js';
 
-const OPTIONS: RouterOptions = { offerQueues: new Set(['q1']), wrapUpMs: 5000, unansweredMs: 19_000, offerTtlMs: 30_000, retryAgentMs: 3000 };
+const OPTIONS: RouterOptions = { offerQueues: new Set(['q1']), wrapUpMs: 5000, unansweredMs: 19_000, offerTtlMs: 30_000, retryAgentMs: 3000, declineHoldMs: 30_000 };
 
 const agent = (agentId: string, idleSince: number, queues = ['q1']): RouterAgent => ({ agentId, availability: 'available', idleSince, queues });
 
@@ -62,6 +62,26 @@ describe('the offer router', () => {
     const [state, unanswered] = run([...start, { type: 'waiting', callId: 'c1', queueId: 'q1', since: 10, requeued: true, at: 11 + OPTIONS.unansweredMs }]);
     expect(unanswered.slice(1)).toEqual([{ type: 'settled', agentId: 'a' }, { type: 'away', agentId: 'a' }, { type: 'offer', queueId: 'q1', agentId: 'b' }]);
     expect(state.agents.get('a')?.availability).toBe('away');
+  });
+
+  it('does not ring a declined caller back at the only agent, who declined it, until the hold has passed', () => {
+    const declined: RouterEvent[] = [present(agent('a', 0)), arrive('c1', 10), { type: 'offered', agentId: 'a', queueId: 'q1', callId: 'c1', at: 11 }, { type: 'waiting', callId: 'c1', queueId: 'q1', since: 10, requeued: true, at: 15 }];
+    const [state, decisions] = run([...declined, { type: 'tick', at: 15 + OPTIONS.declineHoldMs - 1 }]);
+    expect(decisions).toEqual([{ type: 'offer', queueId: 'q1', agentId: 'a' }, { type: 'settled', agentId: 'a' }]);
+    // A caller behind it is not offered to the agent either: the dequeue would take the head, the one declined.
+    const [, behind] = run([arrive('c2', 20), { type: 'tick', at: 21 }], state);
+    expect(behind).toEqual([]);
+    const [, later] = run([{ type: 'tick', at: 15 + OPTIONS.declineHoldMs }], state);
+    expect(later).toEqual([{ type: 'offer', queueId: 'q1', agentId: 'a' }]);
+  });
+
+  it('offers the declined caller to another agent at once, and another caller to the agent who declined', () => {
+    const start: RouterEvent[] = [present(agent('a', 0)), arrive('c1', 10), { type: 'offered', agentId: 'a', queueId: 'q1', callId: 'c1', at: 11 }, { type: 'waiting', callId: 'c1', queueId: 'q1', since: 10, requeued: true, at: 15 }];
+    const [, other] = run([...start, present(agent('b', 100), 16)]);
+    expect(other.slice(2)).toEqual([{ type: 'offer', queueId: 'q1', agentId: 'b' }]);
+    // The declined caller hung up: the next caller is the head, and rings the agent who declined the first.
+    const [, next] = run([...start, arrive('c2', 20), { type: 'left', callId: 'c1', at: 21 }]);
+    expect(next.slice(2)).toEqual([{ type: 'offer', queueId: 'q1', agentId: 'a' }]);
   });
 
   it('lets an agent whose session could not ring be a while, and clears a queue found empty', () => {

@@ -122,7 +122,7 @@ describe('the router on the re-reads’ reads', () => {
       events: createMemoryQueueEvents(),
       availability: await availableAgent(),
       log: () => undefined,
-      router: { offerQueues: new Set(['q_1']), wrapUpMs: 0, unansweredMs: 15 * INTERVAL_MS, offerTtlMs: 30 * INTERVAL_MS, retryAgentMs: INTERVAL_MS },
+      router: { offerQueues: new Set(['q_1']), wrapUpMs: 0, unansweredMs: 15 * INTERVAL_MS, offerTtlMs: 30 * INTERVAL_MS, retryAgentMs: INTERVAL_MS, declineHoldMs: 30 * INTERVAL_MS },
       intervalMs: INTERVAL_MS,
       claimReadIntervalMs: INTERVAL_MS,
       claimWatchMs: 30 * INTERVAL_MS,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../contract/environment.js';
-import { DEFAULT_SIM_API_KEY, parseSimulatorConfig, SIMULATOR_CONFIG_VARIABLES } from '../../simulator/config.js';
+import { DEFAULT_SIM_API_KEY, DEMO_KEY_QUOTA, describeQuota, parseSimulatorConfig, SIMULATOR_CONFIG_VARIABLES, startedKeyQuota } from '../../simulator/config.js';
 
 /** The simulator's own variables (SIM_*), read by `npm run simulator` and by `npm start` when it embeds it. */
 
@@ -16,6 +16,23 @@ describe('the simulator’s port, key and quota', () => {
       apiKey: key,
       quota: { perMinute: 1000, perHour: 100_000 },
     });
+  });
+
+  it('give npm start’s demo key its own quota, sized for the walkthroughs, and say so; every other key keeps the spec’s', () => {
+    const demo = parseSimulatorConfig({}, { demo: true });
+    expect(demo).toMatchObject({ quota: { perMinute: 100, perHour: 10_000 }, keyQuota: DEMO_KEY_QUOTA });
+    expect(startedKeyQuota(demo)).toEqual(DEMO_KEY_QUOTA);
+    expect(describeQuota(demo)).toMatch(/^simulator key quota: 1000 requests a minute, 60000 an hour, a demo key sized for the README's walkthroughs .*the spec's default of 100 a minute serves one call at once; SIM_QUOTA_PER_MINUTE and SIM_QUOTA_PER_HOUR set it$/);
+    // The simulator on its own keeps the spec's default for its key too.
+    expect(parseSimulatorConfig({}).keyQuota).toBeUndefined();
+    expect(startedKeyQuota(parseSimulatorConfig({}))).toEqual({ perMinute: 100, perHour: 10_000 });
+  });
+
+  it('let SIM_QUOTA_PER_* set the demo key’s quota as they set the simulator’s', () => {
+    const set = parseSimulatorConfig({ SIM_QUOTA_PER_MINUTE: '100' }, { demo: true });
+    expect(set.keyQuota).toBeUndefined();
+    expect(startedKeyQuota(set)).toEqual({ perMinute: 100, perHour: 10_000 });
+    expect(describeQuota(set)).toBe('simulator key quota: 100 requests a minute, 10000 an hour (SIM_QUOTA_PER_MINUTE, SIM_QUOTA_PER_HOUR)');
   });
 
   it('stop start-up with one line naming SIM_API_KEY when it is not "vsk_" and 32 letters or digits', () => {

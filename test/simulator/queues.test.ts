@@ -145,3 +145,34 @@ describe('queues and inbound callers', () => {
     expect(badCaller.status).toBe(400);
   });
 });
+
+describe('a caller sent to a queue by its name', () => {
+  const world = new RestWorld();
+  const control = new Hono().route('/__sim', createControlApp({ service: world.service, faults: new FaultPlan(), registry: world.registry, defaultQuota: DEFAULT_QUOTA, forget: () => undefined }));
+  afterAll(() => world.close());
+
+  // The webhook's address is never reached here: nobody waits for it.
+  const createQueue = async (name: string, key: string = KEYS.main) =>
+    ((await world.send({ key, path: '/queues', body: { name, holdAudioUrl: 'https://example.test/hold.mp3', notifyUrl: 'http://127.0.0.1:9/voice/queue-events' } })).json['queue'] as { id: string }).id;
+  const arrive = async (body: Record<string, unknown>) => {
+    const response = await control.request('/__sim/inbound', { method: 'POST', body: JSON.stringify({ from: '+12025550123', to: '+12025550150', ...body }) });
+    return { status: response.status, body: (await response.json()) as { call?: { queueId: string }; code?: string; error?: string } };
+  };
+
+  it('reaches the queue of that name, as queueId or as queue; an unknown name is a 404 naming the queues there are', async () => {
+    const support = await createQueue('Support');
+    const sales = await createQueue('Sales');
+    expect(await arrive({ queueId: 'Support' })).toMatchObject({ status: 201, body: { call: { queueId: support } } });
+    expect(await arrive({ queue: 'Sales' })).toMatchObject({ status: 201, body: { call: { queueId: sales } } });
+    expect(await arrive({ queueId: sales })).toMatchObject({ status: 201, body: { call: { queueId: sales } } });
+    expect(await arrive({ queue: 'Billing' })).toEqual({ status: 404, body: { code: 'not_found', error: `no such queue "Billing"; the queues are Support (${support}), Sales (${sales})` } });
+  });
+
+  it('refuses both or neither of queueId and queue, and a name two queues share, naming their ids', async () => {
+    expect(await arrive({})).toMatchObject({ status: 400, body: { code: 'invalid_input', error: expect.stringMatching(/^queueId: give the queue as queueId/) } });
+    expect(await arrive({ queueId: 'Support', queue: 'Support' })).toMatchObject({ status: 400, body: { code: 'invalid_input' } });
+    const first = await createQueue('Twice');
+    const second = await createQueue('Twice', KEYS.sibling);
+    expect(await arrive({ queue: 'Twice' })).toEqual({ status: 409, body: { code: 'queue_ambiguous', error: `2 queues are named "Twice" (${first}, ${second}); name one by its id` } });
+  });
+});
