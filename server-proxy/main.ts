@@ -47,13 +47,14 @@ function configuredUpstream(voice: NonNullable<Config['voice']>): Upstream {
  * a dynamic one: a deployment with VOICE_BASE_URL never loads werift or ws (DESIGN.md, "What we build").
  */
 async function embeddedSimulator(env: Record<string, string | undefined>): Promise<Upstream> {
-  const { describeApiKey, parseSimulatorConfig, startSimulator } = await import('../simulator/embedded.js');
+  const { describeApiKey, describeMediaAddresses, parseSimulatorConfig, startSimulator } = await import('../simulator/embedded.js');
   const config = parseSimulatorConfig(env);
   return {
     quota: config.quota,
     start: async () => {
       const simulator = await startSimulator(config);
       console.log(`simulator on ${simulator.url} (REST ${simulator.baseUrl}/v1/voice, SIP ${simulator.url.replace(/^http/, 'ws')}/sip)`);
+      console.log(`simulator media on ${describeMediaAddresses(config)}`);
       console.log(`simulator API key: ${describeApiKey(config, env)}`);
       return { voice: { baseUrl: simulator.baseUrl, apiKey: config.apiKey }, close: () => simulator.close() };
     },

@@ -4,11 +4,12 @@
  * The simulator INVITEs a browser (SIP.js in Chromium); this module produces the
  * SDP offer, accepts the browser's answer, plays a short 440 Hz PCMU tone (tone.ts) and then
  * echoes the browser's audio back (outbound-rtp.ts), counting everything it sees (inbound-rtp.ts).
- * It never leaves 127.0.0.1: see `loopback-webrtc.ts`.
+ * It gathers on, pairs with and sends to this machine's own addresses only: see `media-addresses.ts`.
  */
 import { RTCPeerConnection, type RtpPacket } from 'werift';
 import { InboundRtp, type InboundCounts } from './inbound-rtp.js';
-import { blackholeUntil, disableStun, loopbackOnlySdp, loopbackPeerConfig } from './loopback-webrtc.js';
+import { blackholeUntil, disableStun, mediaPeerConfig } from './loopback-webrtc.js';
+import { selectMediaAddresses, usableCandidatesSdp, type MediaAddresses, type MediaAddressMode } from './media-addresses.js';
 import { PcmuSender } from './outbound-rtp.js';
 import { TonePlayer } from './tone.js';
 
@@ -29,6 +30,11 @@ export interface MediaPeerOptions {
    * {@link MediaPeer.send} is given; default false.
    */
   monitor?: boolean;
+  /**
+   * Where it gathers and which remote addresses it accepts (media-addresses.ts): `loopback` (the default),
+   * 127.0.0.1 alone; `host`, this machine's interface addresses as well, which a browser with default settings pairs with.
+   */
+  addresses?: MediaAddressMode;
 }
 
 /** Whose audio a tapped frame is: the page's (what the browser sent) or the far party's (what the simulator sent it). */
@@ -46,7 +52,7 @@ function iceUfrag(sdp: string): string | undefined {
 export interface MediaPeer {
   /** Full non-trickle SDP offer: PCMU/8000 pt 0 + telephone-event/8000 pt 101 (0-16), sendrecv, candidates included. */
   createOffer(): Promise<string>;
-  /** Apply the browser's SDP answer (non-loopback ICE candidates are dropped first). */
+  /** Apply the browser's SDP answer (ICE candidates not on this machine's addresses, or `.local`, are dropped first). */
   acceptAnswer(sdp: string): Promise<void>;
   /** Resolves when `pc.connectionState` is 'connected'; rejects on 'failed'/'closed' (or close()) before that. */
   readonly connected: Promise<void>;
@@ -76,10 +82,11 @@ export interface MediaPeer {
 }
 
 /** The media peer on werift: the connection's setup and phases; the audio itself is the three files above. */
-class LoopbackMediaPeer implements MediaPeer {
+class WeriftMediaPeer implements MediaPeer {
   readonly connected: Promise<void>;
   private currentPhase: MediaPhase = 'idle';
-  private readonly pc = new RTCPeerConnection(loopbackPeerConfig());
+  private readonly addresses: MediaAddresses;
+  private readonly pc: RTCPeerConnection;
   private readonly sender: PcmuSender;
   private readonly inbound: InboundRtp;
   private readonly tone: TonePlayer;
@@ -99,6 +106,8 @@ class LoopbackMediaPeer implements MediaPeer {
     this.monitor = options.monitor ?? false;
     const now = options.now ?? Date.now;
     this.now = now;
+    this.addresses = selectMediaAddresses(options.addresses ?? 'loopback');
+    this.pc = new RTCPeerConnection(mediaPeerConfig(this.addresses));
     const transceiver = this.pc.addTransceiver('audio', { direction: this.monitor ? 'sendonly' : 'sendrecv' });
     this.sender = new PcmuSender(transceiver.sender, now);
     this.inbound = new InboundRtp(now);
@@ -134,7 +143,7 @@ class LoopbackMediaPeer implements MediaPeer {
 
   async acceptAnswer(sdp: string): Promise<void> {
     this.remoteUfrag = iceUfrag(sdp);
-    await this.pc.setRemoteDescription({ type: 'answer', sdp: loopbackOnlySdp(sdp) });
+    await this.pc.setRemoteDescription({ type: 'answer', sdp: usableCandidatesSdp(sdp, this.addresses) });
   }
 
   async answerReoffer(sdp: string): Promise<{ sdp: string; iceRestart: boolean }> {
@@ -142,7 +151,7 @@ class LoopbackMediaPeer implements MediaPeer {
     const iceRestart = ufrag !== this.remoteUfrag;
     this.remoteUfrag = ufrag;
     const roles = this.pc.iceTransports.map((transport) => transport.connection.iceControlling);
-    await this.pc.setRemoteDescription({ type: 'offer', sdp: loopbackOnlySdp(sdp) });
+    await this.pc.setRemoteDescription({ type: 'offer', sdp: usableCandidatesSdp(sdp, this.addresses) });
     const answer = await this.describeLocally(await this.pc.createAnswer());
     if (iceRestart) {
       // Keep the ICE role this side had (controlling: it offered the INVITE). Answering, werift would make itself
@@ -253,5 +262,5 @@ class LoopbackMediaPeer implements MediaPeer {
  * INVITE, pass the 200 OK's SDP to acceptAnswer(), then await `connected`.
  */
 export function createMediaPeer(options: MediaPeerOptions = {}): MediaPeer {
-  return new LoopbackMediaPeer(options);
+  return new WeriftMediaPeer(options);
 }
