@@ -16,8 +16,11 @@ export const TELEPHONE_EVENT_PAYLOAD_TYPE = 101;
 /** PCMU's clock rate (RFC 3551 section 4.5.14); telephone-event runs on the same clock here. */
 export const PCMU_CLOCK_RATE = 8000;
 
-/** werift RTCPeerConnection configuration on `addresses`: PCMU and telephone-event, no STUN or TURN server. */
-export function mediaPeerConfig(addresses: MediaAddresses): RTCPeerConnectionConfig {
+/**
+ * werift RTCPeerConnection configuration on `addresses`: PCMU and telephone-event, no STUN or TURN server;
+ * `onCheck` is told of every connectivity check from an address it admits.
+ */
+export function mediaPeerConfig(addresses: MediaAddresses, onCheck?: () => void): RTCPeerConnectionConfig {
   return {
     codecs: {
       // PCMU first: werift's sender.sendRtp rewrites every payload type to the first negotiated codec.
@@ -35,7 +38,7 @@ export function mediaPeerConfig(addresses: MediaAddresses): RTCPeerConnectionCon
     // An empty list only avoids the configured server; ice.js still defaults to
     // stun.l.google.com:19302, which disableStun() clears before gathering.
     iceServers: [],
-    ...iceAddressConfig(addresses),
+    ...iceAddressConfig(addresses, onCheck),
   };
 }
 

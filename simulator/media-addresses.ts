@@ -56,8 +56,11 @@ export function selectMediaAddresses(mode: MediaAddressMode, interfaces: Interfa
   return { mode, offered: [...new Set([LOOPBACK, ...own])], peers: new Set([LOOPBACK, ...all.map((info) => info.address)]) };
 }
 
-/** The ICE part of a werift peer configuration for `addresses` (werift source: lib/ice/src/ice.js). */
-export function iceAddressConfig(addresses: MediaAddresses): Partial<RTCPeerConnectionConfig> {
+/**
+ * The ICE part of a werift peer configuration for `addresses` (werift source: lib/ice/src/ice.js); `onCheck` is
+ * told of every connectivity check it admits, before werift answers it.
+ */
+export function iceAddressConfig(addresses: MediaAddresses, onCheck?: () => void): Partial<RTCPeerConnectionConfig> {
   const loopbackOnly = addresses.offered.every((address) => address === LOOPBACK);
   return {
     // werift's own list (getHostAddresses) skips interfaces by name and, filtered by iceInterfaceAddresses, falls
@@ -75,7 +78,11 @@ export function iceAddressConfig(addresses: MediaAddresses): Partial<RTCPeerConn
     iceFilterCandidatePair: (pair) => addresses.peers.has(pair.remoteCandidate.host),
     // A check from an address no pair knows becomes a peer-reflexive pair, bypassing the pair filter
     // (ice.js checkIncoming): a check from elsewhere is not answered, and so makes no pair.
-    iceFilterStunResponse: (_message, address) => addresses.peers.has(address[0]),
+    iceFilterStunResponse: (_message, address) => {
+      const admitted = addresses.peers.has(address[0]);
+      if (admitted) onCheck?.();
+      return admitted;
+    },
   };
 }
 

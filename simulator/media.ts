@@ -37,6 +37,9 @@ export interface MediaPeerOptions {
   addresses?: MediaAddressMode;
 }
 
+/** How long an answer with no candidate the peer may use waits for the browser's first check (`untilFirstCheck`). */
+const FIRST_CHECK_WAIT_MS = 5000;
+
 /** Whose audio a tapped frame is: the page's (what the browser sent) or the far party's (what the simulator sent it). */
 export type AudioParty = 'browser' | 'far';
 
@@ -98,6 +101,9 @@ class WeriftMediaPeer implements MediaPeer {
   private settled = false;
   /** The page's ICE username fragment in its last description: a new one in a re-offer is an ICE restart. */
   private remoteUfrag: string | undefined;
+  /** A connectivity check from an admitted address has arrived; `wakeOnCheck` is waiting for one. */
+  private checkSeen = false;
+  private wakeOnCheck: (() => void) | undefined;
   private resolveConnected: () => void = () => undefined;
   private rejectConnected: (error: Error) => void = () => undefined;
 
@@ -107,7 +113,11 @@ class WeriftMediaPeer implements MediaPeer {
     const now = options.now ?? Date.now;
     this.now = now;
     this.addresses = selectMediaAddresses(options.addresses ?? 'loopback');
-    this.pc = new RTCPeerConnection(mediaPeerConfig(this.addresses));
+    const onCheck = (): void => {
+      this.checkSeen = true;
+      this.wakeOnCheck?.();
+    };
+    this.pc = new RTCPeerConnection(mediaPeerConfig(this.addresses, onCheck));
     const transceiver = this.pc.addTransceiver('audio', { direction: this.monitor ? 'sendonly' : 'sendrecv' });
     this.sender = new PcmuSender(transceiver.sender, now);
     this.inbound = new InboundRtp(now);
@@ -143,7 +153,27 @@ class WeriftMediaPeer implements MediaPeer {
 
   async acceptAnswer(sdp: string): Promise<void> {
     this.remoteUfrag = iceUfrag(sdp);
-    await this.pc.setRemoteDescription({ type: 'answer', sdp: usableCandidatesSdp(sdp, this.addresses) });
+    const usable = usableCandidatesSdp(sdp, this.addresses);
+    if (!/^a=candidate:/m.test(usable)) await this.untilFirstCheck();
+    await this.pc.setRemoteDescription({ type: 'answer', sdp: usable });
+  }
+
+  /**
+   * An answer with no candidate this peer may use (a browser naming its own by mDNS: RFC 8839 section 5.1) leaves
+   * werift's check list empty until the browser's checks arrive and become peer-reflexive pairs (RFC 8445 section
+   * 7.3.1.3); werift's ICE started on an empty list fails at once (ice.js connect), while a check that came first
+   * is kept and paired when it starts. The browser checks as soon as it has answered: wait for its first check,
+   * or {@link FIRST_CHECK_WAIT_MS}, or close().
+   */
+  private async untilFirstCheck(): Promise<void> {
+    if (this.checkSeen || this.currentPhase === 'closed') return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await new Promise<void>((resolve) => {
+      this.wakeOnCheck = resolve;
+      timer = setTimeout(resolve, FIRST_CHECK_WAIT_MS);
+    });
+    clearTimeout(timer);
+    this.wakeOnCheck = undefined;
   }
 
   async answerReoffer(sdp: string): Promise<{ sdp: string; iceRestart: boolean }> {
@@ -211,6 +241,7 @@ class WeriftMediaPeer implements MediaPeer {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.currentPhase = 'closed';
+      this.wakeOnCheck?.();
       this.tone.stop();
       this.fail('closed');
       await this.pc.close();
