@@ -48,7 +48,16 @@ async function iceFacts(page: Page): Promise<{ local: PairEnd | null; remote: Pa
     const pcs = (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs;
     const pc = pcs[pcs.length - 1];
     if (!pc) return JSON.stringify({ local: null, remote: null, offeredHosts: [] });
-    type Report = { id: string; type: string; selectedCandidatePairId?: string; selected?: boolean; nominated?: boolean; state?: string; localCandidateId?: string; remoteCandidateId?: string; address?: string; ip?: string; candidateType?: string };
+    type Report = {
+      id: string;
+      type: string;
+      selectedCandidatePairId?: string;
+      selected?: boolean;
+      localCandidateId?: string;
+      remoteCandidateId?: string;
+      address?: string;
+      candidateType?: string;
+    };
     const reports: Report[] = [];
     (await pc.getStats()).forEach((report: Report) => reports.push(report));
     const byId = new Map(reports.map((report) => [report.id, report]));
@@ -56,7 +65,7 @@ async function iceFacts(page: Page): Promise<{ local: PairEnd | null; remote: Pa
     const pair = chosenId ? byId.get(chosenId) : reports.find((report) => report.type === 'candidate-pair' && report.selected);
     const end = (id: string | undefined) => {
       const candidate = id ? byId.get(id) : undefined;
-      return candidate ? { address: candidate.address ?? candidate.ip ?? '', candidateType: candidate.candidateType ?? '' } : null;
+      return candidate ? { address: candidate.address ?? '', candidateType: candidate.candidateType ?? '' } : null;
     };
     const offeredHosts = (pc.localDescription?.sdp ?? '')
       .split(/\r?\n/)
@@ -97,7 +106,9 @@ test('a call from a browser with default settings pairs on the machine’s addre
   await expect.poll(async () => (await simulator.call(callId)).facts.dtmf.map(({ digit, method }) => `${digit}:${method}`)).toEqual(['4:rfc4733', '#:rfc4733']);
 
   const { media } = await simulator.call(callId);
-  if (process.env.E2E_VERBOSE) console.log(`[${test.info().project.name}] packets from the browser ${media?.packetsFromBrowser}, to it ${media?.packetsToBrowser}; pair ${JSON.stringify(ice)}`);
+  if (process.env.E2E_VERBOSE) {
+    console.log(`[${test.info().project.name}] packets from the browser ${media?.packetsFromBrowser}, to it ${media?.packetsToBrowser}; ICE ${JSON.stringify(ice)}`);
+  }
   await hangUp(page);
   expect((await simulator.call(callId)).call).toMatchObject({ state: 'ended', endReason: 'api_hangup' });
 });
