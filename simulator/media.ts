@@ -161,9 +161,9 @@ class WeriftMediaPeer implements MediaPeer {
   /**
    * An answer with no candidate this peer may use (a browser naming its own by mDNS: RFC 8839 section 5.1) leaves
    * werift's check list empty until the browser's checks arrive and become peer-reflexive pairs (RFC 8445 section
-   * 7.3.1.3); werift's ICE started on an empty list fails at once (ice.js connect), while a check that came first
-   * is kept and paired when it starts. The browser checks as soon as it has answered: wait for its first check,
-   * or {@link FIRST_CHECK_WAIT_MS}, or close().
+   * 7.3.1.3); werift's ICE started on an empty list after the answer's end-of-candidates (Firefox writes it) fails
+   * at once (ice.js connect, schedulingChecks), while a check that came first is kept and paired when it starts.
+   * The browser checks as soon as it has answered: wait for its first check, or {@link FIRST_CHECK_WAIT_MS}, or close().
    */
   private async untilFirstCheck(): Promise<void> {
     if (this.checkSeen || this.currentPhase === 'closed') return;
