@@ -22,7 +22,8 @@ export default defineConfig({
     trace: 'retain-on-failure',
   },
   projects: [
-    { name: 'chromium', workers: 1, testIgnore: '**/background-tab.spec.ts', use: { browserName: 'chromium', launchOptions: CHROMIUM_LAUNCH } },
+    // The stock browsers' spec runs in a network namespace of its own (playwright.stock.config.ts), never here.
+    { name: 'chromium', workers: 1, testIgnore: ['**/background-tab.spec.ts', '**/stock-browser.spec.ts'], use: { browserName: 'chromium', launchOptions: CHROMIUM_LAUNCH } },
     // Chromium's once-a-minute timers and its Page Lifecycle freeze; Firefox has neither (docs/browsers.md).
     { name: 'background', workers: 1, testMatch: '**/background-tab.spec.ts', use: { browserName: 'chromium', launchOptions: CHROMIUM_LAUNCH } },
     {
@@ -33,6 +34,7 @@ export default defineConfig({
         // Turns back on Chromium's back/forward cache, which Playwright's own switch turns off.
         '**/bfcache.spec.ts',
         '**/background-tab.spec.ts',
+        '**/stock-browser.spec.ts',
       ],
     },
   ],

@@ -15,6 +15,8 @@ const registry = KeyRegistry.fromScopes(new Map([[DEFAULT_SIM_API_KEY, { scopes:
 const simulator = await startSimulator({
   apiKey: DEFAULT_SIM_API_KEY,
   port: 0,
+  // The bench's browsers pair on loopback by their switches, as the e2e suite's.
+  mediaAddresses: 'loopback',
   // BENCH_SIM_QUOTA_PER_MINUTE gives the key a real quota instead (the budget part: 1,200 a minute).
   quota: { perMinute: Number(process.env.BENCH_SIM_QUOTA_PER_MINUTE ?? 100_000_000), perHour: 1_000_000_000 },
   registry,

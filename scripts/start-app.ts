@@ -26,20 +26,23 @@ export interface RunningApp {
  * `SIM_API_KEY` or `PORT` exported in the caller's shell (as a user of `npm run simulator` has) then changes
  * nothing the test runs against.
  */
-export function appEnvironment(env: Record<string, string>): Record<string, string | undefined> {
+export function appEnvironment(env: Record<string, string | undefined>): Record<string, string | undefined> {
   const configuration = new Set<string>([...CONFIG_VARIABLES, ...SIMULATOR_CONFIG_VARIABLES]);
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !configuration.has(name)));
-  return { ...inherited, ...env };
+  return Object.fromEntries(Object.entries({ ...inherited, ...env }).filter(([, value]) => value !== undefined));
 }
 
 /**
  * Starts the app on free ports with the configuration `env` and nothing else of the caller's (see
- * {@link appEnvironment}); resolves once it listens.
+ * {@link appEnvironment}); resolves once it listens. A variable given as `undefined` is left unset, so the app
+ * takes its own default for it.
  */
-export async function startApp(env: Record<string, string> = {}): Promise<RunningApp> {
+export async function startApp(env: Record<string, string | undefined> = {}): Promise<RunningApp> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server-proxy/main.ts'], {
     // A JSON line per request would bury what a test prints: only the notices, unless a test asks for more.
-    env: appEnvironment({ PORT: '0', SIM_PORT: '0', LOG_LEVEL: 'warn', ...env }),
+    // The suite's browsers pair on loopback by their switches: the calls' audio stays on 127.0.0.1 unless a test
+    // asks for `npm start`'s own default (SIM_MEDIA_ADDRESSES=host).
+    env: appEnvironment({ PORT: '0', SIM_PORT: '0', LOG_LEVEL: 'warn', SIM_MEDIA_ADDRESSES: 'loopback', ...env }),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   // The demo's line comes first, then the embedded simulator's (none with VOICE_BASE_URL).

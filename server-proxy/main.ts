@@ -48,7 +48,7 @@ function configuredUpstream(voice: NonNullable<Config['voice']>): Upstream {
  * a dynamic one: a deployment with VOICE_BASE_URL never loads werift or ws (DESIGN.md, "What we build").
  */
 async function embeddedSimulator(env: Record<string, string | undefined>): Promise<Upstream> {
-  const { describeApiKey, describeQuota, parseSimulatorConfig, startedKeyQuota, startSimulator } = await import('../simulator/embedded.js');
+  const { describeApiKey, describeMediaAddresses, describeQuota, parseSimulatorConfig, startedKeyQuota, startSimulator } = await import('../simulator/embedded.js');
   // The demo's key has a quota sized for the README's walkthroughs; the simulator's own default stays spec 8's.
   const config = parseSimulatorConfig(env, { demo: true });
   return {
@@ -58,6 +58,7 @@ async function embeddedSimulator(env: Record<string, string | undefined>): Promi
       const sip = `${simulator.url.replace(/^http/, 'ws')}/sip`;
       const said = [
         `simulator on ${simulator.url} (embedded, the voice service the demo calls through: REST ${simulator.baseUrl}/v1/voice, SIP ${sip})`,
+        `simulator media on ${describeMediaAddresses(config)}`,
         `simulator API key: ${describeApiKey(config, env)}`,
         describeQuota(config),
       ];

@@ -1,6 +1,7 @@
 import { HttpError } from '../contract/http-error.js';
 import type { CallFacts } from './call-facts.js';
 import { CallRunner, type CallRunnerDeps } from './call-runner.js';
+import type { MediaAddressMode } from './media-addresses.js';
 import { createMediaPeer, type MediaCounts } from './media.js';
 import type { CallMixer } from './mixer.js';
 import { TERMINAL_STATES, type BrowserCall, type BrowserSession } from './model.js';
@@ -31,6 +32,8 @@ export interface CreateCallInput {
 export interface BrowserCallsOptions {
   sip: SipServer;
   toneMs: number;
+  /** Where each call's media gathers and whom it may pair with (media-addresses.ts). */
+  mediaAddresses: MediaAddressMode;
   timings: CallRunnerDeps['timings'];
   now: () => number;
   /** The recipient answered a call placed with `record: true` (spec 2.6): its recording starts. */
@@ -70,12 +73,12 @@ export class BrowserCalls {
 
   /** Records an admitted call and sends its INVITE; resolves with the call as it is once the INVITE is out. */
   async create(owner: string, session: BrowserSession, input: CreateCallInput): Promise<BrowserCall> {
-    const { sip, toneMs, timings, now } = this.options;
+    const { sip, toneMs, mediaAddresses, timings, now } = this.options;
     const call = newCall(session, input, new Date(now()).toISOString());
     this.calls.set(call.id, { owner, value: call });
     const runner = new CallRunner(call, {
       sip,
-      createMedia: () => createMediaPeer({ toneMs, now }),
+      createMedia: () => createMediaPeer({ toneMs, now, addresses: mediaAddresses }),
       // A runner still finishing after reset() updates a call the service has forgotten: let it be.
       update: (callId, patch) => (this.calls.has(callId) ? this.update(callId, patch) : { ...call, ...patch }),
       timings,

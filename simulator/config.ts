@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseEnvironment, port, requestCount } from '../contract/environment.js';
 import { API_KEY_FORMAT, type Quota } from './accounts.js';
+import { MEDIA_ADDRESS_MODES, selectMediaAddresses, type Interfaces, type MediaAddressMode } from './media-addresses.js';
 import { QUEUE_ANSWER_TIMEOUT_MS } from './model.js';
 import { DEFAULT_QUOTA } from './rate-limit.js';
 import { DEFAULT_RECIPIENT_TIMINGS } from './recipients.js';
@@ -26,6 +27,7 @@ const variables = {
   SIM_NO_ANSWER_MS: milliseconds(DEFAULT_RECIPIENT_TIMINGS.noAnswerMs),
   SIM_OUTCOME_UNKNOWN_MS: milliseconds(DEFAULT_RECIPIENT_TIMINGS.outcomeUnknownMs),
   SIM_QUEUE_ANSWER_TIMEOUT_MS: milliseconds(QUEUE_ANSWER_TIMEOUT_MS),
+  SIM_MEDIA_ADDRESSES: z.enum(MEDIA_ADDRESS_MODES, { error: `must be ${MEDIA_ADDRESS_MODES.map((mode) => `"${mode}"`).join(' or ')}` }).default(MEDIA_ADDRESS_MODES[0]),
 };
 
 /**
@@ -60,6 +62,11 @@ export interface SimulatorConfig {
   outcomeUnknownMs: number;
   /** How long a dequeued caller rings the agent before going back to the head (DESIGN.md: 20 s); the e2e suite shortens it. */
   queueAnswerTimeoutMs: number;
+  /**
+   * Where the calls' media gathers and whom it may pair with: `host` (the default) adds this machine's interface
+   * addresses to 127.0.0.1, so a browser with default settings gets audio; `loopback`, 127.0.0.1 alone.
+   */
+  mediaAddresses: MediaAddressMode;
 }
 
 /**
@@ -80,6 +87,7 @@ export function parseSimulatorConfig(env: Record<string, string | undefined>, op
     noAnswerMs: e.SIM_NO_ANSWER_MS,
     outcomeUnknownMs: e.SIM_OUTCOME_UNKNOWN_MS,
     queueAnswerTimeoutMs: e.SIM_QUEUE_ANSWER_TIMEOUT_MS,
+    mediaAddresses: e.SIM_MEDIA_ADDRESSES,
   };
 }
 
@@ -94,6 +102,17 @@ export function describeQuota(config: SimulatorConfig): string {
   const figures = `${perMinute} requests a minute, ${perHour} an hour`;
   if (!config.keyQuota) return `simulator key quota: ${figures} (SIM_QUOTA_PER_MINUTE, SIM_QUOTA_PER_HOUR)`;
   return `simulator key quota: ${figures}, a demo key sized for the README's walkthroughs (agents, a supervisor listening in, recordings, the desk); the spec's default of ${DEFAULT_QUOTA.perMinute} a minute serves one call at once; SIM_QUOTA_PER_MINUTE and SIM_QUOTA_PER_HOUR set it`;
+}
+
+/**
+ * Where the calls' media is offered, as start-up prints it: the addresses of this machine now (a call reads them
+ * again when it starts), and what that means for a browser.
+ */
+export function describeMediaAddresses(config: Pick<SimulatorConfig, 'mediaAddresses'>, interfaces?: Interfaces): string {
+  const { offered } = selectMediaAddresses(config.mediaAddresses, interfaces);
+  if (config.mediaAddresses === 'loopback') return '127.0.0.1 only, for browsers started with loopback switches (SIM_MEDIA_ADDRESSES=loopback)';
+  if (offered.length > 1) return offered.join(', ');
+  return '127.0.0.1 only: this machine has no network address up, and a browser with default settings never pairs with loopback';
 }
 
 /** The key as start-up prints it, with a note when it is the default (SIM_API_KEY unset). */

@@ -3,5 +3,5 @@
  * VOICE_BASE_URL is set, so a deployment never loads werift or ws: its configuration from SIM_* and the
  * service itself. The package's public entry is index.ts.
  */
-export { describeApiKey, describeQuota, parseSimulatorConfig, startedKeyQuota, SIMULATOR_CONFIG_VARIABLES, type SimulatorConfig } from './config.js';
+export { describeApiKey, describeMediaAddresses, describeQuota, parseSimulatorConfig, startedKeyQuota, SIMULATOR_CONFIG_VARIABLES, type SimulatorConfig } from './config.js';
 export { startSimulator } from './server.js';

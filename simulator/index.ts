@@ -2,7 +2,8 @@
  * `@voice-browser/simulator`: a local voice service for development and tests. The REST API the proxy calls,
  * SIP over WebSocket that the page registers with, real WebRTC audio (a tone, then the page's own voice
  * echoed), test numbers that ring, answer, are busy or fail, scripted faults, and a control API to look
- * inside. It listens on loopback only.
+ * inside. It listens on loopback only; its calls' audio is offered on this machine's own addresses
+ * (`mediaAddresses`).
  *
  * @packageDocumentation
  * @module @voice-browser/simulator
@@ -10,9 +11,11 @@
 
 import { API_KEY_FORMAT } from './accounts.js';
 import { DEFAULT_SIM_API_KEY } from './config.js';
+import type { MediaAddressMode } from './media-addresses.js';
 import { startSimulator as startService } from './server.js';
 
 export { createSimulatorControl, SimulatorControlError } from './control-client.js';
+export type { MediaAddressMode } from './media-addresses.js';
 export type { InboundCallRecord, RegistrationRecord, SimulatedCall, SimulatedCallRecord, SimulatedMedia, SimulatorControl, SimulatorFault } from './control-client.js';
 
 /** The development key the simulator takes when none is given: `vsk_` and 32 letters or digits, as a real key. */
@@ -46,6 +49,14 @@ export interface SimulatorOptions {
   toneMs?: number;
   /** How long a dequeued caller rings the agent's page before going back to the head of its queue; default 20000. */
   queueAnswerTimeoutMs?: number;
+  /**
+   * Where the calls' audio is offered and whom it may pair with. `'host'` (the default): 127.0.0.1 and this
+   * machine's own network addresses, which a browser with default settings pairs with. `'loopback'`: 127.0.0.1
+   * alone, for browsers started with loopback switches (`chromiumLaunchOptions` and `firefoxLaunchOptions` of
+   * `@voice-browser/simulator/playwright`). Either way it pairs with, answers and sends to no address but this
+   * machine's.
+   */
+  mediaAddresses?: MediaAddressMode;
 }
 
 /** A running simulator. */

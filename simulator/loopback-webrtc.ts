@@ -1,15 +1,14 @@
 import { RTCRtpCodecParameters, type RTCPeerConnection, type RTCPeerConnectionConfig } from 'werift';
+import { iceAddressConfig, selectMediaAddresses, usableCandidatesSdp, type MediaAddresses } from './media-addresses.js';
 
 /**
- * werift on 127.0.0.1 only: traffic beyond loopback is forbidden on the dev machines, so the simulator's media
- * endpoint (and the tests' werift peers) bind, gather and send on 127.0.0.1 alone, with werift's built-in
- * Google STUN fallback cleared (werift source: lib/ice/src/ice.js, lib/webrtc/src/secureTransportManager.js).
- * Chromium only offers a 127.0.0.1 candidate when started with `--allow-loopback-in-peer-connection` (and
- * `--disable-features=WebRtcHideLocalIpsWithMdns`).
+ * werift as the simulator's media endpoint, and as the tests' stand-in browsers: the codecs it offers, the
+ * addresses it may use (media-addresses.ts: 127.0.0.1 alone, or this machine's own addresses as well), and
+ * werift's built-in Google STUN fallback cleared (werift source: lib/ice/src/ice.js,
+ * lib/webrtc/src/secureTransportManager.js). Chromium only pairs a 127.0.0.1 candidate when started with
+ * `--allow-loopback-in-peer-connection`, Firefox with `media.peerconnection.ice.loopback`.
  */
 
-/** The only address this module binds to, gathers on, or sends to. */
-export const LOOPBACK = '127.0.0.1';
 /** Static payload type of PCMU (RFC 3551 table 4). */
 export const PCMU_PAYLOAD_TYPE = 0;
 /** Dynamic payload type we offer for telephone-event (RFC 4733 section 7). */
@@ -18,10 +17,10 @@ export const TELEPHONE_EVENT_PAYLOAD_TYPE = 101;
 export const PCMU_CLOCK_RATE = 8000;
 
 /**
- * werift RTCPeerConnection configuration that never touches anything but 127.0.0.1.
- * Shared with tests so both ends of a loopback call are equally constrained.
+ * werift RTCPeerConnection configuration on `addresses`: PCMU and telephone-event, no STUN or TURN server;
+ * `onCheck` is told of every connectivity check from an address it admits.
  */
-export function loopbackPeerConfig(): RTCPeerConnectionConfig {
+export function mediaPeerConfig(addresses: MediaAddresses, onCheck?: () => void): RTCPeerConnectionConfig {
   return {
     codecs: {
       // PCMU first: werift's sender.sendRtp rewrites every payload type to the first negotiated codec.
@@ -39,21 +38,16 @@ export function loopbackPeerConfig(): RTCPeerConnectionConfig {
     // An empty list only avoids the configured server; ice.js still defaults to
     // stun.l.google.com:19302, which disableStun() clears before gathering.
     iceServers: [],
-    // getHostAddresses() lists non-internal interfaces (the LAN address), so turn that
-    // off entirely and add loopback explicitly; werift's iceInterfaceAddresses filter alone
-    // falls back to *all* addresses when nothing matches.
-    iceUseIpv4: false,
-    iceUseIpv6: false,
-    iceAdditionalHostAddresses: [LOOPBACK],
-    // Bind the UDP socket to 127.0.0.1 instead of 0.0.0.0, so the kernel cannot route off-host.
-    iceInterfaceAddresses: { udp4: LOOPBACK },
-    iceUseTcp: false,
-    // Never form a check pair towards a non-loopback remote candidate.
-    iceFilterCandidatePair: (pair) => pair.remoteCandidate.host === LOOPBACK,
-    // Incoming checks from elsewhere would create peer-reflexive pairs, which bypass the
-    // pair filter above (ice.js checkIncoming); refuse to answer them instead.
-    iceFilterStunResponse: (_message, addr) => addr[0] === LOOPBACK,
+    ...iceAddressConfig(addresses, onCheck),
   };
+}
+
+/**
+ * werift RTCPeerConnection configuration that never touches anything but 127.0.0.1: bound, gathering, pairing
+ * and answering checks there alone. Shared with tests so both ends of a loopback call are equally constrained.
+ */
+export function loopbackPeerConfig(): RTCPeerConnectionConfig {
+  return mediaPeerConfig(selectMediaAddresses('loopback'));
 }
 
 /**
@@ -106,18 +100,7 @@ export function blackholeUntil(pc: RTCPeerConnection, until: number, now: () => 
   }
 }
 
-/**
- * Drop every ICE candidate that is not UDP on 127.0.0.1 from an SDP blob. The browser
- * may list its LAN address or an mDNS `.local` name; werift would resolve the latter with
- * multicast DNS (ice.js addRemoteCandidate), so such lines must never reach it.
- */
+/** {@link usableCandidatesSdp} for loopback: every ICE candidate but UDP on 127.0.0.1 dropped from an SDP blob. */
 export function loopbackOnlySdp(sdp: string): string {
-  const lines = sdp.split(/\r?\n/);
-  const kept = lines.filter((line) => {
-    if (!line.startsWith('a=candidate:')) return true;
-    // RFC 8839 section 5.1: foundation component transport priority address port typ ...
-    const [, , transport, , address] = line.slice('a=candidate:'.length).split(' ');
-    return transport?.toLowerCase() === 'udp' && address === LOOPBACK;
-  });
-  return kept.join('\r\n');
+  return usableCandidatesSdp(sdp, selectMediaAddresses('loopback'));
 }

@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 import { ConfigError } from '../contract/environment.js';
 import { inFlagTerms, parseCli, USAGE } from './cli.js';
-import { describeApiKey, parseSimulatorConfig } from './config.js';
+import { describeApiKey, describeMediaAddresses, parseSimulatorConfig } from './config.js';
 import { startSimulator } from './server.js';
 
-/** `npm run simulator`: the simulated voice service alone, on --port / SIM_PORT, with --api-key / SIM_API_KEY. */
+/**
+ * `npm run simulator`: the simulated voice service alone, on --port / SIM_PORT, with --api-key / SIM_API_KEY, its
+ * calls' audio on --media-addresses / SIM_MEDIA_ADDRESSES.
+ */
 async function main(argv: readonly string[]): Promise<void> {
   const request = parseCli(argv, process.env);
   if (request.help) return void console.log(USAGE);
@@ -17,6 +20,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const simulator = await startSimulator(config);
   console.log(`simulator on ${simulator.url}`);
   console.log(`  VOICE_BASE_URL=${simulator.baseUrl}`);
+  console.log(`  media on ${describeMediaAddresses(config)}`);
   console.log(`  API key: ${describeApiKey(config, request.env)}`);
   const stop = () => void simulator.close().then(() => process.exit(0));
   process.on('SIGINT', stop);

@@ -4,11 +4,12 @@
  * The simulator INVITEs a browser (SIP.js in Chromium); this module produces the
  * SDP offer, accepts the browser's answer, plays a short 440 Hz PCMU tone (tone.ts) and then
  * echoes the browser's audio back (outbound-rtp.ts), counting everything it sees (inbound-rtp.ts).
- * It never leaves 127.0.0.1: see `loopback-webrtc.ts`.
+ * It gathers on, pairs with and sends to this machine's own addresses only: see `media-addresses.ts`.
  */
 import { RTCPeerConnection, type RtpPacket } from 'werift';
 import { InboundRtp, type InboundCounts } from './inbound-rtp.js';
-import { blackholeUntil, disableStun, loopbackOnlySdp, loopbackPeerConfig } from './loopback-webrtc.js';
+import { blackholeUntil, disableStun, mediaPeerConfig } from './loopback-webrtc.js';
+import { selectMediaAddresses, usableCandidatesSdp, type MediaAddresses, type MediaAddressMode } from './media-addresses.js';
 import { PcmuSender } from './outbound-rtp.js';
 import { TonePlayer } from './tone.js';
 
@@ -29,7 +30,15 @@ export interface MediaPeerOptions {
    * {@link MediaPeer.send} is given; default false.
    */
   monitor?: boolean;
+  /**
+   * Where it gathers and which remote addresses it accepts (media-addresses.ts): `loopback` (the default),
+   * 127.0.0.1 alone; `host`, this machine's interface addresses as well, which a browser with default settings pairs with.
+   */
+  addresses?: MediaAddressMode;
 }
+
+/** How long an answer with no candidate the peer may use waits for the browser's first check (`untilFirstCheck`). */
+const FIRST_CHECK_WAIT_MS = 5000;
 
 /** Whose audio a tapped frame is: the page's (what the browser sent) or the far party's (what the simulator sent it). */
 export type AudioParty = 'browser' | 'far';
@@ -46,7 +55,7 @@ function iceUfrag(sdp: string): string | undefined {
 export interface MediaPeer {
   /** Full non-trickle SDP offer: PCMU/8000 pt 0 + telephone-event/8000 pt 101 (0-16), sendrecv, candidates included. */
   createOffer(): Promise<string>;
-  /** Apply the browser's SDP answer (non-loopback ICE candidates are dropped first). */
+  /** Apply the browser's SDP answer (ICE candidates not on this machine's addresses, or `.local`, are dropped first). */
   acceptAnswer(sdp: string): Promise<void>;
   /** Resolves when `pc.connectionState` is 'connected'; rejects on 'failed'/'closed' (or close()) before that. */
   readonly connected: Promise<void>;
@@ -76,10 +85,11 @@ export interface MediaPeer {
 }
 
 /** The media peer on werift: the connection's setup and phases; the audio itself is the three files above. */
-class LoopbackMediaPeer implements MediaPeer {
+class WeriftMediaPeer implements MediaPeer {
   readonly connected: Promise<void>;
   private currentPhase: MediaPhase = 'idle';
-  private readonly pc = new RTCPeerConnection(loopbackPeerConfig());
+  private readonly addresses: MediaAddresses;
+  private readonly pc: RTCPeerConnection;
   private readonly sender: PcmuSender;
   private readonly inbound: InboundRtp;
   private readonly tone: TonePlayer;
@@ -91,6 +101,9 @@ class LoopbackMediaPeer implements MediaPeer {
   private settled = false;
   /** The page's ICE username fragment in its last description: a new one in a re-offer is an ICE restart. */
   private remoteUfrag: string | undefined;
+  /** A connectivity check from an admitted address has arrived; `wakeOnCheck` is waiting for one. */
+  private checkSeen = false;
+  private wakeOnCheck: (() => void) | undefined;
   private resolveConnected: () => void = () => undefined;
   private rejectConnected: (error: Error) => void = () => undefined;
 
@@ -99,6 +112,12 @@ class LoopbackMediaPeer implements MediaPeer {
     this.monitor = options.monitor ?? false;
     const now = options.now ?? Date.now;
     this.now = now;
+    this.addresses = selectMediaAddresses(options.addresses ?? 'loopback');
+    const onCheck = (): void => {
+      this.checkSeen = true;
+      this.wakeOnCheck?.();
+    };
+    this.pc = new RTCPeerConnection(mediaPeerConfig(this.addresses, onCheck));
     const transceiver = this.pc.addTransceiver('audio', { direction: this.monitor ? 'sendonly' : 'sendrecv' });
     this.sender = new PcmuSender(transceiver.sender, now);
     this.inbound = new InboundRtp(now);
@@ -134,7 +153,27 @@ class LoopbackMediaPeer implements MediaPeer {
 
   async acceptAnswer(sdp: string): Promise<void> {
     this.remoteUfrag = iceUfrag(sdp);
-    await this.pc.setRemoteDescription({ type: 'answer', sdp: loopbackOnlySdp(sdp) });
+    const usable = usableCandidatesSdp(sdp, this.addresses);
+    if (!/^a=candidate:/m.test(usable)) await this.untilFirstCheck();
+    await this.pc.setRemoteDescription({ type: 'answer', sdp: usable });
+  }
+
+  /**
+   * An answer with no candidate this peer may use (a browser naming its own by mDNS: RFC 8839 section 5.1) leaves
+   * werift's check list empty until the browser's checks arrive and become peer-reflexive pairs (RFC 8445 section
+   * 7.3.1.3); werift's ICE started on an empty list after the answer's end-of-candidates (Firefox writes it) fails
+   * at once (ice.js connect, schedulingChecks), while a check that came first is kept and paired when it starts.
+   * The browser checks as soon as it has answered: wait for its first check, or {@link FIRST_CHECK_WAIT_MS}, or close().
+   */
+  private async untilFirstCheck(): Promise<void> {
+    if (this.checkSeen || this.currentPhase === 'closed') return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await new Promise<void>((resolve) => {
+      this.wakeOnCheck = resolve;
+      timer = setTimeout(resolve, FIRST_CHECK_WAIT_MS);
+    });
+    clearTimeout(timer);
+    this.wakeOnCheck = undefined;
   }
 
   async answerReoffer(sdp: string): Promise<{ sdp: string; iceRestart: boolean }> {
@@ -142,7 +181,7 @@ class LoopbackMediaPeer implements MediaPeer {
     const iceRestart = ufrag !== this.remoteUfrag;
     this.remoteUfrag = ufrag;
     const roles = this.pc.iceTransports.map((transport) => transport.connection.iceControlling);
-    await this.pc.setRemoteDescription({ type: 'offer', sdp: loopbackOnlySdp(sdp) });
+    await this.pc.setRemoteDescription({ type: 'offer', sdp: usableCandidatesSdp(sdp, this.addresses) });
     const answer = await this.describeLocally(await this.pc.createAnswer());
     if (iceRestart) {
       // Keep the ICE role this side had (controlling: it offered the INVITE). Answering, werift would make itself
@@ -202,6 +241,7 @@ class LoopbackMediaPeer implements MediaPeer {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.currentPhase = 'closed';
+      this.wakeOnCheck?.();
       this.tone.stop();
       this.fail('closed');
       await this.pc.close();
@@ -253,5 +293,5 @@ class LoopbackMediaPeer implements MediaPeer {
  * INVITE, pass the 200 OK's SDP to acceptAnswer(), then await `connected`.
  */
 export function createMediaPeer(options: MediaPeerOptions = {}): MediaPeer {
-  return new LoopbackMediaPeer(options);
+  return new WeriftMediaPeer(options);
 }

@@ -68,8 +68,10 @@ export interface SimulatorWorkerFixtures {
  * from test to test in that worker: `await simulator.reset()` forgets them.
  *
  * @remarks
- * The simulator listens on 127.0.0.1 on a free port with the package's `DEFAULT_API_KEY` unless
- * `simulatorOptions` says otherwise, and closes after the worker's last test, ending its calls and sessions.
+ * The simulator listens on 127.0.0.1 on a free port with the package's `DEFAULT_API_KEY`, its calls' audio on
+ * 127.0.0.1 alone (`mediaAddresses: 'loopback'`, for the browsers of {@link chromiumLaunchOptions} and
+ * {@link firefoxLaunchOptions}), unless `simulatorOptions` says otherwise, and closes after the worker's last
+ * test, ending its calls and sessions.
  */
 export const test: TestType<PlaywrightTestArgs & PlaywrightTestOptions, PlaywrightWorkerArgs & PlaywrightWorkerOptions & SimulatorWorkerFixtures> = base.extend<
   {},
@@ -78,7 +80,8 @@ export const test: TestType<PlaywrightTestArgs & PlaywrightTestOptions, Playwrig
   simulatorOptions: [{}, { scope: 'worker', option: true }],
   simulator: [
     async ({ simulatorOptions }, use) => {
-      const simulator = await startSimulator({ ...simulatorOptions, port: simulatorOptions.port ?? 0 });
+      // Loopback, as the browsers of chromiumLaunchOptions and firefoxLaunchOptions pair: nothing leaves 127.0.0.1.
+      const simulator = await startSimulator({ ...simulatorOptions, port: simulatorOptions.port ?? 0, mediaAddresses: simulatorOptions.mediaAddresses ?? 'loopback' });
       try {
         await use({ url: simulator.url, baseUrl: simulator.baseUrl, sipUrl: simulator.sipUrl, apiKey: simulator.apiKey, ...createSimulatorControl(simulator.url) });
       } finally {

@@ -1,6 +1,7 @@
 import { HttpError } from '../contract/http-error.js';
 import type { QueueEvent, QueueEventName } from '../contract/queue-webhook.js';
 import { initialFacts, type CallFacts } from './call-facts.js';
+import type { MediaAddressMode } from './media-addresses.js';
 import { createMediaPeer, type MediaCounts } from './media.js';
 import type { CallMixer } from './mixer.js';
 import { TERMINAL_GENERIC_STATES, type GenericCallState, type Queue, type QueueCall } from './model.js';
@@ -33,6 +34,8 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 export interface QueueDeskOptions extends Omit<QueueBridgeDeps, 'createMedia'> {
   deliver: DeliverEvent;
   toneMs: number;
+  /** Where each bridge's media gathers and whom it may pair with (media-addresses.ts). */
+  mediaAddresses: MediaAddressMode;
 }
 
 /** The agent a dequeue bridges to: its id and the session its page registered under. */
@@ -117,7 +120,7 @@ export class QueueDesk {
     const found = id === undefined ? undefined : this.calls.get(id);
     if (!found) throw new HttpError(409, 'queue_empty', 'nobody is waiting in this queue');
     this.set(found, 'dequeuing', { agentId: agent.agentId, answeredAt: null });
-    const bridge = new QueueBridge(found.value.id, found.facts, { ...this.options, createMedia: () => createMediaPeer({ toneMs: this.options.toneMs, now: this.options.now }) }, {
+    const bridge = new QueueBridge(found.value.id, found.facts, { ...this.options, createMedia: () => createMediaPeer({ toneMs: this.options.toneMs, now: this.options.now, addresses: this.options.mediaAddresses }) }, {
       answered: () => this.set(found, 'established', { answeredAt: this.stamp() }),
       unanswered: () => this.requeue(found),
       ended: () => void this.finish(found),

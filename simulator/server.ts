@@ -8,6 +8,7 @@ import { createControlApp } from './control.js';
 import { injectFaults } from './fault-injection.js';
 import { FaultPlan } from './faults.js';
 import { IdempotencyStore } from './idempotency.js';
+import type { MediaAddressMode } from './media-addresses.js';
 import { DEFAULT_QUOTA, RateLimiter } from './rate-limit.js';
 import type { RecipientTimings } from './recipients.js';
 import { createRestApp } from './rest.js';
@@ -30,6 +31,12 @@ export interface SimulatorOptions extends Omit<RecipientTimings, 'noAnswerMs'> {
   agentAnswerTimeoutMs?: number;
   queueAnswerTimeoutMs?: number;
   toneMs?: number;
+  /**
+   * Where the calls' media gathers and whom it may pair with (media-addresses.ts): `host` (the default) offers this
+   * machine's interface addresses beside 127.0.0.1, which a browser with default settings pairs with; `loopback`
+   * offers 127.0.0.1 alone, for browsers started with loopback switches.
+   */
+  mediaAddresses?: MediaAddressMode;
   /** How long a call whose SIP WebSocket closed lives on without audio from the browser; default 5000. */
   mediaTimeoutMs?: number;
   /** Per-key quota (spec 8); default 100 requests a minute and 10,000 an hour. */
@@ -67,6 +74,7 @@ function createService(options: SimulatorOptions, host: string, publicUrl: () =>
     queueAnswerTimeoutMs: options.queueAnswerTimeoutMs,
     mediaTimeoutMs: options.mediaTimeoutMs,
     toneMs: options.toneMs ?? 1000,
+    mediaAddresses: options.mediaAddresses ?? 'host',
     webhookFaults: faults,
   });
 }

@@ -1,6 +1,7 @@
 import { HttpError } from '../contract/http-error.js';
 import type { BrowserCalls } from './browser-calls.js';
 import type { CallFacts } from './call-facts.js';
+import type { MediaAddressMode } from './media-addresses.js';
 import { createMediaPeer, type MediaCounts } from './media.js';
 import type { CallMixer } from './mixer.js';
 import { TERMINAL_GENERIC_STATES, TERMINAL_STATES } from './model.js';
@@ -31,6 +32,8 @@ export interface SupervisionDeps {
   freeAgent(owner: string, agentId: string, field: string): { agentId: string; sessionId: string };
   /** How long the supervisor's page may ring before the leg ends `no_answer`. */
   agentAnswerTimeoutMs: number;
+  /** Where each monitor leg's media gathers and whom it may pair with (media-addresses.ts). */
+  mediaAddresses: MediaAddressMode;
   now: () => number;
 }
 
@@ -56,10 +59,10 @@ export class Supervision {
     const call = this.inProgress(owner, callId);
     if (to.startsWith('+')) throw new HttpError(400, 'invalid_input', 'to: the simulator monitors to a webrtc agent id, not to a number');
     const agent = this.deps.freeAgent(owner, to, 'to');
-    const { now, sip, agentAnswerTimeoutMs } = this.deps;
+    const { now, sip, agentAnswerTimeoutMs, mediaAddresses } = this.deps;
     const leg = new MonitorLeg({ id: newId('c'), kind: 'monitor', monitoredCallId: callId, agentId: agent.agentId, from: call.from }, call.mixer, {
       sip,
-      createMedia: () => createMediaPeer({ monitor: true, now }),
+      createMedia: () => createMediaPeer({ monitor: true, now, addresses: mediaAddresses }),
       agentAnswerTimeoutMs,
       now,
     });

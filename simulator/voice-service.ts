@@ -3,6 +3,7 @@ import { AgentDirectory } from './agents.js';
 import { BrowserCalls, type CreateCallInput } from './browser-calls.js';
 import { BrowserSessions } from './browser-sessions.js';
 import type { CallFacts } from './call-facts.js';
+import type { MediaAddressMode } from './media-addresses.js';
 import type { MediaCounts } from './media.js';
 import { QUEUE_ANSWER_TIMEOUT_MS, type Agent, type BrowserCall, type BrowserSession, type QueueCall, type SessionTransport } from './model.js';
 import { QueueDesk } from './queues.js';
@@ -35,6 +36,8 @@ export interface VoiceServiceOptions extends RecipientTimings {
   /** How long a call whose SIP WebSocket closed lives on without audio from the browser; default 5000. */
   mediaTimeoutMs?: number | undefined;
   toneMs: number;
+  /** Where the calls' media gathers and whom it may pair with (media-addresses.ts). */
+  mediaAddresses: MediaAddressMode;
   /** How long a dequeued caller rings the agent before going back to the head of its queue; default 20 s (DESIGN.md). */
   queueAnswerTimeoutMs?: number | undefined;
   /** The armed faults the queue webhooks meet (`drop-webhook`, `delay-webhook`): the FaultPlan of the control API. */
@@ -68,19 +71,21 @@ export class VoiceService {
       deliver: (url, secret, event) => this.webhooks.send(url, secret, event),
       sip: this.sip,
       toneMs: options.toneMs,
+      mediaAddresses: options.mediaAddresses,
       agentAnswerTimeoutMs: options.queueAnswerTimeoutMs ?? QUEUE_ANSWER_TIMEOUT_MS,
       mediaTimeoutMs: options.mediaTimeoutMs,
       now,
     });
     // spec 2.6: a call placed with `record: true` is recorded from the recipient's answer.
     const onRecordedCallConnected = (owner: string, callId: string): void => this.supervision.recordOnAnswer(owner, callId);
-    this.calls = new BrowserCalls({ sip: this.sip, toneMs: options.toneMs, timings: options, now, onRecordedCallConnected });
+    this.calls = new BrowserCalls({ sip: this.sip, toneMs: options.toneMs, mediaAddresses: options.mediaAddresses, timings: options, now, onRecordedCallConnected });
     this.supervision = new Supervision({
       calls: this.calls,
       queues: this.queues,
       sip: this.sip,
       freeAgent: (owner, agentId, field) => this.freeAgent(owner, agentId, field),
       agentAnswerTimeoutMs: options.queueAnswerTimeoutMs ?? QUEUE_ANSWER_TIMEOUT_MS,
+      mediaAddresses: options.mediaAddresses,
       now,
     });
     this.sessions = new BrowserSessions({

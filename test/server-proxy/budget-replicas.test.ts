@@ -20,7 +20,7 @@ let simulator: RunningSimulator;
 const apps: RunningApp[] = [];
 
 beforeAll(async () => {
-  simulator = await startSimulator({ apiKey: SIM_TEST_KEY, port: 0, toneMs: 100, quota: { perMinute: 180 } });
+  simulator = await startSimulator({ apiKey: SIM_TEST_KEY, port: 0, mediaAddresses: 'loopback', toneMs: 100, quota: { perMinute: 180 } });
   const env = { VOICE_BASE_URL: simulator.baseUrl, VOICE_API_KEY: SIM_TEST_KEY, SESSION_SECRET: 'budget-replicas-test-secret-of-40-chars!!', REDIS_URL: redis().url };
   apps.push(...(await Promise.all([startApp(env), startApp(env)])));
   onStop(() => Promise.all(apps.map((app) => app.stop())));

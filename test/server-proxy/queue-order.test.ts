@@ -58,7 +58,7 @@ describe('callers whose webhooks land out of order', () => {
   let simulator: RunningSimulator;
   let control: SimulatorControl;
   beforeAll(async () => {
-    simulator = await startSimulator({ apiKey: API_KEY, port: 0, quota: { perMinute: 100_000, perHour: 1_000_000 } });
+    simulator = await startSimulator({ apiKey: API_KEY, port: 0, mediaAddresses: 'loopback', quota: { perMinute: 100_000, perHour: 1_000_000 } });
     control = createSimulatorControl(simulator.url);
   });
   afterAll(async () => simulator.close());

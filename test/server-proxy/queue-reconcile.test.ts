@@ -28,7 +28,7 @@ let closers: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
   // A quota the fast re-reads never meet: the key's budget is not under test here.
-  simulator = await startSimulator({ apiKey: API_KEY, port: 0, quota: { perMinute: 100_000, perHour: 1_000_000 } });
+  simulator = await startSimulator({ apiKey: API_KEY, port: 0, mediaAddresses: 'loopback', quota: { perMinute: 100_000, perHour: 1_000_000 } });
   control = createSimulatorControl(simulator.url);
 });
 afterAll(async () => simulator.close());

@@ -12,7 +12,7 @@ import { API_KEY, send, testAuthenticate } from './harness.js';
 
 let sim: RunningSimulator;
 beforeAll(async () => {
-  sim = await startSimulator({ apiKey: API_KEY, port: 0 });
+  sim = await startSimulator({ apiKey: API_KEY, port: 0, mediaAddresses: 'loopback' });
 });
 afterAll(() => sim.close());
 

@@ -34,7 +34,7 @@ interface World {
 
 /** The simulator on a free port and a proxy in front of it; `wrap` puts a fault between them. */
 async function world(wrap?: (real: Fetch) => Fetch): Promise<World> {
-  const sim = await startSimulator({ apiKey: API_KEY, port: 0 });
+  const sim = await startSimulator({ apiKey: API_KEY, port: 0, mediaAddresses: 'loopback' });
   cleanups.push(() => sim.close());
   const lines: string[] = [];
   const realFetch: Fetch = (input, init) => fetch(input, init);

@@ -26,7 +26,7 @@ function harness(options: Parameters<typeof createHarness>[0]): Harness {
 }
 
 async function simulator(): Promise<RunningSimulator> {
-  const sim = await startSimulator({ apiKey: API_KEY, port: 0 });
+  const sim = await startSimulator({ apiKey: API_KEY, port: 0, mediaAddresses: 'loopback' });
   cleanups.push(() => sim.close());
   return sim;
 }

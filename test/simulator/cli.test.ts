@@ -25,8 +25,9 @@ function runSimulator(args: string[]): Promise<{ code: number | null; stdout: st
 }
 
 describe('parseCli', () => {
-  it('sets SIM_PORT and SIM_API_KEY from --port and --api-key, over the environment', () => {
+  it('sets SIM_PORT, SIM_API_KEY and SIM_MEDIA_ADDRESSES from --port, --api-key and --media-addresses, over the environment', () => {
     expect(parseCli(['--port', '0', `--api-key=${KEY}`], { SIM_PORT: '9999', OTHER: 'x' })).toEqual({ help: false, env: { SIM_PORT: '0', SIM_API_KEY: KEY, OTHER: 'x' } });
+    expect(parseCli(['--media-addresses', 'loopback'], { SIM_MEDIA_ADDRESSES: 'host' })).toEqual({ help: false, env: { SIM_MEDIA_ADDRESSES: 'loopback' } });
     expect(parseCli([], { SIM_PORT: '9999' })).toEqual({ help: false, env: { SIM_PORT: '9999' } });
     expect(parseCli(['--help'], {})).toEqual({ help: true });
   });
@@ -44,13 +45,20 @@ describe('parseCli', () => {
     const error = new ConfigError('configuration: SIM_API_KEY must be "vsk_" followed by 32 letters or digits');
     expect(inFlagTerms(error, ['--api-key', 'nope']).message).toBe('simulator: --api-key must be "vsk_" followed by 32 letters or digits');
     expect(inFlagTerms(error, ['--port', '1']).message).toBe(error.message);
+    const media = new ConfigError('configuration: SIM_MEDIA_ADDRESSES must be "host" or "loopback"');
+    expect(inFlagTerms(media, ['--media-addresses=lan']).message).toBe('simulator: --media-addresses must be "host" or "loopback"');
   });
 });
 
 describe('npm run simulator', () => {
+  it('says where it offers call audio: 127.0.0.1 alone with --media-addresses loopback', async () => {
+    const { stdout } = await runSimulator(['--port', '0', '--media-addresses', 'loopback']);
+    expect(stdout).toMatch(/^ {2}media on 127\.0\.0\.1 only, for browsers started with loopback switches \(SIM_MEDIA_ADDRESSES=loopback\)$/m);
+  });
+
   it('listens on the --port it was given with the --api-key it was given, and says so', async () => {
     const { stdout } = await runSimulator(['--port', '0', '--api-key', KEY]);
-    expect(stdout).toMatch(/^simulator on http:\/\/127\.0\.0\.1:\d+\n {2}VOICE_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/api\n {2}API key: vsk_CliTestKey0+\n$/);
+    expect(stdout).toMatch(/^simulator on http:\/\/127\.0\.0\.1:\d+\n {2}VOICE_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/api\n {2}media on 127\.0\.0\.1\b.*\n {2}API key: vsk_CliTestKey0+\n$/);
   });
 
   it('stops with one line and exit code 1 for a bad flag value, and prints the usage for --help', async () => {

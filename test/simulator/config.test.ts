@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../contract/environment.js';
-import { DEFAULT_SIM_API_KEY, DEMO_KEY_QUOTA, describeQuota, parseSimulatorConfig, SIMULATOR_CONFIG_VARIABLES, startedKeyQuota } from '../../simulator/config.js';
+import { fakeInterfaces } from './support/fake-interfaces.js';
+import { DEFAULT_SIM_API_KEY, DEMO_KEY_QUOTA, describeMediaAddresses, describeQuota, parseSimulatorConfig, SIMULATOR_CONFIG_VARIABLES, startedKeyQuota } from '../../simulator/config.js';
 
 /** The simulator's own variables (SIM_*), read by `npm run simulator` and by `npm start` when it embeds it. */
 
@@ -58,6 +59,24 @@ describe('the simulator test numbers\' timings', () => {
   });
 });
 
+describe('the calls’ media addresses', () => {
+  it('default to "host", so a browser with default settings pairs, and take SIM_MEDIA_ADDRESSES=loopback', () => {
+    expect(parseSimulatorConfig({}).mediaAddresses).toBe('host');
+    expect(parseSimulatorConfig({ SIM_MEDIA_ADDRESSES: 'loopback' }).mediaAddresses).toBe('loopback');
+  });
+
+  it('stop start-up with one line naming SIM_MEDIA_ADDRESSES for any other value', () => {
+    expect(() => parseSimulatorConfig({ SIM_MEDIA_ADDRESSES: '0.0.0.0' })).toThrow(/^configuration: SIM_MEDIA_ADDRESSES must be "host" or "loopback"$/);
+  });
+
+  it('are described at start-up: the addresses offered, or why a browser with default settings gets no audio', () => {
+    const lan = fakeInterfaces({ lo: ['127.0.0.1'], eth0: ['192.0.2.10'] });
+    expect(describeMediaAddresses({ mediaAddresses: 'host' }, lan)).toBe('127.0.0.1, 192.0.2.10');
+    expect(describeMediaAddresses({ mediaAddresses: 'host' }, fakeInterfaces({ lo: ['127.0.0.1'] }))).toMatch(/^127\.0\.0\.1 only: this machine has no network address up/);
+    expect(describeMediaAddresses({ mediaAddresses: 'loopback' }, lan)).toMatch(/^127\.0\.0\.1 only, for browsers started with loopback switches/);
+  });
+});
+
 describe('SIMULATOR_CONFIG_VARIABLES', () => {
   it.each(SIMULATOR_CONFIG_VARIABLES)('names %s, a variable the configuration reads', (name) => {
     // Every rule refuses this value: the list is the schema's own, not a copy that could drift.
@@ -68,3 +87,4 @@ describe('SIMULATOR_CONFIG_VARIABLES', () => {
     expect(() => parseSimulatorConfig({ PORT: 'not valid', VOICE_BASE_URL: 'not valid', REDIS_URL: 'not valid' })).not.toThrow();
   });
 });
+

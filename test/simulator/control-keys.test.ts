@@ -12,7 +12,7 @@ import { SIM_TEST_KEY, SimulatorApi } from './support/sim-api.js';
 let sim: RunningSimulator;
 let api: SimulatorApi;
 beforeAll(async () => {
-  sim = await startSimulator({ apiKey: SIM_TEST_KEY, port: 0 });
+  sim = await startSimulator({ apiKey: SIM_TEST_KEY, port: 0, mediaAddresses: 'loopback' });
   api = new SimulatorApi(sim);
 });
 afterAll(() => sim.close());

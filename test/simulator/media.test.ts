@@ -112,6 +112,27 @@ describe('media peer', () => {
     expect(peer.phase).toBe('closed');
   }, 60_000);
 
+  it('connects to a browser that names its candidates by mDNS alone, once its first check arrives (peer-reflexive)', async () => {
+    const peer = createMediaPeer({ toneMs: TONE_MS });
+    const browser = new RTCPeerConnection(loopbackPeerConfig());
+    await browser.setRemoteDescription({ type: 'offer', sdp: await peer.createOffer() });
+    disableStun(browser);
+    browser.getTransceivers()[0]?.setDirection('sendrecv');
+    const answer = await browser.createAnswer();
+    // Its one host candidate as Firefox with default settings writes it: an mDNS name (which the peer drops), and
+    // end-of-candidates, after which werift's ICE gives up as soon as it has no pair to check.
+    const mdns = 'a=candidate:1 1 udp 2122260223 6d5e4f3a-0b1c-4d2e-8f90-a1b2c3d4e5f6.local 50000 typ host\r\na=end-of-candidates';
+    const hidden = `${answer.sdp.trimEnd()}\r\n${mdns}\r\n`;
+    const accepted = peer.acceptAnswer(hidden);
+    // The answer is in before the browser has gathered or sent a check: ICE started now would have no pair at all.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await browser.setLocalDescription(answer);
+    await accepted;
+    await peer.connected;
+    await waitFor(() => browser.connectionState === 'connected', 'browser connected');
+    await Promise.all([peer.close(), browser.close()]);
+  }, 60_000);
+
   it("plays a tone, then echoes the browser's PCMU, counting it all", async () => {
     const timersBefore = resources('Timeout');
     let fakeNow = 1_700_000_000_000;

@@ -99,6 +99,7 @@ export class RestWorld {
   readonly service = new VoiceService({
     publicUrl: () => 'http://sim.test',
     host: '127.0.0.1',
+    mediaAddresses: 'loopback',
     sessionTtlSeconds: 3600,
     registrationMaxSeconds: 600,
     noAnswerMs: 8000,

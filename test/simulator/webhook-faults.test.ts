@@ -20,7 +20,7 @@ let notifyUrl = '';
 const received: Array<{ event: string; callId: string; state: string; at: number }> = [];
 
 beforeAll(async () => {
-  simulator = await startSimulator({ apiKey: API_KEY, port: 0 });
+  simulator = await startSimulator({ apiKey: API_KEY, port: 0, mediaAddresses: 'loopback' });
   control = createSimulatorControl(simulator.url);
   receiver = createServer((request, response) => {
     let raw = '';

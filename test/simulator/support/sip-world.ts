@@ -90,7 +90,7 @@ export function useSipWorlds(): SipWorlds {
     return { sim, api, session, transport };
   };
   const world = async (options: Partial<SimulatorOptions> = {}): Promise<World> => {
-    const sim = await startSimulator({ apiKey: SIM_TEST_KEY, port: 0, noAnswerMs: 1000, toneMs: 100, ...options });
+    const sim = await startSimulator({ apiKey: SIM_TEST_KEY, port: 0, mediaAddresses: 'loopback', noAnswerMs: 1000, toneMs: 100, ...options });
     defer(() => sim.close());
     return session({ sim, api: new SimulatorApi(sim) });
   };
