@@ -115,8 +115,9 @@ export function createMediaControls(options: MediaControlsOptions): MediaControl
 
   async function sendOne(digit: string): Promise<DtmfMethod> {
     const pc = options.peerConnection();
+    // The page's side of the call is over (its dialog ended) though a read may still show the call running.
     if (!pc || pc.connectionState === 'closed') {
-      throw new VoiceBrowserError('no_active_call', 'sendDtmf() needs an answered call; wait for the call to connect');
+      throw new VoiceBrowserError('no_active_call', "sendDtmf(): this page's side of the call has ended; the call shows as ended once the service says so");
     }
     const sender = pc.getSenders().find((s) => s.track?.kind === 'audio')?.dtmf;
     // The service may say connected before our media is up; when RFC 4733 was agreed, wait for it to be.
