@@ -101,16 +101,22 @@ export function createMediaControls(options: MediaControlsOptions): MediaControl
   }
 
   /**
-   * Resolves true once the DTMF sender can send, false after `MEDIA_WAIT_MS`. Chromium turns canInsertDTMF
-   * on only some time after ICE and DTLS are up, and fires no event for it, so it is looked at every 50 ms.
+   * A tone sent now reaches the far end: the media path is up (ICE and DTLS connected) and the DTMF sender can
+   * send. Firefox's sender says it can before the path is up, when a tone would be lost unheard.
+   */
+  const toneGoes = (pc: RTCPeerConnection, sender: RTCDTMFSender) => pc.connectionState === 'connected' && sender.canInsertDTMF;
+
+  /**
+   * Resolves true once a tone goes, false after `MEDIA_WAIT_MS`. Chromium turns canInsertDTMF on only some time
+   * after ICE and DTLS are up, and fires no event for it, so it is looked at every 50 ms.
    */
   async function dtmfReady(pc: RTCPeerConnection, sender: RTCDTMFSender): Promise<boolean> {
     for (let waited = 0; waited < MEDIA_WAIT_MS; waited += DTMF_CHECK_MS) {
-      if (sender.canInsertDTMF) return true;
+      if (toneGoes(pc, sender)) return true;
       if (pc.connectionState === 'failed' || pc.connectionState === 'closed') return false;
       await new Promise<void>((resolve) => options.clock.setTimeout(resolve, DTMF_CHECK_MS));
     }
-    return sender.canInsertDTMF;
+    return toneGoes(pc, sender);
   }
 
   async function sendOne(digit: string): Promise<DtmfMethod> {
@@ -121,7 +127,7 @@ export function createMediaControls(options: MediaControlsOptions): MediaControl
     }
     const sender = pc.getSenders().find((s) => s.track?.kind === 'audio')?.dtmf;
     // The service may say connected before our media is up; when RFC 4733 was agreed, wait for it to be.
-    if (sender && (sender.canInsertDTMF || (agreedTelephoneEvent(pc) && (await dtmfReady(pc, sender))))) return sendTone(sender, digit);
+    if (sender && (toneGoes(pc, sender) || (agreedTelephoneEvent(pc) && (await dtmfReady(pc, sender))))) return sendTone(sender, digit);
     try {
       await options.sendInfo('application/dtmf-relay', `Signal=${digit}\r\nDuration=${TONE_MS}`);
       return 'sip-info';
