@@ -7,7 +7,7 @@ import type { Audio, CallQuality, CallWarning, StatusError, TimingEvent } from '
  *
  * @remarks
  * ```
- *         the call's INVITE answered          its media path up (ICE and DTLS), and the audio element plays or is blocked
+ *         the call's INVITE answered          audio flows over its media path, and the audio element plays or is blocked
  *  none ─────────────────────────▶ connecting ─────────────────────────────────────────────▶ playing ◀──▶ blocked
  *                                    │    ▲                                                    │   ▲        │   ▲
  *                                    ▼    │ ICE restart, then the path up again                ▼   │        ▼   │
@@ -29,8 +29,8 @@ export interface MediaSlice {
   /** What the page's audio element last said in this call; null before it said anything. */
   playback: 'playing' | 'blocked' | null;
   /**
-   * The call's media path: `setup` until ICE and DTLS first connect (or when there is no call), `up`, and `down`
-   * once it was up and stopped (ICE restarting, or given up).
+   * The call's media path: `setup` until audio first flows over it (or when there is no call), `up` while it
+   * flows, and `down` once it flowed and stopped (ICE restarting, or given up).
    */
   path: 'setup' | 'up' | 'down';
 }
@@ -40,7 +40,7 @@ export type MediaEvent =
   | { type: 'answering' }
   /** A read showed the call over (told by the runtime as it ends the call). */
   | { type: 'media_ended' }
-  /** ICE and DTLS are up: audio can flow (first, or again after an ICE restart). */
+  /** Audio flows over the call's media path (first, or again after an ICE restart). */
   | { type: 'media_connected'; callId: string | undefined }
   /** The call's media path stopped; ICE is being restarted. */
   | { type: 'media_reconnecting'; callId: string | undefined }
@@ -73,11 +73,11 @@ const live = (audio: Audio) => audio === 'connecting' || audio === 'playing' || 
 const timing = (name: TimingEvent['name'], callId: string | undefined, extra?: Extract<MediaEffect, { type: 'timing' }>['extra']): MediaEffect => ({ type: 'timing', name, callId, extra });
 
 /**
- * The error shown once every ICE restart failed: it says what failed (no audio path, whether ICE ever
- * connected) and what is still true (the call runs at the service); what to try is errorAdvice's.
+ * The error shown once every ICE restart failed: it says what failed (no audio path, whether audio ever flowed
+ * over it) and what is still true (the call may run at the service); what to try is errorAdvice's.
  */
 function pathFailed(path: MediaSlice['path']): StatusError {
-  const what = path === 'setup' ? 'ICE never connected' : 'the path was lost';
+  const what = path === 'setup' ? 'no audio ever flowed' : 'the path was lost';
   return { code: 'audio_path_failed', message: `no audio path between this browser and the voice service: ${what}, and ICE restarts could not set it up; the call itself may still be up` };
 }
 

@@ -100,14 +100,15 @@ export const CONNECTION_STATES = ['disconnected', 'connecting', 'ready', 'reconn
 
 /**
  * The page's audio in a call (`status().audio`; diagram in media-machine.ts): `none` before a call;
- * `connecting` while the call's media path (ICE and DTLS) is not up yet; `playing` once it is up and the page's
- * audio element plays; `blocked` (up, but the autoplay policy holds the element); `reconnecting` (the path
- * stopped and ICE is being restarted in the same call); `failed` (no audio path: ICE never connected, or the
- * path was lost and every restart failed, while the call itself may still run at the service); `ended`.
+ * `connecting` until audio flows over the call's media path; `playing` once it does and the page's audio element
+ * plays; `blocked` (it flows, but the autoplay policy holds the element); `reconnecting` (the path stopped and ICE
+ * is being restarted in the same call); `failed` (no audio path: audio never flowed, or the path was lost, and
+ * every restart failed, while the call itself may still run at the service); `ended`.
  *
  * @remarks
- * Only a media path proven up (its ICE and DTLS connected) shows as `playing` or `blocked`: a call whose media
- * never connected stays `connecting` until it does, or is `failed`.
+ * Only audio proven to flow shows as `playing` or `blocked`: the media path connected (ICE and DTLS) and audio
+ * packets arrived over it (or the far end sends none). The element plays an empty stream at once, so its word
+ * alone proves nothing: a call whose media never flowed stays `connecting` until it does, or is `failed`.
  */
 export type Audio = (typeof AUDIO_STATES)[number];
 
@@ -151,9 +152,9 @@ export interface VoiceBrowserStatus {
   /** True from startCall() until a terminal read proves both legs stopped. */
   busy: boolean;
   /**
-   * The page's audio ({@link Audio}): `none` before a call, `connecting` (the media path not up yet), `playing`,
+   * The page's audio ({@link Audio}): `none` before a call, `connecting` (no audio has flowed yet), `playing`,
    * `blocked` (autoplay policy), `reconnecting` (the media path stopped and ICE is being restarted in the same
-   * call), `failed` (no audio path, though the call may run), `ended`. `playing` only once the path is up.
+   * call), `failed` (no audio path, though the call may run), `ended`. `playing` only once audio flowed.
    */
   audio: Audio;
   /** Outgoing audio muted (mute affects outgoing audio only); kept across calls until changed. */

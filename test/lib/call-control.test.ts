@@ -219,7 +219,7 @@ describe('the call\'s media path', () => {
     expect(voice.status()).toMatchObject({ audio: 'connecting', warnings: ['no_audio_path'], call: { state: 'connected' }, error: null });
     sip.events.onMediaReconnecting('call-1');
     sip.events.onMediaFailed('call-1');
-    expect(voice.status()).toMatchObject({ audio: 'failed', error: { code: 'audio_path_failed', message: expect.stringContaining('ICE never connected') } });
+    expect(voice.status()).toMatchObject({ audio: 'failed', error: { code: 'audio_path_failed', message: expect.stringContaining('no audio ever flowed') } });
     expect(statuses.map((status) => status.audio)).not.toContain('playing');
   });
 

@@ -107,7 +107,7 @@ describe('the media machine', () => {
     const [report] = effects;
     expect(report).toMatchObject({ type: 'report', error: { code: 'audio_path_failed' } });
     const message = report?.type === 'report' ? (report.error?.message ?? '') : '';
-    expect(message).toContain('ICE never connected');
+    expect(message).toContain('no audio ever flowed');
     expect(message).not.toMatch(/hang up|call again/);
     // A path that was up and then lost says that instead.
     const lost = transition(at('reconnecting'), { type: 'media_failed', callId: CALL }, CALL)[1][0];
