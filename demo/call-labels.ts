@@ -175,12 +175,24 @@ function claimWords(attempt: VoiceBrowserStatus['attempt'], nameOf: QueueNamer):
 }
 
 /**
+ * What a connected call's words add about its audio, when it does not flow: only what the helper proved (the media
+ * path's state), never that the call is lost, for it still runs at the service.
+ */
+function connectedAudioWords(status: VoiceBrowserStatus): string | null {
+  // The network blinked: the helper is restarting the call's media path, the call itself goes on.
+  if (status.audio === 'reconnecting') return 'the audio is reconnecting';
+  if (status.audio === 'failed') return 'no audio: the audio path to this browser failed';
+  if (status.warnings.includes('no_audio_path')) return 'no audio yet: the audio path has not connected';
+  return null;
+}
+
+/**
  * The one line the page announces to screen readers (`aria-live`) as things change: the call's state in words
  * while there is a call or an attempt, else the connection's. `nameOf` names an inbound caller's queue.
  */
 export function announcementLabel(status: VoiceBrowserStatus, nameOf: QueueNamer = byId): string {
-  // The network blinked: the helper is restarting the call's media path, the call itself goes on.
-  if (status.call?.state === 'connected' && status.audio === 'reconnecting') return `${callStateWords(status.call, nameOf)}; the audio is reconnecting`;
+  const audioWords = status.call?.state === 'connected' ? connectedAudioWords(status) : null;
+  if (status.call && audioWords) return `${callStateWords(status.call, nameOf)}; ${audioWords}`;
   if (status.call) return callStateWords(status.call, nameOf);
   const claim = claimWords(status.attempt, nameOf);
   if (claim) return claim;
@@ -191,6 +203,8 @@ export function announcementLabel(status: VoiceBrowserStatus, nameOf: QueueNamer
 
 /** Each warning during a call, in words that say what the user hears and what to try. */
 const WARNINGS: Readonly<Record<CallWarning, string>> = {
+  no_audio_path:
+    "No audio path yet between this browser and the voice service: its network connection for audio (ICE) has not connected. A VPN or firewall may block it; the service may need a TURN server",
   no_inbound_audio: 'No sound from the other side for 3 seconds: the network may be dropping it',
   silent_microphone: 'Your microphone sends silence: check that it is plugged in and not muted on the device',
   high_packet_loss: 'The network is losing some of the audio: it may sound choppy',

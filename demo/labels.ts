@@ -24,6 +24,7 @@ const ERROR_HOMES: Readonly<Record<string, ErrorArea>> = {
   connection_failed: 'connection',
   cleanup_unknown: 'connection',
   audio_playback_blocked: 'call',
+  audio_path_failed: 'call',
   dtmf_outcome_unknown: 'call',
   no_active_call: 'call',
   call_outcome_unknown: 'call',

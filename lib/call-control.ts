@@ -7,7 +7,19 @@ import type { Runtime } from './runtime.js';
 import { canAnswerNext, canCall, canRetryCall, canSendDtmf } from './status-rules.js';
 import type { CallRoutes } from './call-reads.js';
 import { isTerminal } from './call-machine.js';
-import type { Availability, BrowserCall, CallInput } from './types.js';
+import type { Availability, BrowserCall, CallInput, VoiceBrowserStatus } from './types.js';
+
+/**
+ * Why sendDtmf() is refused now ({@link canSendDtmf} false), in words of what the status shows, so the refusal
+ * matches the page's card; null when it goes ahead.
+ */
+function whyNoDigits(status: VoiceBrowserStatus): string | null {
+  const { call, attempt } = status;
+  if (canSendDtmf(status)) return null;
+  if (attempt?.monitor) return 'sendDtmf() is not taken on a monitor() leg: it only listens';
+  if (!call || isTerminal(call)) return 'sendDtmf() needs a call in progress; there is none';
+  return 'sendDtmf() needs the call answered in this page; it has not answered its INVITE';
+}
 
 /**
  * startCall() and sendDtmf(). startCall(): the input checked, one request per intent (a double click joins it; a retry after a lost
@@ -179,6 +191,6 @@ export function createCallControl(rt: Runtime) {
         return rt.fail(toVoiceError(error, 'network_error', 'setAvailability() got no answer'));
       }
     },
-    sendDtmf: (digit: string) => sendDigit(rt.link, canSendDtmf(rt.status()), digit).catch((error: unknown) => rt.fail(toVoiceError(error, 'dtmf_outcome_unknown', 'sendDtmf() failed'))),
+    sendDtmf: (digit: string) => sendDigit(rt.link, whyNoDigits(rt.status()), digit).catch((error: unknown) => rt.fail(toVoiceError(error, 'dtmf_outcome_unknown', 'sendDtmf() failed'))),
   };
 }

@@ -3,12 +3,12 @@ import type { CallWarning } from './types.js';
 
 /**
  * Warnings during a call, raised and cleared by themselves from the statistics the helper already samples:
- * no audio from a far end that sends, a microphone that sends silence while not muted, packet loss, a long
- * round trip. Pure over the injected clock; sip-session.ts feeds it the media path's looks and the quality
+ * a media path that never connected, no audio from a far end that sends, a microphone that sends silence while
+ * not muted, packet loss, a long round trip. Pure over the injected clock; sip-session.ts feeds it the media path's looks and the quality
  * samples, and tells each change.
  */
 
-/** How long audio must be missing (from the far end, or from the microphone) before a warning says so. */
+/** How long audio (or, before it ever connected, the media path) must be missing before a warning says so. */
 export const SILENCE_WARN_MS = 3000;
 /** Inbound loss over one quality interval above which `high_packet_loss` is raised. */
 export const LOSS_WARN_PERCENT = 5;
@@ -19,6 +19,8 @@ export const SILENT_LEVEL = 0.001;
 
 /** One look at the call's audio: what media-path.ts samples, with the microphone's energy and the mute wish. */
 export interface AudioLook {
+  /** The peer connection's `connectionState` (ICE and DTLS together). */
+  state: RTCPeerConnectionState;
   /** Audio packets received since the call began. */
   received: number;
   farEndSends: boolean;
@@ -37,7 +39,10 @@ export interface CallWarnings {
 export function createCallWarnings(clock: Clock, onChange: (warning: CallWarning, raised: boolean) => void): CallWarnings {
   const raised = new Set<CallWarning>();
   let received = 0;
-  let heardAt = clock.now();
+  /** The path connected once in this call: until then no audio can come, and only the path is missing. */
+  let connected = false;
+  const startedAt = clock.now();
+  let heardAt = startedAt;
   let loudAt = clock.now();
   let mic: { energy: number; seconds: number } | undefined;
   const set = (warning: CallWarning, on: boolean) => {
@@ -47,10 +52,13 @@ export function createCallWarnings(clock: Clock, onChange: (warning: CallWarning
     onChange(warning, on);
   };
   return {
-    look({ received: now, farEndSends, micEnergy, micSeconds, muted }) {
+    look({ state, received: now, farEndSends, micEnergy, micSeconds, muted }) {
       const at = clock.now();
-      if (now > received || !farEndSends) heardAt = at;
+      connected ||= state === 'connected';
+      // Before the path ever connected the silence says only that: no path (ICE and DTLS not up), not a lossy one.
+      if (!connected || now > received || !farEndSends) heardAt = at;
       received = now;
+      set('no_audio_path', !connected && at - startedAt >= SILENCE_WARN_MS);
       set('no_inbound_audio', at - heardAt >= SILENCE_WARN_MS);
       // The mean level since the last look: totalAudioEnergy sums level squared over time (webrtc-stats).
       const energy = micEnergy ?? 0;

@@ -24,6 +24,8 @@ export const VOICE_ERROR_ADVICE: Readonly<Record<VoiceErrorCode, string>> = {
   browser_agent_busy: 'A call is still active. Wait until busy is false, or hang up first.',
   browser_session_unavailable: 'This session cannot take calls now. Renew it if it expired or the connection was lost; after a reload, end the session first; otherwise connect.',
   connection_failed: 'The voice service could not be reached. Connect again, or renew if the connection was lost.',
+  audio_path_failed:
+    "No audio can flow between this browser and the voice service: the network path for the call's audio (ICE) did not connect. Check the network: a VPN or firewall may block it (UDP); the service may need a TURN server in its ICE servers. If calls from other networks work, tell the voice service's operator. The call itself may still be up.",
   call_outcome_unknown: 'The call may have been placed. Press Retry call: it repeats the same attempt and never dials twice.',
   dequeue_outcome_unknown: 'Taking the next caller got no answer. If a caller was claimed for you, the call shows here in a moment; otherwise press Answer next again.',
   monitor_outcome_unknown: 'Listening in got no answer. If the call rings you, it shows here in a moment; otherwise press Listen again.',
@@ -34,7 +36,7 @@ export const VOICE_ERROR_ADVICE: Readonly<Record<VoiceErrorCode, string>> = {
   microphone_unavailable: 'No usable microphone was found. Plug one in or pick another microphone, then call again.',
   microphone_in_use: 'Another application or tab is using the microphone. Close it, then try again.',
   dtmf_outcome_unknown: 'The digit may not have arrived. Press it again only if the far end did not react.',
-  no_active_call: 'Digits need an answered call. Wait until the call is connected.',
+  no_active_call: 'Digits and recording need a call answered in this page and still in progress; accept and decline need a caller ringing. Wait until the call rings here and is answered.',
   invalid_argument: 'The input was refused. Numbers are E.164, like +12025550100.',
   network_error: 'Reading the call failed; the page keeps trying. Check the network.',
 };

@@ -11,6 +11,7 @@ export const VOICE_ERROR_CODES = [
   'browser_agent_busy',
   'browser_session_unavailable',
   'connection_failed',
+  'audio_path_failed',
   'call_outcome_unknown',
   'dequeue_outcome_unknown',
   'monitor_outcome_unknown',

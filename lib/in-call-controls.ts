@@ -16,14 +16,14 @@ export function setMuted(link: SipLink | undefined, muted: unknown): boolean {
 }
 
 /**
- * Exactly one of 0-9 * # A-D, on a call whose audio this page holds (`answered`); a digit whose
- * delivery is uncertain is reported `dtmf_outcome_unknown` and never resent.
+ * Exactly one of 0-9 * # A-D, on a call whose audio this page holds (`refusal` null, else why not, in the
+ * status's words); a digit whose delivery is uncertain is reported `dtmf_outcome_unknown` and never resent.
  */
-export async function sendDigit(link: SipLink | undefined, answered: boolean, digit: unknown): Promise<void> {
+export async function sendDigit(link: SipLink | undefined, refusal: string | null, digit: unknown): Promise<void> {
   if (typeof digit !== 'string' || !DTMF_DIGIT.test(digit)) {
     throw new VoiceBrowserError('invalid_argument', 'sendDtmf() takes exactly one of 0-9, *, #, A-D (uppercase)');
   }
-  if (!link || !answered) throw new VoiceBrowserError('no_active_call', 'sendDtmf() needs an answered call; wait for the call to connect');
+  if (refusal !== null || !link) throw new VoiceBrowserError('no_active_call', refusal ?? "sendDtmf() needs this page's SIP link: connect first");
   try {
     await link.sendDtmf(digit);
   } catch (cause) {

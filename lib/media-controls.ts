@@ -101,26 +101,33 @@ export function createMediaControls(options: MediaControlsOptions): MediaControl
   }
 
   /**
-   * Resolves true once the DTMF sender can send, false after `MEDIA_WAIT_MS`. Chromium turns canInsertDTMF
-   * on only some time after ICE and DTLS are up, and fires no event for it, so it is looked at every 50 ms.
+   * A tone sent now reaches the far end: the media path is up (ICE and DTLS connected) and the DTMF sender can
+   * send. Firefox's sender says it can before the path is up, when a tone would be lost unheard.
+   */
+  const toneGoes = (pc: RTCPeerConnection, sender: RTCDTMFSender) => pc.connectionState === 'connected' && sender.canInsertDTMF;
+
+  /**
+   * Resolves true once a tone goes, false after `MEDIA_WAIT_MS`. Chromium turns canInsertDTMF on only some time
+   * after ICE and DTLS are up, and fires no event for it, so it is looked at every 50 ms.
    */
   async function dtmfReady(pc: RTCPeerConnection, sender: RTCDTMFSender): Promise<boolean> {
     for (let waited = 0; waited < MEDIA_WAIT_MS; waited += DTMF_CHECK_MS) {
-      if (sender.canInsertDTMF) return true;
+      if (toneGoes(pc, sender)) return true;
       if (pc.connectionState === 'failed' || pc.connectionState === 'closed') return false;
       await new Promise<void>((resolve) => options.clock.setTimeout(resolve, DTMF_CHECK_MS));
     }
-    return sender.canInsertDTMF;
+    return toneGoes(pc, sender);
   }
 
   async function sendOne(digit: string): Promise<DtmfMethod> {
     const pc = options.peerConnection();
+    // The page's side of the call is over (its dialog ended) though a read may still show the call running.
     if (!pc || pc.connectionState === 'closed') {
-      throw new VoiceBrowserError('no_active_call', 'sendDtmf() needs an answered call; wait for the call to connect');
+      throw new VoiceBrowserError('no_active_call', "sendDtmf(): this page's side of the call has ended; the call shows as ended once the service says so");
     }
     const sender = pc.getSenders().find((s) => s.track?.kind === 'audio')?.dtmf;
     // The service may say connected before our media is up; when RFC 4733 was agreed, wait for it to be.
-    if (sender && (sender.canInsertDTMF || (agreedTelephoneEvent(pc) && (await dtmfReady(pc, sender))))) return sendTone(sender, digit);
+    if (sender && (toneGoes(pc, sender) || (agreedTelephoneEvent(pc) && (await dtmfReady(pc, sender))))) return sendTone(sender, digit);
     try {
       await options.sendInfo('application/dtmf-relay', `Signal=${digit}\r\nDuration=${TONE_MS}`);
       return 'sip-info';

@@ -7,25 +7,32 @@ import type { Audio, CallQuality, CallWarning, StatusError, TimingEvent } from '
  *
  * @remarks
  * ```
- *         the call's INVITE answered              the audio element plays, or is blocked
- *  none ─────────────────────────▶ connecting ─────────────────────────────────▶ playing ◀──▶ blocked
- *   │ (audio before a call)          │    ▲                                       │   ▲        │   ▲
- *   └──▶ playing, blocked            ▼    │ ICE restart, then the media again     ▼   │        ▼   │
- *                                 reconnecting ◀───────────────────────────────────────────────────
- *  connecting, playing, blocked, reconnecting ──the call ended, or its media failed──▶ ended
- *  playing, blocked, reconnecting, ended ──the next call's INVITE answered──▶ connecting
- *  ended ──the audio element plays, or is blocked──▶ playing, blocked
+ *         the call's INVITE answered          audio flows over its media path, and the audio element plays or is blocked
+ *  none ─────────────────────────▶ connecting ─────────────────────────────────────────────▶ playing ◀──▶ blocked
+ *                                    │    ▲                                                    │   ▲        │   ▲
+ *                                    ▼    │ ICE restart, then the path up again                ▼   │        ▼   │
+ *                                 reconnecting ◀────────────────────────────────────────────────────────────────
+ *  connecting, playing, blocked, reconnecting ──the path never came up or was lost, and every restart failed──▶ failed
+ *  connecting, playing, blocked, reconnecting, failed ──the call ended──▶ ended
+ *  every state ──the next call's INVITE answered──▶ connecting
  * ```
- * `reconnecting` keeps the audio it interrupted (or that it became meanwhile) to show again once the media
- * flows. News of a call other than `current` (the call shown, still going at the service) moves nothing.
- * AUDIO_TRANSITIONS (state-transitions.ts) lists every arrow; the runtime commits no other move.
+ * The audio element's word (`playing`, `blocked`) shows only while the media path is up: before, it is kept in
+ * `playback` and shown once the path comes up, so a call whose media never flowed is never `playing`.
+ * `reconnecting` and `failed` keep it too. News of a call other than `current` (the call shown, still going at
+ * the service) moves nothing. AUDIO_TRANSITIONS (state-transitions.ts) lists every arrow; the runtime commits no
+ * other move.
  */
 
 export interface MediaSlice {
   audio: Audio;
   warnings: readonly CallWarning[];
-  /** During an ICE restart: the audio to show once the media flows again. */
-  underRestart: Audio | null;
+  /** What the page's audio element last said in this call; null before it said anything. */
+  playback: 'playing' | 'blocked' | null;
+  /**
+   * The call's media path: `setup` until audio first flows over it (or when there is no call), `up` while it
+   * flows, and `down` once it flowed and stopped (ICE restarting, or given up).
+   */
+  path: 'setup' | 'up' | 'down';
 }
 
 export type MediaEvent =
@@ -33,11 +40,11 @@ export type MediaEvent =
   | { type: 'answering' }
   /** A read showed the call over (told by the runtime as it ends the call). */
   | { type: 'media_ended' }
-  /** ICE and DTLS are up: audio can flow (first, or again after an ICE restart). */
+  /** Audio flows over the call's media path (first, or again after an ICE restart). */
   | { type: 'media_connected'; callId: string | undefined }
   /** The call's media path stopped; ICE is being restarted. */
   | { type: 'media_reconnecting'; callId: string | undefined }
-  /** The media path failed and every ICE restart with it: the audio is over, though the call is not. */
+  /** The media path never came up, or was lost, and every ICE restart failed: no audio, though the call may run. */
   | { type: 'media_failed'; callId: string | undefined }
   | { type: 'warning'; callId: string | undefined; warning: CallWarning; raised: boolean }
   /** The microphone went away mid-call: another took its place, or none is left (the call goes on). */
@@ -59,10 +66,20 @@ export type MediaEffect =
   /** Read the call now; `expect`: the change to read again soon for until shown (the call over, or its state left). */
   | { type: 'read'; expect?: 'over' | 'left' };
 
-export const noMedia: MediaSlice = { audio: 'none', warnings: [], underRestart: null };
+export const noMedia: MediaSlice = { audio: 'none', warnings: [], playback: null, path: 'setup' };
 
-const flowing = (audio: Audio) => audio === 'connecting' || audio === 'playing' || audio === 'blocked';
+/** The audio of a call this page answered whose path may still come up or back. */
+const live = (audio: Audio) => audio === 'connecting' || audio === 'playing' || audio === 'blocked' || audio === 'reconnecting';
 const timing = (name: TimingEvent['name'], callId: string | undefined, extra?: Extract<MediaEffect, { type: 'timing' }>['extra']): MediaEffect => ({ type: 'timing', name, callId, extra });
+
+/**
+ * The error shown once every ICE restart failed: it says what failed (no audio path, whether audio ever flowed
+ * over it) and what is still true (the call may run at the service); what to try is errorAdvice's.
+ */
+function pathFailed(path: MediaSlice['path']): StatusError {
+  const what = path === 'setup' ? 'no audio ever flowed' : 'the path was lost';
+  return { code: 'audio_path_failed', message: `no audio path between this browser and the voice service: ${what}, and ICE restarts could not set it up; the call itself may still be up` };
+}
 
 /** One case per event, each the arrows of the diagram above that the event may take. */
 export function transition(state: MediaSlice, event: MediaEvent, current: string | null): [MediaSlice, MediaEffect[]] {
@@ -72,23 +89,21 @@ export function transition(state: MediaSlice, event: MediaEvent, current: string
   const mine = 'callId' in event && !!event.callId && event.callId === current;
   switch (event.type) {
     case 'answering':
-      return [{ ...state, audio: 'connecting' }, []];
+      return [{ ...state, audio: 'connecting', playback: null, path: 'setup' }, []];
     case 'media_ended':
       return audio === 'none' ? refused : [{ ...noMedia, audio: 'ended' }, []];
     case 'media_reconnecting':
-      if (!mine || !flowing(audio)) return refused;
-      return [{ ...state, audio: 'reconnecting', underRestart: audio }, [timing('media_reconnecting', event.callId)]];
+      if (!mine || !live(audio) || audio === 'reconnecting') return refused;
+      return [{ ...state, audio: 'reconnecting', path: state.path === 'up' ? 'down' : state.path }, [timing('media_reconnecting', event.callId)]];
     case 'media_connected': {
       const milestone: MediaEffect = { type: 'timing', name: 'media_connected', callId: event.callId, once: true };
-      if (!mine || audio !== 'reconnecting') return [state, [milestone]];
-      return [{ ...state, audio: state.underRestart ?? 'playing', underRestart: null }, [milestone, timing('media_reconnected', event.callId)]];
+      if (!mine || (audio !== 'connecting' && audio !== 'reconnecting')) return [state, [milestone]];
+      const up: MediaSlice = { ...state, audio: state.playback ?? 'connecting', path: 'up' };
+      return [up, audio === 'reconnecting' ? [milestone, timing('media_reconnected', event.callId)] : [milestone]];
     }
     case 'media_failed':
-      if (!mine || audio === 'none') return refused;
-      return [
-        { ...state, audio: 'ended' },
-        [{ type: 'report', error: { code: 'connection_failed', message: "the call's audio path failed and three ICE restarts could not restore it; hang up and call again" } }, { type: 'read' }],
-      ];
+      if (!mine || !live(audio)) return refused;
+      return [{ ...state, audio: 'failed', path: state.path === 'up' ? 'down' : state.path }, [{ type: 'report', error: pathFailed(state.path) }, { type: 'read' }]];
     case 'warning': {
       if (!mine) return refused;
       const others = state.warnings.filter((shown) => shown !== event.warning);
@@ -110,8 +125,9 @@ export function transition(state: MediaSlice, event: MediaEvent, current: string
         event.audio === 'blocked'
           ? { type: 'report', error: { code: 'audio_playback_blocked', message: 'the browser blocked the call audio; click to resume it' } }
           : { type: 'report', error: null, code: 'audio_playback_blocked' };
-      // During an ICE restart the page keeps showing `reconnecting`; the new playback state shows after it.
-      return [audio === 'reconnecting' ? { ...state, underRestart: event.audio } : { ...state, audio: event.audio }, [report]];
+      // The element's word shows only over a path that is up; until then (and during an ICE restart) it waits.
+      const shown = state.path === 'up' && live(audio) && audio !== 'reconnecting' ? event.audio : audio;
+      return [{ ...state, audio: shown, playback: event.audio }, [report]];
     }
     case 'quality':
       return [state, [timing('call_quality', event.callId, { quality: event.quality })]];

@@ -38,7 +38,10 @@ export interface MediaPathOptions {
   clock: Clock;
   /** Sends a re-INVITE that restarts ICE; resolves once answered 2xx, rejects when refused or unsent. */
   restartIce(): Promise<void>;
-  /** The audio flows: first connected, or flowing again after a restart. */
+  /**
+   * The audio flows: the path is connected and audio arrived over it (or the far end sends none), first or again
+   * after a restart. A path connected that carries nothing is not told: ICE and DTLS up prove no audio.
+   */
   onConnected(): void;
   /** The path is down and a restart is under way (told once until the audio flows again or is given up). */
   onReconnecting(): void;
@@ -54,6 +57,8 @@ export function watchMediaPath(options: MediaPathOptions): () => void {
   let looking = false;
   /** The path was up once: until then only a failure counts as down (ICE is still being set up). */
   let wasUp = false;
+  /** onConnected was told, and no restart since: the audio is known to flow. */
+  let flowing = false;
   let received = 0;
   /** When audio (or, while the far end does not send, a connected state) was last seen. */
   let lastUp = clock.now();
@@ -67,7 +72,10 @@ export function watchMediaPath(options: MediaPathOptions): () => void {
       stop();
       return options.onFailed();
     }
-    if (restarts === 0) options.onReconnecting();
+    if (restarts === 0) {
+      flowing = false;
+      options.onReconnecting();
+    }
     restarts++;
     restartDeadline = clock.now() + RESTART_WAIT_MS;
     // A refused re-INVITE is one failed restart: the deadline brings the next.
@@ -77,8 +85,13 @@ export function watchMediaPath(options: MediaPathOptions): () => void {
   function judge({ state, received: now, farEndSends }: PathSample): void {
     const heard = now > received;
     received = now;
-    if (state === 'connected' && (heard || !farEndSends || !wasUp)) {
-      if (!wasUp || restarts > 0) options.onConnected();
+    const flows = heard || !farEndSends;
+    // A first connection counts as up even before its audio: its silence from then on is what tells a lost path.
+    if (state === 'connected' && (flows || !wasUp)) {
+      if (flows && !flowing) {
+        flowing = true;
+        options.onConnected();
+      }
       lastUp = clock.now();
       restarts = 0;
       restartDeadline = undefined;

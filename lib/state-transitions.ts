@@ -58,14 +58,18 @@ export const CONNECTION_TRANSITIONS: readonly StateTransition<Connection>[] = [
   ['disconnecting', 'disconnected'],
 ];
 
-/**
- * Whether the audio may move `from` one state `to` another (media-machine.ts draws it): to any state but `none`,
- * except that from `none` or `ended` (no media yet, or none left) the audio only connects or plays.
- */
-export const audioMay = (from: Audio, to: Audio): boolean => to !== from && to !== 'none' && ((from !== 'none' && from !== 'ended') || (to !== 'reconnecting' && to !== 'ended'));
+/** The audio of a call whose media this page answered and has not given up: it may still play. */
+const live = (audio: Audio) => audio === 'connecting' || audio === 'playing' || audio === 'blocked' || audio === 'reconnecting';
 
 /**
- * Every arrow of the audio's diagram (media-machine.ts) as `[from, to]`: the only moves `status().audio` makes.
- * Each state may go to any other but `none`, except that from `none` or `ended` the audio only connects or plays.
+ * Whether the audio may move `from` one state `to` another (media-machine.ts draws it): every state connects (a
+ * call answered); a live one (`connecting`, `playing`, `blocked`, `reconnecting`) goes to any other but `none`;
+ * `failed` only ends. From `none` or `ended` (no media yet, or none left) the audio only connects.
+ */
+export const audioMay = (from: Audio, to: Audio): boolean => to !== from && (to === 'connecting' || (live(from) && to !== 'none') || (from === 'failed' && to === 'ended'));
+
+/**
+ * Every arrow of the audio's diagram (media-machine.ts) as `[from, to]`: the only moves `status().audio` makes
+ * (see {@link audioMay}).
  */
 export const AUDIO_TRANSITIONS: readonly StateTransition<Audio>[] = /* @__PURE__ */ AUDIO_STATES.flatMap((from) => AUDIO_STATES.filter((to) => audioMay(from, to)).map((to): StateTransition<Audio> => [from, to]));

@@ -99,14 +99,21 @@ export type Connection = (typeof CONNECTION_STATES)[number];
 export const CONNECTION_STATES = ['disconnected', 'connecting', 'ready', 'reconnecting', 'offline', 'expired', 'renewing', 'disconnecting', 'recovery_required'] as const;
 
 /**
- * The page's audio in a call (`status().audio`; diagram in media-machine.ts): `none` before a call, `connecting`,
- * `playing`, `blocked` (autoplay policy), `reconnecting` (the media path stopped and ICE is being restarted in
- * the same call), `ended`.
+ * The page's audio in a call (`status().audio`; diagram in media-machine.ts): `none` before a call;
+ * `connecting` until audio flows over the call's media path; `playing` once it does and the page's audio element
+ * plays; `blocked` (it flows, but the autoplay policy holds the element); `reconnecting` (the path stopped and ICE
+ * is being restarted in the same call); `failed` (no audio path: audio never flowed, or the path was lost, and
+ * every restart failed, while the call itself may still run at the service); `ended`.
+ *
+ * @remarks
+ * Only audio proven to flow shows as `playing` or `blocked`: the media path connected (ICE and DTLS) and audio
+ * packets arrived over it (or the far end sends none). The element plays an empty stream at once, so its word
+ * alone proves nothing: a call whose media never flowed stays `connecting` until it does, or is `failed`.
  */
 export type Audio = (typeof AUDIO_STATES)[number];
 
 /** Every {@link Audio} state, in the order the diagram draws them. */
-export const AUDIO_STATES = ['none', 'connecting', 'playing', 'blocked', 'reconnecting', 'ended'] as const;
+export const AUDIO_STATES = ['none', 'connecting', 'playing', 'blocked', 'reconnecting', 'failed', 'ended'] as const;
 
 /** renew() only while idle, from a state that holds a session the helper can replace. */
 export const RENEWABLE_CONNECTIONS: ReadonlySet<Connection> = new Set<Connection>(['ready', 'expired', 'offline']);
@@ -145,8 +152,9 @@ export interface VoiceBrowserStatus {
   /** True from startCall() until a terminal read proves both legs stopped. */
   busy: boolean;
   /**
-   * The page's audio: `none` before a call, `connecting`, `playing`, `blocked` (autoplay policy), `reconnecting`
-   * (the media path stopped and ICE is being restarted in the same call), `ended`.
+   * The page's audio ({@link Audio}): `none` before a call, `connecting` (no audio has flowed yet), `playing`,
+   * `blocked` (autoplay policy), `reconnecting` (the media path stopped and ICE is being restarted in the same
+   * call), `failed` (no audio path, though the call may run), `ended`. `playing` only once audio flowed.
    */
   audio: Audio;
   /** Outgoing audio muted (mute affects outgoing audio only); kept across calls until changed. */
@@ -172,11 +180,12 @@ export interface VoiceBrowserStatus {
 }
 
 /**
- * A warning during a call: no audio from the far end for 3 s (`no_inbound_audio`), the microphone sending
- * silence for 3 s while not muted (`silent_microphone`), inbound loss over 5 % (`high_packet_loss`), a round
- * trip over 400 ms (`high_rtt`).
+ * A warning during a call: the call's media path (ICE and DTLS) not connected 3 s after it began, so no audio can
+ * flow (`no_audio_path`); no audio from the far end for 3 s on a connected path (`no_inbound_audio`); the
+ * microphone sending silence for 3 s while not muted (`silent_microphone`); inbound loss over 5 %
+ * (`high_packet_loss`); a round trip over 400 ms (`high_rtt`).
  */
-export type CallWarning = 'no_inbound_audio' | 'silent_microphone' | 'high_packet_loss' | 'high_rtt';
+export type CallWarning = 'no_audio_path' | 'no_inbound_audio' | 'silent_microphone' | 'high_packet_loss' | 'high_rtt';
 
 /**
  * How a connected call sounds, from the browser's WebRTC statistics: a sample every 2 s while its media flows.

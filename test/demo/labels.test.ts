@@ -166,6 +166,9 @@ describe('demo labels', () => {
     expect(announcementLabel(call('dialing_recipient'))).toBe('Calling +12025550100: ringing');
     expect(announcementLabel(call('connected'))).toBe('Connected to +12025550100');
     expect(announcementLabel({ ...call('connected'), audio: 'reconnecting' })).toBe('Connected to +12025550100; the audio is reconnecting');
+    // A call whose audio path is missing says so beside "Connected", never that the call is lost.
+    expect(announcementLabel({ ...call('connected'), audio: 'connecting', warnings: ['no_audio_path'] })).toBe('Connected to +12025550100; no audio yet: the audio path has not connected');
+    expect(announcementLabel({ ...call('connected'), audio: 'failed' })).toBe('Connected to +12025550100; no audio: the audio path to this browser failed');
     expect(announcementLabel({ ...call('ended'), busy: false, call: { id: 'bc_1', state: 'ended', endReason: 'recipient_hangup' } })).toBe('Ended: the other side hung up');
   });
 
@@ -192,6 +195,8 @@ describe('demo labels', () => {
     expect(errorArea('dequeue_outcome_unknown', 'connection')).toBe('queue');
     expect(errorArea('browser_session_unavailable', 'queue')).toBe('queue');
     expect(errorArea('connection_failed', 'call')).toBe('connection');
+    // A call's missing audio path is the call's, whatever was done last.
+    expect(errorArea('audio_path_failed', 'connection')).toBe('call');
     expect(errorArea('compliance_dnc', 'connection')).toBe('call');
     expect(errorArea('invalid_argument', 'call')).toBe('call');
     expect(errorArea('network_error', 'connection')).toBe('connection');

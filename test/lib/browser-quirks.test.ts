@@ -2,7 +2,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createMediaControls } from '../../lib/media-controls.js';
 import { FakeClock } from '../../lib/testing/fake-clock.js';
-import { setup } from '../support/helper-world.js';
+import { CALL, setup } from '../support/helper-world.js';
 import type { FakeSipSockets } from '../support/fake-sip-socket.js';
 import { sipLinkWorld, wait } from '../support/sip-link-world.js';
 
@@ -173,8 +173,12 @@ describe('Safari: call audio plays only after a user gesture (autoplay policy)',
   });
 
   it('keeps audio_playback_blocked in the status until the click, and hands resumeAudio() to the link within the click itself', async () => {
-    const { voice, sip } = setup();
+    const { voice, sip, backend } = setup();
     await voice.connect();
+    await voice.startCall(CALL, { idempotencyKey: 'key-1' });
+    sip.invite('call-1');
+    backend.setCall('call-1', { state: 'connected' });
+    sip.events.onMediaConnected('call-1');
     sip.events.onAudio('blocked');
     expect(voice.status()).toMatchObject({ audio: 'blocked', error: { code: 'audio_playback_blocked' } });
 

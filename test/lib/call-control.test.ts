@@ -6,6 +6,7 @@ import { EXPECT_RETRY_MS } from '../../lib/poller.js';
 import { httpError, networkError } from '../../lib/testing/fake-backend.js';
 import { CALL, connected, inCall, talking } from '../support/helper-world.js';
 import { rejection } from '../support/rejection.js';
+import { canSendDtmf } from '../../lib/status-rules.js';
 
 describe('mute()', () => {
   it('mutes the outgoing audio of the link and shows it, and unmutes again', async () => {
@@ -200,14 +201,48 @@ describe('a refused key (the proxy answers 403 browser_voice_unavailable)', () =
 });
 
 describe('the call\'s media path', () => {
-  it('tells the page when ICE or DTLS fails: audio ended, connection_failed in words, busy kept, the call read at once', async () => {
+  it('tells the page when ICE or DTLS fails: audio failed, audio_path_failed in words, busy kept, the call read at once', async () => {
     const { voice, sip, backend, clock } = await talking();
     const reads = backend.requestsOf('getCall').length;
     sip.events.onMediaFailed('call-1');
-    expect(voice.status()).toMatchObject({ audio: 'ended', busy: true, call: { state: 'connected' }, error: { code: 'connection_failed' } });
-    expect(voice.status().error?.message).toContain('hang up and call again');
+    expect(voice.status()).toMatchObject({ audio: 'failed', busy: true, call: { state: 'connected' }, error: { code: 'audio_path_failed' } });
+    // The call still runs at the service: no word of hanging up and calling again.
+    expect(voice.status().error?.message).not.toMatch(/hang up|call again/);
     await clock.advance(0);
     expect(backend.requestsOf('getCall').length).toBe(reads + 1);
+  });
+
+  it('never shows playing for a call whose media never connected, though its audio element plays', async () => {
+    const { voice, sip, statuses } = await talking();
+    sip.events.onAudio('playing');
+    sip.events.onWarning('call-1', 'no_audio_path', true);
+    expect(voice.status()).toMatchObject({ audio: 'connecting', warnings: ['no_audio_path'], call: { state: 'connected' }, error: null });
+    sip.events.onMediaReconnecting('call-1');
+    sip.events.onMediaFailed('call-1');
+    expect(voice.status()).toMatchObject({ audio: 'failed', error: { code: 'audio_path_failed', message: expect.stringContaining('no audio ever flowed') } });
+    expect(statuses.map((status) => status.audio)).not.toContain('playing');
+  });
+
+  it('shows playing once the media path connects, whichever of it and the audio element came first', async () => {
+    const { voice, sip } = await talking();
+    sip.events.onMediaConnected('call-1');
+    expect(voice.status().audio).toBe('connecting');
+    sip.events.onAudio('playing');
+    expect(voice.status().audio).toBe('playing');
+  });
+
+  it('takes digits on a connected call whose audio path is missing, as the keypad offers them, and refuses them in the words of what shows', async () => {
+    const { voice, sip } = await talking();
+    sip.events.onMediaReconnecting('call-1');
+    sip.events.onMediaFailed('call-1');
+    expect(canSendDtmf(voice.status())).toBe(true);
+    await voice.sendDtmf('5');
+    expect(sip.link.digits).toEqual(['5']);
+
+    const waiting = await inCall();
+    expect(canSendDtmf(waiting.voice.status())).toBe(false);
+    const refusal = await rejection(waiting.voice.sendDtmf('5'));
+    expect(refusal).toMatchObject({ code: 'no_active_call', message: expect.stringContaining('has not answered its INVITE') });
   });
 
   it('shows reconnecting while ICE restarts, then the playback it had, with a timing at each end', async () => {
@@ -239,12 +274,13 @@ describe('the call\'s media path', () => {
     expect(voice.status().audio).toBe('blocked');
   });
 
-  it('ends reconnecting in connection_failed when every restart failed', async () => {
+  it('ends reconnecting in audio_path_failed when every restart failed', async () => {
     const { voice, sip } = await talking();
     sip.events.onAudio('playing');
+    sip.events.onMediaConnected('call-1');
     sip.events.onMediaReconnecting('call-1');
     sip.events.onMediaFailed('call-1');
-    expect(voice.status()).toMatchObject({ audio: 'ended', busy: true, error: { code: 'connection_failed' } });
+    expect(voice.status()).toMatchObject({ audio: 'failed', busy: true, error: { code: 'audio_path_failed', message: expect.stringContaining('the path was lost') } });
   });
 
   it('shows each warning while it is raised, tells it in onTiming, and clears them all when the call ends', async () => {

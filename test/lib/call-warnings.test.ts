@@ -11,14 +11,14 @@ function call(options: { farEndSends?: boolean } = {}) {
   const clock = new FakeClock(0);
   const seen: string[] = [];
   const warnings = createCallWarnings(clock, (warning, raised) => void seen.push(`${raised ? '+' : '-'}${warning}@${clock.now()}`));
-  const state = { received: 0, heard: true, level: 0.2, energy: 0, seconds: 0, muted: false };
+  const state = { path: 'connected' as RTCPeerConnectionState, received: 0, heard: true, level: 0.2, energy: 0, seconds: 0, muted: false };
   /** Half a second of the call, then a look at it. */
   const tick = async () => {
     await clock.advance(500);
-    if (state.heard) state.received += 25;
+    if (state.heard && state.path === 'connected') state.received += 25;
     state.energy += state.level * state.level * 0.5;
     state.seconds += 0.5;
-    warnings.look({ received: state.received, farEndSends: options.farEndSends ?? true, micEnergy: state.energy, micSeconds: state.seconds, muted: state.muted });
+    warnings.look({ state: state.path, received: state.received, farEndSends: options.farEndSends ?? true, micEnergy: state.energy, micSeconds: state.seconds, muted: state.muted });
   };
   const during = async (ms: number) => {
     for (let t = 0; t < ms; t += 500) await tick();
@@ -45,6 +45,35 @@ describe('warnings during a call', () => {
     state.heard = true;
     await during(500);
     expect(seen).toEqual(['+no_inbound_audio@5000', '-no_inbound_audio@10500']);
+  });
+
+  it('raises no_audio_path, not no_inbound_audio, while the path never connected, and clears it once connected', async () => {
+    const { seen, state, during } = call();
+    state.path = 'connecting';
+    await during(SILENCE_WARN_MS - 500);
+    expect(seen).toEqual([]);
+    await during(10_000);
+    expect(seen).toEqual(['+no_audio_path@3000']);
+    state.path = 'connected';
+    await during(500);
+    expect(seen).toEqual(['+no_audio_path@3000', '-no_audio_path@13000']);
+    await during(10_000);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('counts the far end silent only from the path connecting, and never says no_audio_path once it connected', async () => {
+    const { seen, state, during } = call();
+    state.path = 'connecting';
+    state.heard = false;
+    await during(2000);
+    state.path = 'connected';
+    await during(SILENCE_WARN_MS - 500);
+    expect(seen).toEqual([]);
+    await during(500);
+    expect(seen).toEqual(['+no_inbound_audio@5000']);
+    state.path = 'disconnected';
+    await during(10_000);
+    expect(seen).toEqual(['+no_inbound_audio@5000']);
   });
 
   it('does not take the silence of a far end that sends nothing for a lost path', async () => {

@@ -235,6 +235,7 @@ describe('audio', () => {
   it('shows audio_playback_blocked and clears it once resumeAudio() plays', async () => {
     const { voice, sip } = await inCall();
     sip.invite('call-1');
+    sip.events.onMediaConnected('call-1');
     sip.events.onAudio('blocked');
     expect(voice.status()).toMatchObject({ audio: 'blocked', error: { code: 'audio_playback_blocked' } });
     await voice.resumeAudio();

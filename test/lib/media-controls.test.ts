@@ -128,6 +128,18 @@ describe('media controls', () => {
     expect(infos).toHaveLength(1);
   });
 
+  it("never plays a tone into a path that is not up, though the sender says it can insert (Firefox's does): INFO after the wait", async () => {
+    const { controls, fakePc, dtmf, clock, infos } = world({ rfc4733: true });
+    fakePc.connectionState = 'connecting';
+    fakePc.currentRemoteDescription = { sdp: SDP_WITH_EVENTS };
+    fakePc.currentLocalDescription = { sdp: SDP_WITH_EVENTS };
+    const sent = controls.sendDtmf('5');
+    await clock.advance(3000);
+    await expect(sent).resolves.toBe('sip-info');
+    expect(dtmf.inserted).toEqual([]);
+    expect(infos).toEqual([['application/dtmf-relay', 'Signal=5\r\nDuration=120']]);
+  });
+
   it('refuses DTMF without a live call', async () => {
     const { controls, endCall } = world();
     endCall();

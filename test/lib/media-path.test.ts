@@ -37,6 +37,8 @@ function watched(options: { refuse?: boolean; farEndSends?: boolean } = {}) {
     await sample(); // the audio counted so far arrived before the change
     path.state = state;
     path.flowing = flowing;
+    // Audio that flows comes with the connection: its first packet is there by the time the change is looked at.
+    if (flowing) path.received += 1;
     for (const listener of listeners) listener();
     await clock.advance(0);
   };
@@ -131,6 +133,22 @@ describe('the media path watch', () => {
     await set('connected', false);
     await clock.advance(60_000);
     expect(seen).toEqual(['connected@0']);
+  });
+
+  it('tells nothing of a path connected that carries no audio, until its audio comes; silent on, it is restarted', async () => {
+    const { clock, seen, set } = watched();
+    await set('connected', false);
+    await clock.advance(1000);
+    expect(seen).toEqual([]);
+    await set('connected', true);
+    expect(seen).toEqual(['connected@1000']);
+
+    const silent = watched();
+    await silent.set('connected', false);
+    await silent.clock.advance(SILENT_DOWN_MS + SAMPLE_MS);
+    expect(silent.seen).toEqual(['reconnecting@2000', 'restart@2000']);
+    await silent.set('connected', true);
+    expect(silent.seen.at(-1)).toBe('connected@2500');
   });
 
   it('waits for ICE to come up the first time: only a failure before it is a lost path', async () => {

@@ -49,6 +49,7 @@ async function threeTabsReady() {
 /** The service rings the leader's page with `id`, the audio plays and the recipient answers. */
 async function answered(world: ReturnType<typeof browser>, leader: Tab, id: string) {
   leader.sip.invite(id);
+  leader.sip.link.options.events.onMediaConnected(id);
   leader.sip.link.options.events.onAudio('playing');
   world.backend.setCall(id, { state: 'connected' });
   await world.advance(1000);

@@ -28,8 +28,9 @@ function world(engine: 'chromium' | 'firefox') {
     else told.push([named[event.type] ?? event.type, ...Object.values(event).slice(1)].join(' '));
   };
   /** One call: its session established, its media watched until the test ends it. */
-  const call = (callId: string) => {
+  const call = (callId: string, state: RTCPeerConnectionState = 'connected') => {
     const pc = new FakeCallPeerConnection(engine, clock);
+    pc.connectionState = state;
     const { session, enter } = fakeSession(pc);
     const media = quietMedia();
     watchSession(session, callId, { emit, media, clock, onTerminated: () => told.push(`terminated ${callId}`), audio: audio.open });
@@ -103,6 +104,24 @@ describe('a call in Chromium, whose statistics carry the microphone level', () =
     await clock.advance(4000);
     expect(told.filter((line) => line.startsWith('onWarning'))).toEqual(['onWarning call-1 silent_microphone true']);
     expect(audio.made).toEqual([]);
+  });
+});
+
+describe('a call whose media path does not connect (ICE checks unanswered)', () => {
+  it('tells no_audio_path after 3 s and no media_connected, never no_inbound_audio; both change once ICE connects', async () => {
+    const { clock, told, call } = world('chromium');
+    const { pc } = call('call-1', 'connecting');
+    await clock.advance(2500);
+    expect(told).toEqual([]);
+    await clock.advance(1000);
+    expect(told).toEqual(['onWarning call-1 no_audio_path true']);
+    await clock.advance(20_000);
+    expect(told).toEqual(['onWarning call-1 no_audio_path true']);
+
+    pc.connectionState = 'connected';
+    pc.dispatchEvent(new Event('connectionstatechange'));
+    await clock.advance(500);
+    expect(told).toEqual(['onWarning call-1 no_audio_path true', 'onWarning call-1 no_audio_path false', 'media_connected call-1']);
   });
 });
 

@@ -5,7 +5,7 @@ import { firefoxReport } from './firefox-stats.js';
 
 /**
  * A call's media as sip-session.ts watches it, without SIP.js's transactions or a browser's WebRTC: a peer
- * connection that is up, receives 50 packets a second, sends the microphone's track and answers getStats() as
+ * connection that is up (a test may hold it in another state), receives 50 packets a second while up, sends the microphone's track and answers getStats() as
  * Chromium or Firefox does; and the link's call around it, whose state the test moves.
  */
 
@@ -35,7 +35,8 @@ export class FakeCallPeerConnection extends EventTarget {
   }
 
   getStats(): Promise<RTCStatsReport> {
-    this.received += 25;
+    // Audio arrives only over a path that is up.
+    if (this.connectionState === 'connected') this.received += 25;
     if (this.engine === 'firefox') return Promise.resolve(firefoxReport({ packetsReceived: this.received, roundTripTime: 0.02 }));
     const elapsed = (this.clock.now() - this.statsAt) / 1000;
     this.statsAt = this.clock.now();
