@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { parseEnvironment, port, requestCount } from '../contract/environment.js';
 import { API_KEY_FORMAT, type Quota } from './accounts.js';
-import { MEDIA_ADDRESS_MODES, selectMediaAddresses, type Interfaces, type MediaAddressMode } from './media-addresses.js';
+import { MEDIA_ADDRESS_MODES, type MediaAddressMode } from './media-address-mode.js';
+import { selectMediaAddresses, type Interfaces } from './media-addresses.js';
 import { QUEUE_ANSWER_TIMEOUT_MS } from './model.js';
 import { DEFAULT_QUOTA } from './rate-limit.js';
 import { DEFAULT_RECIPIENT_TIMINGS } from './recipients.js';

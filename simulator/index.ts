@@ -11,11 +11,11 @@
 
 import { API_KEY_FORMAT } from './accounts.js';
 import { DEFAULT_SIM_API_KEY } from './config.js';
-import type { MediaAddressMode } from './media-addresses.js';
+import type { MediaAddressMode } from './media-address-mode.js';
 import { startSimulator as startService } from './server.js';
 
 export { createSimulatorControl, SimulatorControlError } from './control-client.js';
-export type { MediaAddressMode } from './media-addresses.js';
+export type { MediaAddressMode } from './media-address-mode.js';
 export type { InboundCallRecord, RegistrationRecord, SimulatedCall, SimulatedCallRecord, SimulatedMedia, SimulatorControl, SimulatorFault } from './control-client.js';
 
 /** The development key the simulator takes when none is given: `vsk_` and 32 letters or digits, as a real key. */

@@ -1,5 +1,6 @@
 import { networkInterfaces, type NetworkInterfaceInfo } from 'node:os';
 import type { RTCPeerConnectionConfig } from 'werift';
+import type { MediaAddressMode } from './media-address-mode.js';
 
 /**
  * Which addresses the simulator's media (werift) gathers on, offers, and talks to.
@@ -16,12 +17,6 @@ import type { RTCPeerConnectionConfig } from 'werift';
  * by multicast DNS; its checks then arrive from its real address and become peer-reflexive candidates (RFC
  * 8445 section 7.3.1.3), which the check filter admits when that address is this machine's.
  */
-
-/** The modes, the first the default: `host` offers this machine's interface addresses too; `loopback` only 127.0.0.1. */
-export const MEDIA_ADDRESS_MODES = ['host', 'loopback'] as const;
-
-/** `host`: 127.0.0.1 and this machine's non-internal IPv4 addresses; `loopback`: 127.0.0.1 alone. */
-export type MediaAddressMode = (typeof MEDIA_ADDRESS_MODES)[number];
 
 /** The loopback address every mode offers. */
 export const LOOPBACK = '127.0.0.1';

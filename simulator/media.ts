@@ -9,7 +9,8 @@
 import { RTCPeerConnection, type RtpPacket } from 'werift';
 import { InboundRtp, type InboundCounts } from './inbound-rtp.js';
 import { blackholeUntil, disableStun, mediaPeerConfig } from './loopback-webrtc.js';
-import { selectMediaAddresses, usableCandidatesSdp, type MediaAddresses, type MediaAddressMode } from './media-addresses.js';
+import type { MediaAddressMode } from './media-address-mode.js';
+import { selectMediaAddresses, usableCandidatesSdp, type MediaAddresses } from './media-addresses.js';
 import { PcmuSender } from './outbound-rtp.js';
 import { TonePlayer } from './tone.js';
 

@@ -1,7 +1,7 @@
 import { HttpError } from '../contract/http-error.js';
 import type { QueueEvent, QueueEventName } from '../contract/queue-webhook.js';
 import { initialFacts, type CallFacts } from './call-facts.js';
-import type { MediaAddressMode } from './media-addresses.js';
+import type { MediaAddressMode } from './media-address-mode.js';
 import { createMediaPeer, type MediaCounts } from './media.js';
 import type { CallMixer } from './mixer.js';
 import { TERMINAL_GENERIC_STATES, type GenericCallState, type Queue, type QueueCall } from './model.js';

@@ -8,7 +8,7 @@ import { createControlApp } from './control.js';
 import { injectFaults } from './fault-injection.js';
 import { FaultPlan } from './faults.js';
 import { IdempotencyStore } from './idempotency.js';
-import type { MediaAddressMode } from './media-addresses.js';
+import type { MediaAddressMode } from './media-address-mode.js';
 import { DEFAULT_QUOTA, RateLimiter } from './rate-limit.js';
 import type { RecipientTimings } from './recipients.js';
 import { createRestApp } from './rest.js';

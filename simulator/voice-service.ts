@@ -3,7 +3,7 @@ import { AgentDirectory } from './agents.js';
 import { BrowserCalls, type CreateCallInput } from './browser-calls.js';
 import { BrowserSessions } from './browser-sessions.js';
 import type { CallFacts } from './call-facts.js';
-import type { MediaAddressMode } from './media-addresses.js';
+import type { MediaAddressMode } from './media-address-mode.js';
 import type { MediaCounts } from './media.js';
 import { QUEUE_ANSWER_TIMEOUT_MS, type Agent, type BrowserCall, type BrowserSession, type QueueCall, type SessionTransport } from './model.js';
 import { QueueDesk } from './queues.js';
