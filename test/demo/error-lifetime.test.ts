@@ -2,22 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { VoiceBrowserStatus } from 'voice-browser';
 import { followCall } from '../../demo/models/error-lifetime.js';
 import { noErrors, shownError, type ErrorView } from '../../demo/models/voice-actions.js';
+import { READY } from '../support/demo-status.js';
 
-const idle: VoiceBrowserStatus = {
-  connection: 'ready',
-  session: { id: 'bs_1', expiresAt: '2026-11-29T18:00:00Z' },
-  call: null,
-  attempt: null,
-  busy: false,
-  audio: 'none',
-  muted: false,
-  warnings: [],
-  error: null,
-  offer: null,
-  availability: null,
-  recording: false,
-  tabs: { mode: 'independent', leader: true },
-};
+const idle = READY;
 
 const call = (id: string, state: string, busy: boolean) => ({ id, state, busy }) as VoiceBrowserStatus['call'];
 const refusedKey = { code: 'no_active_call', message: 'sendDtmf() needs an answered call' };

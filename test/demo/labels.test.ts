@@ -19,12 +19,9 @@ import { errorArea, logEvent } from '../../demo/labels.js';
 import { preflightRows, preflightVerdictLabel } from '../../demo/preflight-labels.js';
 // The rules of the controls are the library's (lib/status-rules.ts): the demo takes them as they are.
 import { canCall, canConnect, canRenew, canRetryCall, canSendDtmf, type CallQuality, type PreflightReport, type TimingEvent, type VoiceBrowserStatus } from '../../lib/index.js';
+import { READY } from '../support/demo-status.js';
 
-const idle: VoiceBrowserStatus = { connection: 'ready', session: { id: 'bs_1', expiresAt: '2026-01-01T00:00:00Z' }, call: null, attempt: null, busy: false, audio: 'none', muted: false, warnings: [], error: null,
-  offer: null,
-  availability: null,
-  recording: false,
-  tabs: { mode: 'independent', leader: true } };
+const idle = READY;
 const attempt = (phase: 'creating' | 'admitted' | 'outcome_unknown') => ({ idempotencyKey: 'k', input: { from: '+12025550199', to: '+12025550100' }, phase });
 
 describe('demo labels', () => {

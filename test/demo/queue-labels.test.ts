@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { callerNoteLabel, canAnswerNext, queueSummaryLabel, sendCallerLabel, waitingLabel, waitingListName } from '../../demo/queue-labels.js';
-import type { VoiceBrowserStatus } from '../../lib/index.js';
+import { READY } from '../support/demo-status.js';
 
-const ready: VoiceBrowserStatus = { connection: 'ready', session: { id: 'bs_1', expiresAt: '2026-01-01T00:00:00Z' }, call: null, attempt: null, busy: false, audio: 'none', muted: false, warnings: [], error: null,
-  offer: null,
-  availability: null,
-  recording: false,
-  tabs: { mode: 'independent', leader: true } };
+const ready = READY;
 
 describe('the queue panel in words', () => {
   it('offers Answer next only while ready and idle, and only for a queue someone waits in', () => {

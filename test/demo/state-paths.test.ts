@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { appendState, emptyPaths, trackPaths } from '../../demo/models/state-paths.js';
 import type { VoiceBrowserStatus } from '../../lib/index.js';
+import { DISCONNECTED } from '../support/demo-status.js';
 
-const base: VoiceBrowserStatus = { connection: 'disconnected', session: null, call: null, attempt: null, busy: false, audio: 'none', muted: false, warnings: [], error: null,
-  offer: null,
-  availability: null,
-  recording: false,
-  tabs: { mode: 'independent', leader: true } };
+const base = DISCONNECTED;
 
 describe('state paths of the live diagram', () => {
   it('records each state once per visit, in order, and keeps only the last steps when asked', () => {

@@ -15,22 +15,9 @@ import {
   supervisedSeconds,
   supervisedStateLabel,
 } from '../../demo/supervision-labels.js';
+import { READY } from '../support/demo-status.js';
 
-const idle: VoiceBrowserStatus = {
-  connection: 'ready',
-  session: { id: 'bs_1', expiresAt: '2026-11-27T18:00:00Z' },
-  call: null,
-  attempt: null,
-  busy: false,
-  audio: 'none',
-  muted: false,
-  warnings: [],
-  error: null,
-  offer: null,
-  availability: null,
-  recording: false,
-  tabs: { mode: 'independent', leader: true },
-};
+const idle = READY;
 
 const agentCall = { id: 'bc_1', from: '+12025550199', to: '+12025550100', state: 'connected', answeredAt: '2026-11-27T17:00:00.000Z', createdAt: '2026-11-27T16:59:58.000Z' };
 const queueCall = { id: 'c_2', from: '+14155550111', to: '+18005550100', state: 'dequeuing', queueId: 'q_support', answeredAt: null, createdAt: '2026-11-27T17:00:10.000Z' };

@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createAct, noErrors, shownError, voiceActions, type ActionContext, type ErrorView, type PreflightView } from '../../demo/models/voice-actions.js';
 import type { PreflightReport, VoiceBrowser, VoiceBrowserStatus } from '../../lib/index.js';
+import { DISCONNECTED } from '../support/demo-status.js';
 
-const disconnected: VoiceBrowserStatus = { connection: 'disconnected', session: null, call: null, attempt: null, busy: false, audio: 'none', muted: false, warnings: [], error: null,
-  offer: null,
-  availability: null,
-  recording: false,
-  tabs: { mode: 'independent', leader: true } };
+const disconnected = DISCONNECTED;
 const lost = { idempotencyKey: 'k_lost', input: { from: '+12025550199', to: '+12025550100' }, phase: 'outcome_unknown' as const };
 
 const skipped = { status: 'skipped' as const, code: null, advice: null };
