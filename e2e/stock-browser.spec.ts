@@ -1,10 +1,11 @@
 import { test as base, type Page } from '@playwright/test';
 import { startApp, type RunningApp } from '../scripts/start-app.js';
+import { inTestNetwork, TEST_NETWORK } from '../scripts/test-network.js';
 import { createSimulatorControl, type SimulatorControl } from '../simulator/control-client.js';
 import { expect, hangUp, logInAndConnect, pageAudioStats, recordPeerConnections } from './fixtures.js';
 
 /**
- * The demo in a browser as a person runs it (playwright.stock.config.ts: a fake microphone and nothing else; no
+ * The demo in a browser as a person runs it (the stock-* projects: a fake microphone and nothing else; no
  * loopback switch, host candidates hidden behind mDNS names), against the app as `npm start` starts it: the
  * simulator's media on its default addresses, this machine's own. The run's network namespace stands in for the
  * machine (scripts/test-network.ts): the browser pairs with the simulator on a veth address, never loopback.
@@ -14,6 +15,8 @@ import { expect, hangUp, logInAndConnect, pageAudioStats, recordPeerConnections 
 const test = base.extend<{ simulator: SimulatorControl }, { app: RunningApp }>({
   app: [
     async ({}, use) => {
+      // Such a browser gathers on, and multicasts over, the network it finds: only the run's namespace will do.
+      if (!inTestNetwork()) throw new Error(`the stock-browser projects run only inside their test network (${TEST_NETWORK.subnet}0/24): run them with npm run test:e2e or npm run test:e2e:stock`);
       // SIM_MEDIA_ADDRESSES left unset: the default a person gets, rather than the suite's loopback.
       const app = await startApp({ SIM_MEDIA_ADDRESSES: undefined });
       try {

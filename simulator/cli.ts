@@ -15,8 +15,8 @@ Runs a local voice service: REST, SIP over WebSocket, WebRTC audio and faults, o
   --port      where it listens (default 8090; 0 picks a free port); or SIM_PORT
   --api-key   the key it accepts: "vsk_" and 32 letters or digits; or SIM_API_KEY
   --media-addresses
-              where call audio is offered: "host" (default), 127.0.0.1 and this machine's own network
-              addresses, which a browser with default settings pairs with; "loopback", 127.0.0.1 alone, for
+              where call audio is offered: "host" (default), this machine's own network addresses
+              (127.0.0.1 when none is up), which a browser with default settings pairs with; "loopback", 127.0.0.1 alone, for
               browsers started with loopback switches; or SIM_MEDIA_ADDRESSES
   --help      this text
 Every SIM_* variable is read as well (the README's Configuration lists them).`;

@@ -112,7 +112,7 @@ export function describeQuota(config: SimulatorConfig): string {
 export function describeMediaAddresses(config: Pick<SimulatorConfig, 'mediaAddresses'>, interfaces?: Interfaces): string {
   const { offered } = selectMediaAddresses(config.mediaAddresses, interfaces);
   if (config.mediaAddresses === 'loopback') return '127.0.0.1 only, for browsers started with loopback switches (SIM_MEDIA_ADDRESSES=loopback)';
-  if (offered.length > 1) return offered.join(', ');
+  if (offered[0] !== '127.0.0.1') return offered.join(', ');
   return '127.0.0.1 only: this machine has no network address up, and a browser with default settings never pairs with loopback';
 }
 

@@ -50,8 +50,8 @@ export interface SimulatorOptions {
   /** How long a dequeued caller rings the agent's page before going back to the head of its queue; default 20000. */
   queueAnswerTimeoutMs?: number;
   /**
-   * Where the calls' audio is offered and whom it may pair with. `'host'` (the default): 127.0.0.1 and this
-   * machine's own network addresses, which a browser with default settings pairs with. `'loopback'`: 127.0.0.1
+   * Where the calls' audio is offered and whom it may pair with. `'host'` (the default): this machine's own
+   * network addresses (127.0.0.1 when none is up), which a browser with default settings pairs with. `'loopback'`: 127.0.0.1
    * alone, for browsers started with loopback switches (`chromiumLaunchOptions` and `firefoxLaunchOptions` of
    * `@voice-browser/simulator/playwright`). Either way it pairs with, answers and sends to no address but this
    * machine's.

@@ -41,14 +41,16 @@ const LINK_LOCAL_V4 = /^169\.254\./;
  *
  * @example
  * ```ts
- * selectMediaAddresses('host').offered; // ['127.0.0.1', '192.168.1.20']
+ * selectMediaAddresses('host').offered; // ['192.168.1.20']
  * ```
  */
 export function selectMediaAddresses(mode: MediaAddressMode, interfaces: Interfaces = networkInterfaces()): MediaAddresses {
   if (mode === 'loopback') return { mode, offered: [LOOPBACK], peers: new Set([LOOPBACK]) };
   const all = Object.values(interfaces).flatMap((list) => list ?? []);
   const own = all.filter((info) => info.family === 'IPv4' && !info.internal && !LINK_LOCAL_V4.test(info.address)).map((info) => info.address);
-  return { mode, offered: [...new Set([LOOPBACK, ...own])], peers: new Set([LOOPBACK, ...all.map((info) => info.address)]) };
+  // No loopback candidate beside them: a browser with default settings gathers none, but Chromium pairs its own
+  // host address with a remote 127.0.0.1, which only Linux routes. Loopback stands in only when nothing else is up.
+  return { mode, offered: own.length > 0 ? [...new Set(own)] : [LOOPBACK], peers: new Set([LOOPBACK, ...all.map((info) => info.address)]) };
 }
 
 /**

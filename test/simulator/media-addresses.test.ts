@@ -27,8 +27,8 @@ describe('selectMediaAddresses', () => {
     expect([...loopback.peers]).toEqual(['127.0.0.1']);
   });
 
-  it('offers 127.0.0.1 and the non-internal, non-link-local IPv4 addresses in host mode', () => {
-    expect(selectMediaAddresses('host', LAPTOP).offered).toEqual(['127.0.0.1', '192.0.2.10', '172.17.0.1']);
+  it('offers the non-internal, non-link-local IPv4 addresses in host mode, and no loopback beside them', () => {
+    expect(selectMediaAddresses('host', LAPTOP).offered).toEqual(['192.0.2.10', '172.17.0.1']);
   });
 
   it('accepts as peers in host mode every address of this machine, IPv6 and internal ones included, and no other', () => {
@@ -54,7 +54,7 @@ describe('iceAddressConfig', () => {
 
   it('gathers the chosen addresses alone in host mode, on sockets bound to the wildcard', () => {
     const config = iceAddressConfig(selectMediaAddresses('host', LAPTOP));
-    expect(config).toMatchObject({ iceUseIpv4: false, iceUseIpv6: false, iceUseTcp: false, iceAdditionalHostAddresses: ['127.0.0.1', '192.0.2.10', '172.17.0.1'] });
+    expect(config).toMatchObject({ iceUseIpv4: false, iceUseIpv6: false, iceUseTcp: false, iceAdditionalHostAddresses: ['192.0.2.10', '172.17.0.1'] });
     expect(config.iceInterfaceAddresses).toBeUndefined();
   });
 
