@@ -5,7 +5,6 @@ import { IncomingResponseMessage } from 'sip.js/lib/core/messages/incoming-respo
 import { Parser } from 'sip.js/lib/core/messages/parser.js';
 import { createRandomToken } from 'sip.js/lib/core/messages/utils.js';
 import { AllowedMethods } from 'sip.js/lib/core/user-agent-core/allowed-methods.js';
-import { TransactionState } from 'sip.js/lib/core/transactions/transaction-state.js';
 import { UserAgentCore } from 'sip.js/lib/core/user-agent-core/user-agent-core.js';
 import { Grammar } from 'sip.js/lib/grammar/grammar.js';
 import { URI } from 'sip.js/lib/grammar/uri.js';
@@ -19,6 +18,7 @@ import { callIdOf, createInvites, hangUp, sendInfo, type Call } from './sip-sess
 import { keepStrongestChallenge, DigestCredentials } from './sip-digest.js';
 import { createReconnection } from './sip-reconnect.js';
 import { createRegistration, isFinalRefusal } from './sip-registration.js';
+import { failTransactionsInFlight } from './sip-flow.js';
 import { createSipSocket } from './sip-socket.js';
 
 // Loaded in the same download as the link, as they only act with one (sip-chunk.ts lists them).
@@ -56,11 +56,8 @@ export * from './sip-chunk.js';
  */
 type LinkPhase = 'opening' | 'up' | 'reconnecting' | 'suspended' | 'gone' | 'closed';
 
-/** The states of a client transaction still waiting for its final response (RFC 3261 section 17.1). */
-const WAITING: ReadonlySet<TransactionState> = new Set([TransactionState.Calling, TransactionState.Trying, TransactionState.Proceeding]);
-
 /** How long close() waits for the registrar to answer the un-REGISTER: a stalled socket never does. */
-const UNREGISTER_WAIT_MS = 1000;
+export const UNREGISTER_WAIT_MS = 1000;
 
 /**
  * Registers the session's temporary credentials over WebSocket; resolves once registered.
@@ -110,7 +107,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
       registration.stop();
       if (move('up', 'reconnecting')) void reconnect();
       // After reconnect() began: the registration's refusal is then part of the reconnection, not its end.
-      failTransactionsInFlight();
+      failTransactionsInFlight(core);
     },
   });
   // The Contact a call's requests reach this page at: a name of its own on a host that resolves nowhere (RFC 7118
@@ -143,27 +140,6 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
       },
     },
   );
-
-  /**
-   * Fails every request of ours still waiting for its answer when its socket closed (REGISTER, OPTIONS, a
-   * re-INVITE, INFO, BYE). A response goes back on the connection its request came on, or on a new one to the
-   * client (RFC 3261 section 18.2.2), and a browser takes no incoming connection (RFC 7118 section 5): that answer
-   * will never come. The core waits for Timer B or F (RFC 3261 section 17.1) all the same, and no new REGISTER
-   * may go meanwhile (RFC 3261 section 10.2), so connect(), every reconnection attempt and a call's re-INVITE
-   * would hang that long. Each transaction is given the 503 SIP.js itself makes up when a send fails, through the
-   * core's public API.
-   */
-  function failTransactionsInFlight(): void {
-    for (const client of [...core.userAgentClients.values()]) {
-      if (!WAITING.has(client.transaction.state)) continue;
-      const lost = new IncomingResponseMessage();
-      lost.statusCode = 503;
-      lost.reasonPhrase = 'Service Unavailable';
-      // An INVITE's transaction acknowledges a failure (RFC 3261 section 17.1.1.3) with the response's To.
-      lost.setHeader('to', client.message.getHeader('to') ?? '');
-      client.transaction.receiveResponse(lost);
-    }
-  }
 
   const registration = createRegistration(core, uri, contact, {
     expires: transport.registrationExpiresSeconds ?? 600,
@@ -238,7 +214,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     registration.stop();
     emit({ type: 'socket_dropped' });
     socket.close();
-    failTransactionsInFlight();
+    failTransactionsInFlight(core);
   };
   /** The page is back from the cache: the link reconnects and registers again, as after a drop. */
   const pageshow = (event: PageTransitionEvent) => {

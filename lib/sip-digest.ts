@@ -4,7 +4,6 @@ import type { LoggerFactory } from 'sip.js/lib/core/log/logger-factory.js';
 import { DigestAuthentication } from 'sip.js/lib/core/messages/digest-authentication.js';
 import type { IncomingResponseMessage } from 'sip.js/lib/core/messages/incoming-response-message.js';
 import { Md5 } from 'sip.js/lib/core/messages/md5.js';
-import type { OutgoingRequestMessage } from 'sip.js/lib/core/messages/outgoing-request-message.js';
 import { createRandomToken } from 'sip.js/lib/core/messages/utils.js';
 
 /**
@@ -56,8 +55,11 @@ export function keepStrongestChallenge(frame: string, message: IncomingResponseM
   if (usable[0]) message.setHeader(name.toLowerCase(), usable[0]);
 }
 
-/** What the digest needs of the request it signs. */
-type SignedRequest = Pick<OutgoingRequestMessage, 'method' | 'ruri'>;
+/** What the digest needs of the request it signs (an OutgoingRequestMessage's). */
+interface SignedRequest {
+  method: string;
+  ruri: { toString(): string };
+}
 
 /**
  * The credentials of one link: answers a challenge for a request, counting `nc` per nonce (RFC 7616 section

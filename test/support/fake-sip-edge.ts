@@ -31,6 +31,8 @@ export class FakeSipEdge {
   challenges: string[] = [];
   /** The password the digest is checked against (the fake backend's). */
   password = 'temporary';
+  /** The next REGISTER that carries an answer is challenged again `stale=true`, whatever its nonce (once). */
+  staleNext = false;
   /** The least binding time it takes; a REGISTER asking less is answered `423` (RFC 3261 section 10.2.8). */
   minExpires = 0;
   /** The answers of the next REGISTERs on any socket, before anything else. */
@@ -79,9 +81,12 @@ export class FakeSipEdge {
   #check(message: string): string | undefined {
     if (!this.challenges.length) return undefined;
     const params = Object.fromEntries([...header(message, 'Authorization').matchAll(/(\w+)=(?:"([^"]*)"|([^,\s]+))/g)].map(([, name, quoted, bare]) => [name, quoted ?? bare]));
-    const stale = params.nonce !== undefined && this.#nonces.get(params.nonce);
-    if (params.nonce === undefined || stale) return this.#challenge(message, stale === true);
-    if (stale === undefined) return reply(message, '403 Unknown Nonce');
+    if (params.nonce === undefined) return this.#challenge(message, false);
+    if (!this.#nonces.has(params.nonce)) return reply(message, '403 Unknown Nonce');
+    if (this.#nonces.get(params.nonce) || this.staleNext) {
+      this.staleNext = false;
+      return this.#challenge(message, true);
+    }
     const algorithm = params.algorithm ?? 'MD5';
     const ha1 = digest(algorithm, `${params.username}:${params.realm}:${this.password}`);
     const ha2 = digest(algorithm, `REGISTER:${params.uri}`);
