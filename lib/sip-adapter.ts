@@ -1,8 +1,5 @@
 import { LoggerFactory } from 'sip.js/lib/core/log/logger-factory.js';
 import { Levels } from 'sip.js/lib/core/log/levels.js';
-import { IncomingRequestMessage } from 'sip.js/lib/core/messages/incoming-request-message.js';
-import { IncomingResponseMessage } from 'sip.js/lib/core/messages/incoming-response-message.js';
-import { Parser } from 'sip.js/lib/core/messages/parser.js';
 import { createRandomToken } from 'sip.js/lib/core/messages/utils.js';
 import { AllowedMethods } from 'sip.js/lib/core/user-agent-core/allowed-methods.js';
 import { UserAgentCore } from 'sip.js/lib/core/user-agent-core/user-agent-core.js';
@@ -15,10 +12,10 @@ import { createMediaControls, type MediaControls } from './media-controls.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
 import { watchSession } from './call-watch.js';
 import { callIdOf, createInvites, hangUp, sendInfo, type Call } from './sip-session.js';
-import { keepStrongestChallenge, DigestCredentials } from './sip-digest.js';
+import { DigestCredentials } from './sip-digest.js';
 import { createReconnection } from './sip-reconnect.js';
 import { createRegistration, isFinalRefusal } from './sip-registration.js';
-import { failTransactionsInFlight } from './sip-flow.js';
+import { failTransactionsInFlight, receiveFrame } from './sip-flow.js';
 import { createSipSocket } from './sip-socket.js';
 
 // Loaded in the same download as the link, as they only act with one (sip-chunk.ts lists them).
@@ -95,12 +92,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   const socket = createSipSocket(transport.websocketUrl, 5000, clock, {
     onFrame: (frame) => {
       keepAlive.heard();
-      const message = frame.trim() ? Parser.parseMessage(frame, parserLog) : undefined;
-      if (message instanceof IncomingRequestMessage) core.receiveIncomingRequestFromTransport(message);
-      else if (message instanceof IncomingResponseMessage) {
-        keepStrongestChallenge(frame, message);
-        core.receiveIncomingResponseFromTransport(message);
-      }
+      receiveFrame(core, frame, parserLog);
     },
     onDrop: () => {
       keepAlive.stop();

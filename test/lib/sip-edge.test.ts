@@ -233,6 +233,14 @@ describe('the link against edges we did not write', () => {
       expect(thrown).toEqual([]);
     });
 
+    it('drops what the edge sends that the core cannot take, and stays ready', async () => {
+      const { voice } = await world.ready();
+      for (const frame of ['SIP/2.0 200 OK\r\nCSeq: x\r\n\r\n', 'INVITE sip:x SIP/2.0\r\nVia: nonsense\r\n\r\n', 'garbage\r\n\r\n']) world.sockets.last.receive(frame);
+      await wait(60_000);
+      expect(voice.status().connection).toBe('ready');
+      expect(thrown).toEqual([]);
+    });
+
     it('ends at once while the link reconnects to an edge that is away', async () => {
       const { voice } = await world.ready();
       edge().down = true;
