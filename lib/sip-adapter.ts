@@ -53,6 +53,9 @@ export * from './sip-chunk.js';
  */
 type LinkPhase = 'opening' | 'up' | 'reconnecting' | 'suspended' | 'gone' | 'closed';
 
+/** The registrar refused the session's credentials, on a refresh or a reconnection. */
+const REGISTRATION_ENDED = { code: 'browser_session_unavailable', message: 'the SIP registration ended; renew() the session to take calls again' };
+
 /** How long close() waits for the registrar to answer the un-REGISTER: a stalled socket never does. */
 export const UNREGISTER_WAIT_MS = 1000;
 
@@ -145,7 +148,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
       if (why === 'lapsed') return socket.drop();
       if (!move('up', 'gone')) return;
       keepAlive.stop();
-      emit({ type: 'link_gone', error: { code: 'browser_session_unavailable', message: 'the SIP registration ended; renew() the session to take calls again' } });
+      emit({ type: 'link_gone', error: REGISTRATION_ENDED });
     },
   });
 
@@ -249,8 +252,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     const { restored: back, final } = await reconnection.run();
     if (back && move('reconnecting', 'up')) return restored();
     if (!move('reconnecting', 'gone')) return;
-    const why = final ? 'the voice service refused the session\'s SIP credentials' : 'the session is over';
-    emit({ type: 'link_gone', error: { code: 'browser_session_unavailable', message: `${why}; renew() the session to take calls again` } });
+    emit({ type: 'link_gone', error: final ? REGISTRATION_ENDED : { code: 'browser_session_unavailable', message: 'the session is over; renew() it to take calls again' } });
   }
 
   try {
