@@ -17,7 +17,7 @@ export function connectionLabel(connection: VoiceBrowserStatus['connection']): s
     case 'reconnecting':
       return 'Reconnecting…';
     case 'offline':
-      return 'Connection lost';
+      return 'Offline';
     case 'expired':
       return 'Session expired';
     case 'renewing':

@@ -9,7 +9,7 @@ import { RENEWABLE_CONNECTIONS, type Connection, type StatusError } from './type
  * The diagram is the one beside {@link Connection} in types.ts: each event here is one of its arrows, and the
  * record of moves below says from which states it may be taken.
  * Expiry (of the session or its registration, the earlier) blocks new calls, and only `ready` takes
- * them; `expired` and `offline` keep an accepted call running to its own end.
+ * them; `reconnecting`, `offline` and `expired` keep an accepted call running to its own end.
  */
 
 /** The session the page shows: its id and when it expires. */
@@ -42,7 +42,10 @@ export type ConnectionEvent =
   | { type: 'recovered'; session: SessionView }
   | { type: 'socket_dropped' }
   | { type: 'socket_restored' }
-  /** The SIP link gave up (reconnection failed), or the registrar ended the registration. */
+  /** While the link reconnects, the browser says it is offline, or online again. */
+  | { type: 'browser_offline' }
+  | { type: 'browser_online' }
+  /** The registration ended for good: the registrar refused the credentials, or the session is over. */
   | { type: 'link_gone'; error: StatusError }
   /** The service refused a call because the session or its registration is gone. */
   | { type: 'session_refused'; error: StatusError }
@@ -58,10 +61,8 @@ export type ConnectionEffect =
 
 export const disconnected: ConnectionSlice = { connection: 'disconnected', session: null, renewingFrom: null };
 
-/** Where the link's end leaves a session the service still holds: a lapsed registration is expiry. */
-const afterLinkGone = (error: StatusError): Connection => (error.code === 'browser_session_unavailable' ? 'expired' : 'offline');
-
-const HOLDS_LINK: ReadonlySet<Connection> = new Set(['ready', 'reconnecting']);
+const HOLDS_LINK: ReadonlySet<Connection> = new Set(['ready', 'reconnecting', 'offline']);
+const RESTORING: ReadonlySet<Connection> = new Set(['reconnecting', 'offline']);
 const CAN_EXPIRE: ReadonlySet<Connection> = new Set(['ready', 'reconnecting', 'expired', 'offline']);
 
 /**
@@ -72,7 +73,7 @@ export function whyNoCalls(state: ConnectionSlice): string | null {
   if (state.connection === 'ready' && state.session) return null;
   const why: Partial<Record<Connection, string>> = {
     expired: 'the session or its registration expired; renew() it to take calls again',
-    offline: 'the SIP connection was lost; renew() to reconnect',
+    offline: 'the browser is offline; the SIP connection is restored once it is back online',
     reconnecting: 'the SIP connection is being restored; try again in a moment',
     recovery_required: 'a session from before the reload must be cleaned up with disconnect() first',
   };
@@ -99,7 +100,7 @@ const MOVES: { [T in ConnectionEvent['type']]: (state: ConnectionSlice, event: E
   // Once a new session was made the service may have retired the old one: only renew() again helps.
   renew_failed: (state, event) =>
     state.connection === 'renewing' && [
-      { ...state, connection: event.sessionCreated ? 'offline' : (state.renewingFrom ?? 'offline'), renewingFrom: null },
+      { ...state, connection: event.sessionCreated ? 'expired' : (state.renewingFrom ?? 'expired'), renewingFrom: null },
       [report(event.error)],
     ],
   disconnect_started: (state) => state.connection !== 'disconnecting' && [{ ...state, connection: 'disconnecting', renewingFrom: null }, [{ type: 'stop_expiry' }]],
@@ -111,9 +112,12 @@ const MOVES: { [T in ConnectionEvent['type']]: (state: ConnectionSlice, event: E
   recovered: (state, event) =>
     state.connection === 'disconnected' && !state.session && [{ ...state, connection: 'recovery_required', session: event.session }, [report(null)]],
   socket_dropped: (state) => state.connection === 'ready' && [{ ...state, connection: 'reconnecting' }, []],
-  socket_restored: (state) => state.connection === 'reconnecting' && [{ ...state, connection: 'ready' }, [report(null)]],
+  socket_restored: (state) => RESTORING.has(state.connection) && [{ ...state, connection: 'ready' }, [report(null)]],
+  browser_offline: (state) => state.connection === 'reconnecting' && [{ ...state, connection: 'offline' }, []],
+  // Back online the link tries at once: the status says so.
+  browser_online: (state) => state.connection === 'offline' && [{ ...state, connection: 'reconnecting' }, []],
   // The session lives on at the service: an accepted call runs to its end; renew() or disconnect().
-  link_gone: (state, event) => HOLDS_LINK.has(state.connection) && [{ ...state, connection: afterLinkGone(event.error) }, [report(event.error)]],
+  link_gone: (state, event) => HOLDS_LINK.has(state.connection) && [{ ...state, connection: 'expired' }, [report(event.error)]],
   session_refused: (state, event) => HOLDS_LINK.has(state.connection) && [{ ...state, connection: 'expired' }, [report(event.error)]],
   session_expired: (state, event) => CAN_EXPIRE.has(state.connection) && [{ ...state, connection: 'expired' }, [report(event.error)]],
 };

@@ -26,7 +26,8 @@ export function createSessionSetup(rt: Runtime) {
     onCreated(session);
     let link: SipLink;
     try {
-      link = await rt.openLink(transport);
+      // The link tries to reconnect for as long as the session is valid: it is told until when.
+      link = await rt.openLink({ ...transport, expiresAt: session.expiresAt });
       rt.timing('registered', startedAt);
     } catch (cause) {
       rt.ignoreLinkEvents();

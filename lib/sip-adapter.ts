@@ -1,9 +1,5 @@
 import { LoggerFactory } from 'sip.js/lib/core/log/logger-factory.js';
 import { Levels } from 'sip.js/lib/core/log/levels.js';
-import { DigestAuthentication } from 'sip.js/lib/core/messages/digest-authentication.js';
-import { IncomingRequestMessage } from 'sip.js/lib/core/messages/incoming-request-message.js';
-import { IncomingResponseMessage } from 'sip.js/lib/core/messages/incoming-response-message.js';
-import { Parser } from 'sip.js/lib/core/messages/parser.js';
 import { createRandomToken } from 'sip.js/lib/core/messages/utils.js';
 import { AllowedMethods } from 'sip.js/lib/core/user-agent-core/allowed-methods.js';
 import { UserAgentCore } from 'sip.js/lib/core/user-agent-core/user-agent-core.js';
@@ -16,7 +12,10 @@ import { createMediaControls, type MediaControls } from './media-controls.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
 import { watchSession } from './call-watch.js';
 import { callIdOf, createInvites, hangUp, sendInfo, type Call } from './sip-session.js';
-import { createRegistration } from './sip-registration.js';
+import { DigestCredentials } from './sip-digest.js';
+import { createReconnection } from './sip-reconnect.js';
+import { createRegistration, isFinalRefusal } from './sip-registration.js';
+import { failTransactionsInFlight, receiveFrame } from './sip-flow.js';
 import { createSipSocket } from './sip-socket.js';
 
 // Loaded in the same download as the link, as they only act with one (sip-chunk.ts lists them).
@@ -40,12 +39,13 @@ export * from './sip-chunk.js';
 /**
  * The link's own life, one phase at a time:
  * ```
- *            registered                 dropped
- *  opening ─────────────▶ up ◀───────────────────────▶ reconnecting ──gave up──▶ gone
- *                          │          restored               ▲
- *                          │ into the back/forward           │ back from the cache
- *                          ▼ cache, idle                     │
- *                       suspended ───────────────────────────┘
+ *            registered          dropped, or the binding lapsed
+ *  opening ─────────────▶ up ◀───────────────────────▶ reconnecting ──credentials refused, session over──▶ gone
+ *                          │ │        restored               ▲
+ *                          │ │ into the back/forward         │ back from the cache
+ *                          │ ▼ cache, idle                   │
+ *                          │ suspended ──────────────────────┘
+ *                          └──a refresh refused for good──▶ gone
  *  close(), or connect()'s registration refused (from every phase) ──▶ closed
  * ```
  * A move is taken only from the phase it is drawn from: a drop while reconnecting is that attempt's failure, a
@@ -53,17 +53,11 @@ export * from './sip-chunk.js';
  */
 type LinkPhase = 'opening' | 'up' | 'reconnecting' | 'suspended' | 'gone' | 'closed';
 
-/**
- * Reconnection after a dropped WebSocket: attempts and the wait before each (ms). The first goes at once: a hidden
- * page's timer would make it wait for the browser's next wake-up, a minute away.
- */
-const RECONNECT_DELAYS_MS = [0, 1000, 3000];
-/**
- * How long a restored link must stay up before a drop starts the attempts afresh. A socket the network kills as
- * soon as it is up (Safari closes it 1006 at once, say) goes on with the attempts left, so the link ends `offline`
- * instead of being restored and lost again for ever.
- */
-const SETTLED_MS = 10_000;
+/** The registrar refused the session's credentials, on a refresh or a reconnection. */
+const REGISTRATION_ENDED = { code: 'browser_session_unavailable', message: 'the SIP registration ended; renew() the session to take calls again' };
+
+/** How long close() waits for the registrar to answer the un-REGISTER: a stalled socket never does. */
+export const UNREGISTER_WAIT_MS = 1000;
 
 /**
  * Registers the session's temporary credentials over WebSocket; resolves once registered.
@@ -79,9 +73,6 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   let phase: LinkPhase = 'opening';
   /** Moves the link from `from` to `to`, if it is in `from` (an arrow of {@link LinkPhase}'s diagram); says whether it did. */
   const move = (from: LinkPhase, to: LinkPhase) => phase === from && !!(phase = to);
-  /** The reconnection attempts spent since the link last settled, and when it was last restored. */
-  let attempts = 0;
-  let restoredAt = -Infinity;
   // Always the session's ICE servers: a handler of SIP.js's would otherwise use a public STUN server.
   const makeHandler = () => new AudioSessionHandler({ iceServers: transport.iceServers, iceGatheringTimeoutMs: 1000, clock });
   const invites = createInvites(emit, microphone, clock, (call) => {
@@ -104,16 +95,14 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   const socket = createSipSocket(transport.websocketUrl, 5000, clock, {
     onFrame: (frame) => {
       keepAlive.heard();
-      const message = frame.trim() ? Parser.parseMessage(frame, parserLog) : undefined;
-      if (message instanceof IncomingRequestMessage) core.receiveIncomingRequestFromTransport(message);
-      else if (message instanceof IncomingResponseMessage) core.receiveIncomingResponseFromTransport(message);
+      receiveFrame(core, frame, parserLog);
     },
     onDrop: () => {
       keepAlive.stop();
       registration.stop();
       if (move('up', 'reconnecting')) void reconnect();
       // After reconnect() began: the registration's refusal is then part of the reconnection, not its end.
-      failRegistrationsInFlight();
+      failTransactionsInFlight(core);
     },
   });
   // The Contact a call's requests reach this page at: a name of its own on a host that resolves nowhere (RFC 7118
@@ -134,7 +123,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
       userAgentHeaderFieldValue: 'voice-browser',
       viaForceRport: false,
       viaHost,
-      authenticationFactory: () => new DigestAuthentication(loggerFactory, undefined, transport.authorizationUsername, transport.authorizationPassword),
+      authenticationFactory: () => new DigestCredentials(loggerFactory, transport.authorizationUsername, transport.authorizationPassword),
       transportAccessor: () => socket,
     },
     {
@@ -147,55 +136,66 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     },
   );
 
-  /**
-   * Fails a REGISTER still waiting for its answer when its socket closed. A response goes back on the connection
-   * its request came on, or on a new one to the client (RFC 3261 section 18.2.2), and a browser takes no incoming
-   * connection (RFC 7118 section 5): that answer will never come. The core waits for Timer F (RFC 3261 section
-   * 17.1.2.2) all the same, and no new REGISTER may go meanwhile (RFC 3261 section 10.2), so connect() and every
-   * reconnection attempt would hang that long. The transaction is given the 503 SIP.js itself makes up when a
-   * send fails, through the core's public API.
-   */
-  function failRegistrationsInFlight(): void {
-    for (const client of [...core.userAgentClients.values()]) {
-      if (client.message.method !== 'REGISTER') continue;
-      const lost = new IncomingResponseMessage();
-      lost.statusCode = 503;
-      lost.reasonPhrase = 'Service Unavailable';
-      client.transaction.receiveResponse(lost);
-    }
-  }
-
   const registration = createRegistration(core, uri, contact, {
     expires: transport.registrationExpiresSeconds ?? 600,
     clock,
     /**
-     * The registration ran out (a page the browser froze past its expiry: the timer fires on resume) or the
-     * registrar refused a refresh: registered again at once, on the socket it has; refused, no new calls (the
-     * registrar never grants past the session). A socket that died meanwhile is the reconnection's business.
+     * The registrar refused a refresh for good: no new calls (the registrar never grants past the session). The
+     * binding lapsed instead (every refresh failed, or a page the browser froze past its expiry: the timer fires
+     * on resume): the socket is let go and the link registers afresh on a new one, as after a drop.
      */
-    onLost: () => {
-      if (phase !== 'up') return;
-      registration.register().catch(() => {
-        if (phase === 'up') emit({ type: 'link_gone', error: { code: 'browser_session_unavailable', message: 'the SIP registration ended; renew() the session to take calls again' } });
-      });
+    onLost: (why) => {
+      if (why === 'lapsed') return socket.drop();
+      if (!move('up', 'gone')) return;
+      keepAlive.stop();
+      emit({ type: 'link_gone', error: REGISTRATION_ENDED });
     },
   });
 
+  const registrar = uri.clone();
+  registrar.user = undefined;
   // A socket that stalls without closing is found by the keep-alive and dropped, so it reconnects as a dropped one.
   const keepAlive = createKeepAlive({
     clock,
-    ping: () => void socket.send('\r\n\r\n').catch(() => undefined),
+    ping: (question) => {
+      if (question === 'ping') return void socket.send('\r\n\r\n').catch(() => undefined);
+      // Max-Forwards 0: the edge answers it itself instead of passing it on (RFC 3261 section 16.3 item 3).
+      const query = core.makeOutgoingRequestMessage('OPTIONS', registrar, uri, uri, {});
+      query.setHeader('max-forwards', '0');
+      core.request(query);
+    },
     onDead: () => socket.drop(),
   });
-  /** Ends the wait before the next reconnection attempt early: the page is back. */
-  let wake: (() => void) | undefined;
+
+  /** The session's end: past it, no registrar takes the credentials, and the link stops trying. */
+  const sessionEnds = Date.parse(String(transport.expiresAt ?? ''));
+  const reconnection = createReconnection({
+    clock,
+    attempt: async () => {
+      await socket.open();
+      await registration.register();
+      // A socket closed as soon as it registered (Safari's, killed at once) is this attempt's failure.
+      if (!socket.isOpen()) throw new Error('dropped');
+    },
+    wanted: () => phase === 'reconnecting' && !(clock.now() >= sessionEnds),
+    final: isFinalRefusal,
+  });
+  /** The browser said it is offline, and the status says so (only while reconnecting). */
+  let offline = false;
+  /** Shows whether the browser is offline, while the link reconnects: the only time the status says it. */
+  const showOffline = (now: boolean) => {
+    if (phase !== 'reconnecting' || now === offline) return;
+    offline = now;
+    emit({ type: now ? 'browser_offline' : 'browser_online' });
+  };
+
   /**
    * The page is back: `online` again (the network changed), shown, or resumed after the browser froze it (Chromium
    * closes a frozen page's socket as it resumes it, and the close comes next). A reconnection waiting for its next
    * attempt makes it now, and a socket that looks up is asked at once whether it is still alive: nothing that
    * works is torn down, a dead one shows `reconnecting` within a probe's wait.
    */
-  const verify = () => (wake ? wake() : keepAlive.probe());
+  const verify = () => reconnection.wake() || keepAlive.probe();
   const shown = () => !document.hidden && verify();
   /**
    * The page goes into the back/forward cache: its socket does not come back alive (Chromium closes it; one
@@ -209,7 +209,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     registration.stop();
     emit({ type: 'socket_dropped' });
     socket.close();
-    failRegistrationsInFlight();
+    failTransactionsInFlight(core);
   };
   /** The page is back from the cache: the link reconnects and registers again, as after a drop. */
   const pageshow = (event: PageTransitionEvent) => {
@@ -217,45 +217,42 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   };
   // Caught on the window as they go down to the document (capture), where `resume` and `visibilitychange` are fired.
   const pageEvents: Array<[string, EventListener]> = [
-    ['online', verify],
+    ['offline', () => showOffline(true)],
+    [
+      'online',
+      () => {
+        showOffline(false);
+        verify();
+      },
+    ],
     ['visibilitychange', shown],
     ['resume', verify],
     ['pagehide', pagehide as EventListener],
     ['pageshow', pageshow as EventListener],
   ];
 
-  /** A dropped WebSocket: reconnect and register again a few times; the call's media does not need it. */
+  /**
+   * The one point where the link is back: registered on a new socket, after a drop, a lapse or the back/forward
+   * cache. A call in progress goes on over the new flow from here.
+   */
+  function restored(): void {
+    keepAlive.start(registration.outbound);
+    offline = false;
+    emit({ type: 'socket_restored' });
+  }
+
+  /**
+   * A dropped WebSocket: reconnect and register again until it works, the session is over or the registrar
+   * refuses the credentials (reconnection in sip-reconnect.ts); the call's media does not need it.
+   */
   async function reconnect(): Promise<void> {
     emit({ type: 'socket_dropped' });
-    if (clock.now() - restoredAt >= SETTLED_MS) attempts = 0;
-    for (const delay of RECONNECT_DELAYS_MS.slice(attempts)) {
-      attempts++;
-      if (delay) {
-        await new Promise<void>((resolve) => {
-          const timer = clock.setTimeout(resolve, delay);
-          wake = () => {
-            clock.clearTimeout(timer);
-            resolve();
-          };
-        });
-        wake = undefined;
-      } else await undefined;
-      if (phase !== 'reconnecting') return;
-      try {
-        await socket.open();
-        await registration.register();
-        // A socket closed as soon as it registered (Safari's, killed at once) is this attempt's failure.
-        if (!socket.isOpen()) throw new Error('dropped');
-        if (!move('reconnecting', 'up')) return;
-        restoredAt = clock.now();
-        keepAlive.start();
-        emit({ type: 'socket_restored' });
-        return;
-      } catch {
-        // The next attempt waits longer; after the last one the link is gone.
-      }
-    }
-    if (move('reconnecting', 'gone')) emit({ type: 'link_gone', error: { code: 'connection_failed', message: 'the SIP connection to the voice service dropped and could not be restored' } });
+    offline = false;
+    showOffline(navigator.onLine === false);
+    const { restored: back, final } = await reconnection.run();
+    if (back && move('reconnecting', 'up')) return restored();
+    if (!move('reconnecting', 'gone')) return;
+    emit({ type: 'link_gone', error: final ? REGISTRATION_ENDED : { code: 'browser_session_unavailable', message: 'the session is over; renew() it to take calls again' } });
   }
 
   try {
@@ -271,7 +268,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     throw error;
   });
   move('opening', 'up');
-  keepAlive.start();
+  keepAlive.start(registration.outbound);
   // A socket lost between the registration's answer and here is reconnected as any drop is.
   if (!socket.isOpen() && move('up', 'reconnecting')) void reconnect();
   for (const [name, listener] of pageEvents) addEventListener(name, listener, true);
@@ -287,12 +284,15 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
       phase = 'closed';
       keepAlive.stop();
       for (const [name, listener] of pageEvents) removeEventListener(name, listener, true);
-      wake?.();
-      hangUp(current);
-      invites.close();
-      await registration.unregister();
-      socket.close();
-      core.dispose();
+      reconnection.wake();
+      try {
+        hangUp(current);
+        invites.close();
+        await registration.unregister(UNREGISTER_WAIT_MS);
+      } finally {
+        socket.close();
+        core.dispose();
+      }
     },
   };
 }

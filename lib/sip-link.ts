@@ -37,9 +37,11 @@ export type LinkEvent =
   | { type: 'microphone'; callId: string | undefined; outcome: 'replaced' | 'unavailable' }
   | { type: 'warning'; callId: string | undefined; warning: CallWarning; raised: boolean }
   | { type: 'audio'; audio: 'playing' | 'blocked' }
-  /** The WebSocket dropped, and the link tries to reconnect and register again; or it did. */
+  /** The WebSocket dropped (or the binding lapsed), and the link tries to reconnect and register again; or it did. */
   | { type: 'socket_dropped' | 'socket_restored' }
-  /** The WebSocket or the registration is gone for good (reconnection failed, refresh refused, expired). */
+  /** While it reconnects, the browser says it went offline (`navigator.onLine`, the `offline` event), or back online. */
+  | { type: 'browser_offline' | 'browser_online' }
+  /** The registration is gone for good: the registrar refused the credentials, or the session is over. */
   | { type: 'link_gone'; error: StatusError };
 
 export interface SipLinkOptions {

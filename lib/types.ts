@@ -83,15 +83,19 @@ export interface Offer {
  *
  * ```
  *                 connect()               registered
- *  disconnected ────────────▶ connecting ────────────▶ ready ◀──────────────┐
- *    ▲    │ recover() finds       │ failure                │ │ │             │ registered again
- *    │    ▼ a session             ▼                        │ │ └─socket drop─▶ reconnecting ──gives up──▶ offline
- *    │  recovery_required    disconnected (error set)      │ └─session or registration expiry──────────▶ expired
- *    │    │                                                │                   renew() while idle:
- *    │    └──disconnect()──┐                                │   ready / expired / offline ──▶ renewing ──▶ ready
- *    └──── disconnecting ◀─┴──────────disconnect()──────────┘   (from any state that holds a session)
+ *  disconnected ────────────▶ connecting ────────────▶ ready ◀──────────────┐ registered again
+ *    ▲    │ recover() finds       │ failure                │ │ │             │        browser offline
+ *    │    ▼ a session             ▼                        │ │ └─socket drop─▶ reconnecting ◀──────────▶ offline
+ *    │  recovery_required    disconnected (error set)      │ │                  │          online       │
+ *    │    │                                                │ └─session or registration expiry, or the   │
+ *    │    │                                                │   credentials refused (from either) ─▶ expired
+ *    │    └──disconnect()──┐                                │                   renew() while idle:
+ *    └──── disconnecting ◀─┴──────────disconnect()──────────┘   ready / expired / offline ──▶ renewing ──▶ ready
  * ```
- * Only `ready` takes new calls. `expired` and `offline` keep an accepted call running to its own end.
+ * Only `ready` takes new calls. `reconnecting` tries again, with growing randomized waits, for as long as the
+ * session is valid; `offline` is the same while the browser says it has no network (`navigator.onLine`), and it
+ * registers straight from there when it can. `reconnecting`, `offline` and `expired` keep an accepted call
+ * running to its own end.
  */
 export type Connection = (typeof CONNECTION_STATES)[number];
 

@@ -110,7 +110,9 @@ export class RegistrationHandler {
     const instance = contact.getParam('reg-id') !== undefined ? contact.getParam('+sip.instance')?.replace(/^"|"$/g, '') : undefined;
     this.sink.bind({ sessionId: account.sessionId, username, contact: contact.uri.toString(), expiresAt: now + expires * 1000, ...(instance ? { instance } : {}) });
     const echoed = contactHeader.replace(/;\s*expires=\d+/i, '') + `;expires=${expires}`;
-    request.accept({ statusCode: 200, extraHeaders: [`Contact: ${echoed}`, `Expires: ${expires}`] });
+    // RFC 5626 section 6: a binding made for outbound is confirmed, so the page expects pongs to its pings.
+    const outbound = instance ? ['Require: outbound'] : [];
+    request.accept({ statusCode: 200, extraHeaders: [`Contact: ${echoed}`, `Expires: ${expires}`, ...outbound] });
   }
 
   /** A 401 with a fresh nonce (RFC 3261 section 22.1). */

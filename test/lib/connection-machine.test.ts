@@ -32,10 +32,12 @@ const ARROWS: Array<[ConnectionEvent, Partial<Record<Connection, Connection>>]> 
   [{ type: 'disconnect_finished', sessionKept: false, error: null }, { disconnecting: 'disconnected' }],
   [{ type: 'recovered', session: SESSION }, { disconnected: 'recovery_required' }],
   [{ type: 'socket_dropped' }, { ready: 'reconnecting' }],
-  [{ type: 'socket_restored' }, { reconnecting: 'ready' }],
-  [{ type: 'link_gone', error: LOST }, { ready: 'offline', reconnecting: 'offline' }],
-  [{ type: 'link_gone', error: LAPSED }, { ready: 'expired', reconnecting: 'expired' }],
-  [{ type: 'session_refused', error: LAPSED }, { ready: 'expired', reconnecting: 'expired' }],
+  [{ type: 'socket_restored' }, { reconnecting: 'ready', offline: 'ready' }],
+  [{ type: 'browser_offline' }, { reconnecting: 'offline' }],
+  [{ type: 'browser_online' }, { offline: 'reconnecting' }],
+  [{ type: 'link_gone', error: LOST }, { ready: 'expired', reconnecting: 'expired', offline: 'expired' }],
+  [{ type: 'link_gone', error: LAPSED }, { ready: 'expired', reconnecting: 'expired', offline: 'expired' }],
+  [{ type: 'session_refused', error: LAPSED }, { ready: 'expired', reconnecting: 'expired', offline: 'expired' }],
   [{ type: 'session_expired', error: LAPSED }, { ready: 'expired', reconnecting: 'expired', expired: 'expired', offline: 'expired' }],
 ];
 
@@ -70,14 +72,15 @@ describe('the connection machine', () => {
     expect(transition(at('ready'), { type: 'disconnect_started' })[1]).toEqual([{ type: 'stop_expiry' }]);
   });
 
-  it('puts a failed renewal back where it started, or offline once the service made the new session', () => {
+  it('puts a failed renewal back where it started, or expired once the service made the new session', () => {
     const [renewing] = transition(at('expired'), { type: 'renew_started' });
     expect(renewing).toMatchObject({ connection: 'renewing', renewingFrom: 'expired', session: SESSION });
     expect(transition(renewing, { type: 'renew_failed', error: LOST, sessionCreated: false })).toEqual([
       { connection: 'expired', session: SESSION, renewingFrom: null },
       [{ type: 'report', error: LOST }],
     ]);
-    expect(transition(renewing, { type: 'renew_failed', error: LOST, sessionCreated: true })[0].connection).toBe('offline');
+    // `offline` says only what the browser says of its network; without a registered link, expired it is.
+    expect(transition(renewing, { type: 'renew_failed', error: LOST, sessionCreated: true })[0].connection).toBe('expired');
   });
 
   it('keeps the session shown when disconnect could not end it, and drops it otherwise', () => {

@@ -139,11 +139,11 @@ describe('renew() (spec 3.2, 4.9)', () => {
     expect(sip.link.closed).toBe(false);
   });
 
-  it('goes offline when the new session was made but could not register, ending the new one', async () => {
+  it('shows expired when the new session was made but could not register, ending the new one', async () => {
     const { voice, backend, sip } = await connected();
     sip.failOpenWith = new VoiceBrowserError('connection_failed', 'SIP registration failed: 403');
     expect((await rejection(voice.renew())).code).toBe('connection_failed');
-    expect(voice.status()).toMatchObject({ connection: 'offline', session: { id: 'session-1' } });
+    expect(voice.status()).toMatchObject({ connection: 'expired', session: { id: 'session-1' } });
     expect(backend.sessions.get('session-2')?.ended).toBe(true);
     await voice.renew();
     expect(voice.status()).toMatchObject({ connection: 'ready', session: { id: 'session-3' } });
@@ -220,11 +220,11 @@ describe('the SIP connection', () => {
     expect(voice.status()).toMatchObject({ connection: 'ready', error: null });
   });
 
-  it('goes offline keeping the session when the link gives up, and disconnect() still ends the session', async () => {
+  it('shows expired keeping the session when the link ends, and disconnect() still ends the session', async () => {
     const { voice, sip, backend } = await connected();
     sip.events.onReconnecting();
-    sip.events.onDisconnected(new VoiceBrowserError('connection_failed', 'could not be restored'));
-    expect(voice.status()).toMatchObject({ connection: 'offline', session: { id: 'session-1' }, error: { code: 'connection_failed' } });
+    sip.events.onDisconnected(new VoiceBrowserError('browser_session_unavailable', 'the SIP credentials were refused'));
+    expect(voice.status()).toMatchObject({ connection: 'expired', session: { id: 'session-1' }, error: { code: 'browser_session_unavailable' } });
     await voice.disconnect();
     expect(backend.sessions.get('session-1')?.ended).toBe(true);
     expect(voice.status()).toMatchObject({ connection: 'disconnected', session: null });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ANSWER_WAIT_MS, createKeepAlive, PING_EVERY_MS } from '../../lib/keep-alive.js';
+import { ANSWER_WAIT_MS, createKeepAlive, PING_EVERY_MS, QUERY_EVERY_MS, QUERY_WAIT_MS } from '../../lib/keep-alive.js';
 import { FakeClock } from '../../lib/testing/fake-clock.js';
 
 /** The SIP socket's watchdog (lib/keep-alive.ts), on a fake clock. */
@@ -135,5 +135,18 @@ describe('the keep-alive after a change of network', () => {
     await clock.advance(60_000);
     expect(seen).toEqual([]);
     expect(clock.pendingTimers).toBe(0);
+  });
+});
+
+describe('the keep-alive with an edge that confirmed no outbound', () => {
+  it('asks with an OPTIONS every 25 s instead of pinging, and declares the socket dead only once a query and its last chance went unanswered', async () => {
+    const clock = new FakeClock(0);
+    const seen: string[] = [];
+    const keepAlive = createKeepAlive({ clock, ping: (question) => void seen.push(`${question}@${clock.now()}`), onDead: () => void seen.push(`dead@${clock.now()}`) });
+    keepAlive.start(false);
+    await clock.advance(QUERY_EVERY_MS);
+    keepAlive.heard();
+    await clock.advance(5 * 60_000);
+    expect(seen).toEqual([`query@${QUERY_EVERY_MS}`, `query@${2 * QUERY_EVERY_MS}`, `query@${3 * QUERY_EVERY_MS}`, `dead@${3 * QUERY_EVERY_MS + QUERY_WAIT_MS}`]);
   });
 });

@@ -1,9 +1,11 @@
+import { FakeSipEdge } from './fake-sip-edge.js';
+
 /**
- * A browser WebSocket for SIP.js's transport (`new WebSocket(url, 'sip')`) that plays a registrar (RFC 7118):
- * it answers REGISTER 200 with the Contact it was sent, and a double-CRLF ping with a CRLF pong (RFC 5626). Each
- * socket follows the script given for it, so a test acts out what Safari's socket does: open and serve, fail its
- * handshake, or open and close abnormally (1006) at once, before or after the registration is answered. Events
- * arrive in microtasks, never on a timer, so a test's clocks alone decide when anything waits.
+ * A browser WebSocket for the SIP link (`new WebSocket(url, 'sip')`) in front of a scriptable edge (RFC 7118;
+ * fake-sip-edge.ts says what the edge answers: REGISTER, OPTIONS, double-CRLF pings). Each socket follows the
+ * script given for it, so a test acts out what Safari's socket does: open and serve, fail its handshake, or open
+ * and close abnormally (1006) at once, before or after the registration is answered. Events arrive in
+ * microtasks, never on a timer, so a test's clocks alone decide when anything waits.
  */
 
 /** What one socket does, from its construction. */
@@ -19,7 +21,7 @@ export type SocketScript =
 
 const microtask = () => Promise.resolve();
 
-/** One SIP.js WebSocket. */
+/** One SIP WebSocket. */
 export class FakeSipSocket extends EventTarget {
   static readonly CONNECTING = 0;
   static readonly OPEN = 1;
@@ -33,7 +35,7 @@ export class FakeSipSocket extends EventTarget {
   readonly sent: string[] = [];
   /** When each REGISTER came, by `Date.now()`. */
   readonly registers: number[] = [];
-  /** The status codes the next REGISTERs are refused with, in order (the registrar dropped the session, say). */
+  /** The status codes the next REGISTERs on this socket are refused with, in order (the registrar dropped the session, say). */
   readonly refusals: number[] = [];
   /** The path died without a word: nothing is answered, and the closing handshake never completes. */
   #stalled = false;
@@ -41,6 +43,7 @@ export class FakeSipSocket extends EventTarget {
   constructor(
     readonly url: string,
     readonly script: SocketScript,
+    readonly edge: FakeSipEdge = new FakeSipEdge(),
   ) {
     super();
     void microtask().then(() => (script === 'refuse' ? this.#fail() : this.#open()));
@@ -50,14 +53,16 @@ export class FakeSipSocket extends EventTarget {
     if (this.readyState !== FakeSipSocket.OPEN) throw new DOMException('not open', 'InvalidStateError');
     this.sent.push(data);
     if (this.#stalled) return;
-    if (data === '\r\n\r\n') return void microtask().then(() => this.#receive('\r\n'));
-    if (!data.startsWith('REGISTER ')) return;
-    this.registers.push(Date.now());
-    if (this.script === 'drop-on-register') return void microtask().then(() => this.drop());
-    const refusal = this.refusals.shift();
+    if (data.startsWith('REGISTER ')) {
+      this.registers.push(Date.now());
+      if (this.script === 'drop-on-register') return void microtask().then(() => this.drop());
+    }
+    const refusal = data.startsWith('REGISTER ') ? this.refusals.shift() : undefined;
+    const reply = this.edge.answer(data, refusal);
+    if (reply === undefined) return;
     void microtask().then(() => {
-      this.#receive(refusal ? answer(data, `${refusal} Refused`) : answer(data, '200 OK', true));
-      if (this.script === 'drop-after-register') void microtask().then(() => this.drop());
+      this.#receive(reply);
+      if (this.script === 'drop-after-register' && data.startsWith('REGISTER ')) void microtask().then(() => this.drop());
     });
   }
 
@@ -80,8 +85,14 @@ export class FakeSipSocket extends EventTarget {
     this.#closed(1006, false);
   }
 
+  /** The edge sends a request of its own down this socket (an INVITE, say), as raw SIP. */
+  receive(data: string): void {
+    this.#receive(data);
+  }
+
   #open(): void {
     if (this.readyState !== FakeSipSocket.CONNECTING) return;
+    if (this.edge.down) return this.#fail();
     this.readyState = FakeSipSocket.OPEN;
     this.dispatchEvent(new Event('open'));
   }
@@ -102,34 +113,14 @@ export class FakeSipSocket extends EventTarget {
 }
 
 /**
- * A registrar's answer to a REGISTER, with the request's dialog headers: a 200 with its Contact bound for its
- * Expires, or a refusal.
- */
-function answer(request: string, status: string, bound = false): string {
-  const header = (name: string) => request.match(new RegExp(`^${name}:\\s*(.*)$`, 'im'))?.[1]?.trim() ?? '';
-  const vias = request.match(/^Via:.*$/gim) ?? [];
-  const expires = header('Expires') || '600';
-  return [
-    `SIP/2.0 ${status}`,
-    ...vias,
-    `From: ${header('From')}`,
-    `To: ${header('To')};tag=registrar`,
-    `Call-ID: ${header('Call-ID')}`,
-    `CSeq: ${header('CSeq')}`,
-    ...(bound ? [`Contact: ${header('Contact')};expires=${expires}`] : []),
-    'Content-Length: 0',
-    '',
-    '',
-  ].join('\r\n');
-}
-
-/**
- * The sockets of one test: its `WebSocket` class goes in the page's place (`vi.stubGlobal`), and each socket made
- * from it takes the next script of the queue (`serve` once it is empty).
+ * The sockets of one test, all to one edge ({@link edge}): its `WebSocket` class goes in the page's place
+ * (`vi.stubGlobal`), and each socket made from it takes the next script of the queue (`serve` once it is empty).
  */
 export class FakeSipSockets {
   readonly opened: FakeSipSocket[] = [];
   readonly #scripts: SocketScript[] = [];
+
+  constructor(readonly edge: FakeSipEdge = new FakeSipEdge()) {}
 
   /** The scripts of the next sockets, in order. */
   next(...scripts: SocketScript[]): void {
@@ -141,7 +132,7 @@ export class FakeSipSockets {
     const sockets = this;
     return class extends FakeSipSocket {
       constructor(url: string) {
-        super(url, sockets.#scripts.shift() ?? 'serve');
+        super(url, sockets.#scripts.shift() ?? 'serve', sockets.edge);
         sockets.opened.push(this);
       }
     };

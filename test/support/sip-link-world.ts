@@ -21,8 +21,11 @@ export interface SipLinkWorld {
   readonly sockets: FakeSipSockets;
   /** `Date.now()` when the test began. */
   readonly started: number;
-  /** A helper, each connection state it shows recorded with its time since the test began. */
-  phone(): { voice: VoiceBrowser; states: Array<[number, Connection]> };
+  /**
+   * A helper, each connection state it shows recorded with its time since the test began; its session expires
+   * at `sessionExpiresAt` (the fake backend's far future by default).
+   */
+  phone(sessionExpiresAt?: string): { voice: VoiceBrowser; states: Array<[number, Connection]> };
   /** A phone connected and registered on its first socket. */
   ready(): Promise<{ voice: VoiceBrowser; states: Array<[number, Connection]> }>;
 }
@@ -53,11 +56,13 @@ export function sipLinkWorld(): SipLinkWorld {
     vi.useRealTimers();
   });
 
-  function phone() {
+  function phone(sessionExpiresAt?: string) {
     const states: Array<[number, Connection]> = [];
+    const backend = new FakeBackend();
+    if (sessionExpiresAt) backend.sessionExpiresAt = sessionExpiresAt;
     const voice = createVoiceBrowserWith(
       {
-        backend: new FakeBackend(),
+        backend,
         onStatus: ({ connection }) => {
           if (states.at(-1)?.[1] !== connection) states.push([Date.now() - started, connection]);
         },

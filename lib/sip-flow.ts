@@ -1,0 +1,53 @@
+import type { Logger } from 'sip.js/lib/core/log/logger.js';
+import { IncomingRequestMessage } from 'sip.js/lib/core/messages/incoming-request-message.js';
+import { IncomingResponseMessage } from 'sip.js/lib/core/messages/incoming-response-message.js';
+import { Parser } from 'sip.js/lib/core/messages/parser.js';
+import { TransactionState } from 'sip.js/lib/core/transactions/transaction-state.js';
+import type { UserAgentCore } from 'sip.js/lib/core/user-agent-core/user-agent-core.js';
+import { keepStrongestChallenge } from './sip-digest.js';
+
+/**
+ * What passes over a flow (RFC 5626: the socket the link's requests go out on) into SIP.js's core, and what its
+ * death means for the requests still on it. Through the core's public API only.
+ */
+
+/**
+ * Hands one frame to the core: a request, or a response with the strongest of its challenges kept (sip-digest.ts).
+ * A message the core cannot take is logged and dropped (RFC 3261 section 18.3: a malformed one is discarded),
+ * never thrown into the page from the socket's event. A CRLF pong is nothing to hand on.
+ */
+export function receiveFrame(core: UserAgentCore, frame: string, log: Logger): void {
+  try {
+    const message = frame.trim() ? Parser.parseMessage(frame, log) : undefined;
+    if (message instanceof IncomingRequestMessage) core.receiveIncomingRequestFromTransport(message);
+    else if (message instanceof IncomingResponseMessage) {
+      keepStrongestChallenge(frame, message);
+      core.receiveIncomingResponseFromTransport(message);
+    }
+  } catch (error) {
+    log.error(`a SIP message could not be handled: ${String(error)}`);
+  }
+}
+
+/** The states of a client transaction still waiting for its final response (RFC 3261 section 17.1). */
+const WAITING: ReadonlySet<TransactionState> = new Set([TransactionState.Calling, TransactionState.Trying, TransactionState.Proceeding]);
+
+/**
+ * Fails every request of ours still waiting for its answer when its socket closed (REGISTER, OPTIONS, a
+ * re-INVITE, INFO, BYE). A response goes back on the connection its request came on, or on a new one to the
+ * client (RFC 3261 section 18.2.2), and a browser takes no incoming connection (RFC 7118 section 5): that answer
+ * will never come. The core waits for Timer B or F (RFC 3261 section 17.1) all the same, and no new REGISTER
+ * may go meanwhile (RFC 3261 section 10.2), so connect(), every reconnection attempt and a call's re-INVITE
+ * would hang that long. Each transaction is given the 503 SIP.js itself makes up when a send fails.
+ */
+export function failTransactionsInFlight(core: UserAgentCore): void {
+  for (const client of [...core.userAgentClients.values()]) {
+    if (!WAITING.has(client.transaction.state)) continue;
+    const lost = new IncomingResponseMessage();
+    lost.statusCode = 503;
+    lost.reasonPhrase = 'Service Unavailable';
+    // An INVITE's transaction acknowledges a failure (RFC 3261 section 17.1.1.3) with the response's To.
+    lost.setHeader('to', client.message.getHeader('to') ?? '');
+    client.transaction.receiveResponse(lost);
+  }
+}
