@@ -15,6 +15,8 @@ import { createKeepAlive } from './keep-alive.js';
 import { createMediaControls, type MediaControls } from './media-controls.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
 import { watchSession } from './call-watch.js';
+import { SUPPORTED_OPTION_TAGS } from './sip-invite-body.js';
+import { refreshTarget } from './sip-offer-answer.js';
 import { callIdOf, createInvites, hangUp, sendInfo, type Call } from './sip-session.js';
 import { createRegistration } from './sip-registration.js';
 import { createSipSocket } from './sip-socket.js';
@@ -83,12 +85,19 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   let attempts = 0;
   let restoredAt = -Infinity;
   // Always the session's ICE servers: a handler of SIP.js's would otherwise use a public STUN server.
-  const makeHandler = () => new AudioSessionHandler({ iceServers: transport.iceServers, iceGatheringTimeoutMs: 1000, clock });
-  const invites = createInvites(emit, microphone, clock, (call) => {
-    current = call;
-    // Followed from its first state change; once it ends, no call is current.
-    watchSession(call, callIdOf(call.request.message), { emit, media, clock, onTerminated: () => current === call && (current = undefined) });
-  }, makeHandler, () => [`Contact: <${contact}>`, `Allow: ${AllowedMethods.join(', ')}`]);
+  const makeHandler = () => new AudioSessionHandler({ iceServers: transport.iceServers, iceGatheringTimeoutMs: 1000, relayGatheringTimeoutMs: 5000, clock });
+  const invites = createInvites({
+    emit,
+    microphone,
+    clock,
+    onAccept: (call) => {
+      current = call;
+      // Followed from its first state change; once it ends, no call is current.
+      watchSession(call, callIdOf(call.request.message), { emit, media, clock, onTerminated: () => current === call && (current = undefined) });
+    },
+    makeHandler,
+    headers: () => [`Contact: <${contact}>`, `Allow: ${AllowedMethods.join(', ')}`],
+  });
   const media: MediaControls = createMediaControls({
     peerConnection: () => current?.handler?.peerConnection,
     sendInfo: (contentType, content) => sendInfo(current, contentType, content),
@@ -130,21 +139,16 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
       routeSet: [],
       sipjsId: createRandomToken(5),
       supportedOptionTags: ['outbound'],
-      supportedOptionTagsResponse: ['outbound'],
+      // In every response, the INVITE's 2xx and 180 among them (RFC 3262 section 3: `Supported: 100rel`).
+      supportedOptionTagsResponse: SUPPORTED_OPTION_TAGS,
       userAgentHeaderFieldValue: 'voice-browser',
       viaForceRport: false,
       viaHost,
       authenticationFactory: () => new DigestAuthentication(loggerFactory, undefined, transport.authorizationUsername, transport.authorizationPassword),
       transportAccessor: () => socket,
     },
-    {
-      onInvite: (request) => {
-        // 100 Trying, then 180 Ringing, as SIP.js's API layer sent them, before the helper hears of it.
-        request.trying();
-        request.progress({ statusCode: 180 });
-        invites.received(request);
-      },
-    },
+    // Checked, rung and told to the helper (sip-session.ts); nothing thrown there reaches the page.
+    { onInvite: (request) => invites.received(request) },
   );
 
   /**
@@ -250,6 +254,8 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
         restoredAt = clock.now();
         keepAlive.start();
         emit({ type: 'socket_restored' });
+        // A call in progress refreshes its dialog's target on the new flow (sip-offer-answer.ts).
+        if (current) refreshTarget(current, clock);
         return;
       } catch {
         // The next attempt waits longer; after the last one the link is gone.
