@@ -59,6 +59,8 @@ export class FakePeerConnection extends EventTarget {
   remoteDescription: RTCSessionDescriptionInit | null = null;
   currentLocalDescription: RTCSessionDescriptionInit | null = null;
   currentRemoteDescription: RTCSessionDescriptionInit | null = null;
+  /** The far end sends audio when its direction lets it (false: a hold without music, say). */
+  inbound = true;
   /** Every description set, local or remote, in order: `local offer`, `remote answer`, `local rollback`. */
   readonly log: string[] = [];
   readonly #senders: Array<{ track: FakeTrack | null; replaceTrack(track: FakeTrack): Promise<void> }> = [];
@@ -90,6 +92,8 @@ export class FakePeerConnection extends EventTarget {
 
   createAnswer(): Promise<RTCSessionDescriptionInit> {
     if (this.signalingState !== 'have-remote-offer') return Promise.reject(new DOMException('no offer to answer', 'InvalidStateError'));
+    // An offer with no codec the browser has (G.729 alone, say) is set, but cannot be answered.
+    if (!/^a=rtpmap:\d+ (?:PCMU|PCMA|opus)\//im.test(this.remoteDescription?.sdp ?? '')) return Promise.reject(new DOMException('no codec in common', 'OperationError'));
     const answer = ANSWER[directionOf(this.remoteDescription?.sdp ?? '')];
     const own = this.#senders.length ? answer : answer === 'sendrecv' ? 'recvonly' : answer === 'sendonly' ? 'inactive' : answer;
     return Promise.resolve({ type: 'answer', sdp: this.#sdp(own) });
@@ -142,18 +146,20 @@ export class FakePeerConnection extends EventTarget {
       } else this.iceGatheringState = 'complete';
       this.dispatchEvent(Object.assign(new Event('icecandidate'), { candidate: candidate && { candidate } }));
     };
-    void Promise.resolve().then(() => {
+    // A browser gathers after setLocalDescription() resolved, on a task of its own.
+    setTimeout(() => {
       found('candidate:1 1 udp 2122260223 127.0.0.1 50000 typ host');
       if (!turn) return found(null);
       setTimeout(() => {
         found('candidate:2 1 udp 41885439 127.0.0.2 50001 typ relay raddr 0.0.0.0 rport 0');
         found(null);
       }, world.relayAfterMs);
-    });
+    }, 0);
   }
 
   getStats(): Promise<RTCStatsReport> {
-    if (this.connectionState === 'connected' && directionOf(this.currentRemoteDescription?.sdp ?? '') !== 'inactive') this.#received += 25;
+    const sends = ['sendrecv', 'sendonly'].includes(directionOf(this.currentRemoteDescription?.sdp ?? ''));
+    if (this.connectionState === 'connected' && this.inbound && sends) this.#received += 25;
     return Promise.resolve(new Map([['IT01A', { id: 'IT01A', type: 'inbound-rtp', kind: 'audio', packetsReceived: this.#received }]]) as unknown as RTCStatsReport);
   }
 

@@ -16,6 +16,14 @@ import { fakeWebRtc, type FakeWebRtc } from './fake-webrtc.js';
 /** Lets time pass: SIP.js's timers and the link's fire in order, promises settling between them. */
 export const wait = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
+/** Waits out `work` while time passes as it needs (ICE gathering, say), in steps of 100 ms. */
+export async function settled<T>(work: Promise<T>): Promise<T> {
+  let done = false;
+  const watched = work.finally(() => (done = true));
+  for (let step = 0; step < 100 && !done; step++) await wait(100);
+  return watched;
+}
+
 const token = () => Math.random().toString(36).slice(2, 10);
 /** A header's value in a message, case-insensitive; the first one. */
 export const header = (message: string | undefined, name: string) => message?.match(new RegExp(`^${name}:\\s*(.*?)\\s*$`, 'im'))?.[1];
