@@ -86,18 +86,13 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   let restoredAt = -Infinity;
   // Always the session's ICE servers: a handler of SIP.js's would otherwise use a public STUN server.
   const makeHandler = () => new AudioSessionHandler({ iceServers: transport.iceServers, iceGatheringTimeoutMs: 1000, relayGatheringTimeoutMs: 5000, clock });
-  const invites = createInvites({
-    emit,
-    microphone,
-    clock,
-    onAccept: (call) => {
-      current = call;
-      // Followed from its first state change; once it ends, no call is current.
-      watchSession(call, callIdOf(call.request.message), { emit, media, clock, onTerminated: () => current === call && (current = undefined) });
-    },
-    makeHandler,
-    headers: () => [`Contact: <${contact}>`, `Allow: ${AllowedMethods.join(', ')}`],
-  });
+  const onAccept = (call: Call) => {
+    current = call;
+    // Followed from its first state change; once it ends, no call is current.
+    watchSession(call, callIdOf(call.request.message), { emit, media, clock, onTerminated: () => current === call && (current = undefined) });
+  };
+  const headers = () => [`Contact: <${contact}>`, `Allow: ${AllowedMethods.join(', ')}`];
+  const invites = createInvites({ emit, microphone, clock, onAccept, makeHandler, headers });
   const media: MediaControls = createMediaControls({
     peerConnection: () => current?.handler?.peerConnection,
     sendInfo: (contentType, content) => sendInfo(current, contentType, content),
