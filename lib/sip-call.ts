@@ -2,6 +2,7 @@ import type { IncomingInviteRequest } from 'sip.js/lib/core/messages/methods/inv
 import type { Session } from 'sip.js/lib/core/session/session.js';
 import type { SessionDelegate } from 'sip.js/lib/core/session/session-delegate.js';
 import type { AudioSessionHandler } from './audio-session-handler.js';
+import type { Clock } from './clock.js';
 
 /**
  * One INVITE from the service and, once answered, its call: the record sip-session.ts (the INVITE),
@@ -36,6 +37,8 @@ export interface Call {
   exchange?: 'ours' | 'theirs';
   /** Our offer went in a 2xx and its answer comes in the ACK (RFC 3261 section 13.2.1): of the INVITE or a re-INVITE. */
   awaitingAnswer?: 'invite' | 'reinvite';
+  /** A target refresh waits for the exchange under way to end (with the clock to time its retry by). */
+  refreshDue?: Clock;
   /** The far end holds the call. */
   held?: Hold;
   /** Hears the call's news (its watch). */

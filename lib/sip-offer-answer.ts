@@ -54,7 +54,7 @@ export function follow(call: Call, dialog: Session): void {
     onInvite: (request) => {
       if (call.exchange) return void request.reject({ statusCode: 491 });
       call.exchange = 'theirs';
-      void answerReinvite(call, request).finally(() => call.exchange === 'theirs' && (call.exchange = undefined));
+      void answerReinvite(call, request).finally(() => exchanged(call, 'theirs'));
     },
     onAck: ({ message }) => {
       const awaiting = call.awaitingAnswer;
@@ -118,8 +118,15 @@ export async function reoffer(call: Call, clock: Clock, iceRestart: boolean): Pr
       call.exchange = 'ours';
     }
   } finally {
-    if (call.exchange === 'ours') call.exchange = undefined;
+    exchanged(call, 'ours');
   }
+}
+
+/** `whose` exchange is over: the next may begin, and a target refresh that waited for it goes now. */
+function exchanged(call: Call, whose: Call['exchange']): void {
+  if (call.exchange !== whose) return;
+  call.exchange = undefined;
+  if (call.refreshDue) refreshTarget(call, call.refreshDue);
 }
 
 /** One re-INVITE of ours: `glare` when answered 491. */
@@ -146,6 +153,8 @@ async function offerOnce(call: Call, iceRestart: boolean): Promise<'done' | 'gla
     };
     try {
       if (call.state !== 'established') throw new Error('the call ended');
+      // Any re-INVITE of ours on the flow the link has now refreshes the target.
+      call.refreshDue = undefined;
       dialog.invite(
         { onAccept, onReject: ({ message }) => refused(new Error(`re-INVITE answered ${message.statusCode}`), message.statusCode === 491) },
         { body: sdp(offer), extraHeaders: call.headers },
@@ -162,9 +171,11 @@ async function offerOnce(call: Call, iceRestart: boolean): Promise<'done' | 'gla
  * remote target at the edge (RFC 3261 section 12.2: a re-INVITE is a target refresh request; RFC 5626 section
  * 5.3), which would otherwise send the call's BYE or re-INVITE down the dead flow. It carries the description as
  * it stands (the same session version when nothing changed, JSEP section 5.2.2), or an ICE restart when the media
- * path is down too.
+ * path is down too. An exchange under way is let finish first.
  */
 export function refreshTarget(call: Call, clock: Clock): void {
   const state = call.handler?.peerConnection.connectionState;
-  if (call.state === 'established') reoffer(call, clock, state === 'failed' || state === 'disconnected').catch(() => undefined);
+  // One exchange at a time: while another runs (its requests may have gone down the dead flow), the refresh waits.
+  call.refreshDue = call.exchange ? clock : undefined;
+  if (call.state === 'established' && !call.exchange) reoffer(call, clock, state === 'failed' || state === 'disconnected').catch(() => undefined);
 }

@@ -94,6 +94,26 @@ describe("an answered call's dialog", () => {
     expect(edge.requests.map((request) => request.split(' ')[0])).toEqual(['INVITE', 'ACK']);
   });
 
+  it('reconnected while our re-INVITE is still out on the dead socket: the target refresh goes on the new one once that exchange ends', async () => {
+    const { edge, pc } = await established();
+    pc.connectionState = 'failed';
+    pc.dispatchEvent(new Event('connectionstatechange'));
+    await wait(100);
+    const first = world.sockets.last;
+    const [lost] = reinvites(edge);
+    expect(first.sent).toContain(lost);
+    first.drop();
+    await wait(100);
+    const second = world.sockets.last;
+    expect(second).not.toBe(first);
+    expect(second.sent.filter((message) => message.startsWith('INVITE '))).toEqual([]);
+    // The lost re-INVITE's transaction ends (Timer B, RFC 3261 section 17.1.1.2); the refresh follows on the new socket.
+    await wait(33_000);
+    const [refresh] = second.sent.filter((message) => message.startsWith('INVITE '));
+    expect(refresh).toBeDefined();
+    expect(header(refresh, 'CSeq')).not.toBe(header(lost, 'CSeq'));
+  });
+
   it("a service re-INVITE while our ICE restart's offer is being made gets 491; ours answered 491 is sent again within 2 s (RFC 3261 section 14)", async () => {
     const { edge, pc } = await established({ iceServers: [{ urls: 'turn:turn.invalid:3478', username: 'u', credential: 'c' }] });
     world.rtc.relayAfterMs = 2500;
