@@ -47,6 +47,17 @@ describe('an INVITE from an edge we did not write', () => {
     expect(edge.answers.at(-1)).toBe('200 1 INVITE');
   });
 
+  it('requiring 100rel and never PRACKed: after 64*T1 the INVITE is refused 504 and withdrawn from the helper (RFC 3262 section 3)', async () => {
+    await world.open();
+    const edge = world.dialog();
+    edge.invite(['Require: 100rel']);
+    await wait(31_000);
+    expect(world.offered()).toEqual([1]);
+    await wait(1100);
+    expect(edge.answers.at(-1)).toBe('504 1 INVITE');
+    expect(world.offered()).toEqual([]);
+  });
+
   it('requiring an extension the page does not support: 420 Bad Extension naming it, and the helper never hears of it (RFC 3261 section 8.2.2.3)', async () => {
     await world.open();
     const edge = world.dialog();
