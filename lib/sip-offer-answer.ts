@@ -54,7 +54,9 @@ export function follow(call: Call, dialog: Session): void {
     onInvite: (request) => {
       if (call.exchange) return void request.reject({ statusCode: 491 });
       call.exchange = 'theirs';
-      void answerReinvite(call, request).finally(() => exchanged(call, 'theirs'));
+      void answerReinvite(call, request)
+        .catch(() => undefined)
+        .finally(() => exchanged(call, 'theirs'));
     },
     onAck: ({ message }) => {
       const awaiting = call.awaitingAnswer;

@@ -163,6 +163,15 @@ describe('an INVITE from an edge we did not write', () => {
     expect(world.rtc.tracks.every((track) => track.readyState === 'ended')).toBe(true);
   });
 
+  it('whose media cannot even be made (an ICE server URL the browser refuses): answered 500, and answer() rejects with a coded error', async () => {
+    const link = await world.open({ iceServers: [{ urls: 'https://turn.invalid' }] });
+    const edge = world.dialog();
+    edge.invite();
+    await wait(0);
+    await expect(link.answer(1)).rejects.toMatchObject({ code: 'connection_failed' });
+    expect(edge.answers.at(-1)).toBe('500 1 INVITE');
+  });
+
   it('CANCELled while the microphone is asked for: 487, and the microphone is let go as soon as it comes', async () => {
     const link = await world.open();
     const edge = world.dialog();

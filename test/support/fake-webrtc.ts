@@ -70,6 +70,9 @@ export class FakePeerConnection extends EventTarget {
 
   constructor(readonly configuration: RTCConfiguration) {
     super();
+    // webrtc-pc section 4.4.1.1: a URL of an ICE server that is not STUN or TURN throws at construction.
+    const urls = (configuration.iceServers ?? []).flatMap((server) => [server.urls].flat());
+    if (urls.some((url) => !/^(?:stuns?|turns?):/.test(url))) throw new DOMException('an ICE server URL is not STUN or TURN', 'SyntaxError');
     world.connections.push(this);
   }
 
