@@ -54,9 +54,10 @@ export function follow(call: Call, dialog: Session): void {
     onInvite: (request) => {
       if (call.exchange) return void request.reject({ statusCode: 491 });
       call.exchange = 'theirs';
+      // Offerless, the exchange runs on until the answer in the ACK.
       void answerReinvite(call, request)
         .catch(() => undefined)
-        .finally(() => exchanged(call, 'theirs'));
+        .finally(() => call.awaitingAnswer !== 'reinvite' && exchanged(call, 'theirs'));
     },
     onAck: ({ message }) => {
       const awaiting = call.awaitingAnswer;
@@ -64,13 +65,15 @@ export function follow(call: Call, dialog: Session): void {
       call.awaitingAnswer = undefined;
       const answer = offerOf(message);
       const applied = 'sdp' in answer && answer.sdp ? handler.setDescription(answer.sdp) : Promise.reject(new Error('no answer'));
-      applied.catch(() => {
-        // RFC 3261 section 13.2.1: the offer in our 2xx needed its answer in the ACK. A call without one has no
-        // media: it is ended (BYE) and told as failed. A re-INVITE's exchange is only undone; the call goes on.
-        if (awaiting === 'reinvite') return void handler.rollbackDescription().catch(() => undefined);
-        call.tell?.({ failed: "the voice service's ACK brought no usable answer to this page's offer; the call was hung up" });
-        hangUp(call);
-      });
+      applied
+        .catch(() => {
+          // RFC 3261 section 13.2.1: the offer in our 2xx needed its answer in the ACK. A call without one has no
+          // media: it is ended (BYE) and told as failed. A re-INVITE's exchange is only undone; the call goes on.
+          if (awaiting === 'reinvite') return handler.rollbackDescription().catch(() => undefined);
+          call.tell?.({ failed: "the voice service's ACK brought no usable answer to this page's offer; the call was hung up" });
+          hangUp(call);
+        })
+        .finally(() => exchanged(call, 'theirs'));
     },
     onAckTimeout: () => hangUp(call),
   };

@@ -140,6 +140,24 @@ describe("an answered call's dialog", () => {
     expect(pc.log.slice(-2)).toEqual(['local offer', 'remote answer']);
   });
 
+  it('an offerless re-INVITE: our offer in the 200, its answer from the ACK, and no offer of ours in between', async () => {
+    const { edge, pc } = await established();
+    const asking = edge.send('INVITE');
+    await wait(100);
+    expect(edge.answers.at(-1)).toBe(`200 ${asking} INVITE`);
+    expect(pc.signalingState).toBe('have-local-offer');
+    // The media path fails meanwhile: its restart waits for this exchange to end.
+    pc.connectionState = 'failed';
+    pc.dispatchEvent(new Event('connectionstatechange'));
+    await wait(400);
+    expect(reinvites(edge)).toEqual([]);
+    edge.ack(asking, edgeSdp('sendrecv', 2));
+    await wait(0);
+    expect(pc.log.slice(-2)).toEqual(['local offer', 'remote answer']);
+    await wait(6000);
+    expect(reinvites(edge)).toHaveLength(1);
+  });
+
   it('our re-INVITE answered 488: the offer is rolled back (stable) and the call goes on', async () => {
     const { edge, pc } = await established();
     pc.connectionState = 'failed';
