@@ -102,7 +102,10 @@ async function answerReinvite(call: Call, request: IncomingInviteRequest): Promi
   }
 }
 
-/** RFC 3261 section 14.1: after a 491, a UAC that does not own the dialog's Call-ID waits 0 to 2 s. */
+/**
+ * The most a re-INVITE of ours answered 491 waits, at random, before it goes again: RFC 3261 section 14.1's range
+ * for a UAC that does not own the dialog's Call-ID, as the page never does (the service's INVITE made the dialog).
+ */
 const GLARE_WAIT_MS = 2000;
 
 /**
