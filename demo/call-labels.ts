@@ -181,6 +181,8 @@ function claimWords(attempt: VoiceBrowserStatus['attempt'], nameOf: QueueNamer):
 function connectedAudioWords(status: VoiceBrowserStatus): string | null {
   // The network blinked: the helper is restarting the call's media path, the call itself goes on.
   if (status.audio === 'reconnecting') return 'the audio is reconnecting';
+  // The far end holds the call (RFC 3264 section 8.4): its silence is expected, and nothing failed.
+  if (status.audio === 'held') return 'on hold by the other side';
   if (status.audio === 'failed') return 'no audio: the audio path to this browser failed';
   if (status.warnings.includes('no_audio_path')) return 'no audio yet: the audio path has not connected';
   return null;

@@ -14,6 +14,12 @@ export interface AudioHandlerOptions {
   iceServers: RTCIceServer[];
   /** The most a description waits for ICE gathering; it then goes with the candidates found so far. */
   iceGatheringTimeoutMs: number;
+  /**
+   * With a TURN server among the ICE servers, the most it waits instead, for a relay candidate or the gathering's
+   * end: behind a network that passes only TURN (over TLS, say) the relay is the one candidate that works, and its
+   * allocation takes a round trip or two to the TURN server.
+   */
+  relayGatheringTimeoutMs?: number;
   /** Times the gathering: the link's. */
   clock: Clock;
 }
@@ -62,8 +68,15 @@ export class AudioSessionHandler {
     this.listening ||= options?.constraints?.audio === false;
     if (!this.microphone && !this.listening) {
       // A refusal or a missing device rejects here; the link then declines the INVITE (480).
-      this.microphone = await navigator.mediaDevices.getUserMedia({ audio: options?.constraints?.audio ?? true, video: false });
-      for (const track of this.microphone.getTracks()) {
+      const microphone = await navigator.mediaDevices.getUserMedia({ audio: options?.constraints?.audio ?? true, video: false });
+      // The call ended while the browser asked (a CANCEL, close()): the capture it hands over is let go at once,
+      // so no microphone outlives its call.
+      if (pc.signalingState === 'closed') {
+        for (const track of microphone.getTracks()) track.stop();
+        throw new DOMException('the call ended while the microphone was asked for', 'AbortError');
+      }
+      this.microphone = microphone;
+      for (const track of microphone.getTracks()) {
         pc.addTrack(track, this.microphone);
         this.watch(track);
       }
@@ -84,9 +97,10 @@ export class AudioSessionHandler {
     await pc.setRemoteDescription({ type: pc.signalingState === 'have-local-offer' ? 'answer' : 'offer', sdp });
   }
 
-  /** A re-INVITE refused: back to the description both sides agreed on. */
+  /** An exchange that did not complete (our offer refused, theirs not answerable): back to the description both sides agreed on. */
   async rollbackDescription(): Promise<void> {
-    if (this.peerConnection.signalingState === 'have-local-offer') await this.peerConnection.setLocalDescription({ type: 'rollback' });
+    const state = this.peerConnection.signalingState;
+    if (state === 'have-local-offer' || state === 'have-remote-offer') await this.peerConnection.setLocalDescription({ type: 'rollback' });
   }
 
   /** A track that ends by itself (not by close()) is a microphone gone: the call gets the system's default. */
@@ -119,23 +133,25 @@ export class AudioSessionHandler {
   }
 
   /**
-   * Resolves once ICE gathering is complete, or after the timeout with the candidates found so far. After an
-   * ICE restart the gathering of the new credentials is waited for, even if the old one looks complete. A timer
-   * that a hidden page runs late holds the description until the gathering ends by itself, or the timer wakes.
+   * Resolves once ICE gathering is complete, or after the timeout with the candidates found so far; with a TURN
+   * server configured, once a relay candidate is found, within the longer relay timeout. After an ICE restart the
+   * gathering of the new credentials is waited for, even if the old one looks complete. A timer that a hidden page
+   * runs late holds the description until the gathering ends by itself, or the timer wakes.
    */
   private gathered(restart: boolean): Promise<void> {
     const pc = this.peerConnection;
     if (!restart && pc.iceGatheringState === 'complete') return Promise.resolve();
-    const { clock, iceGatheringTimeoutMs } = this.options;
+    const { clock, iceGatheringTimeoutMs, relayGatheringTimeoutMs, iceServers } = this.options;
+    const turn = iceServers.some((server) => [server.urls].flat().some((url) => /^turns?:/i.test(url)));
     return new Promise<void>((resolve) => {
-      // The timeout, or the end of candidates (a null candidate): the gathering's end, restart or not.
+      // The timeout, the end of candidates (a null candidate), or with TURN a relay candidate (RFC 8445 section 5.1.1.2).
       const done = (event?: RTCPeerConnectionIceEvent) => {
-        if (event?.candidate) return;
+        if (event?.candidate && !(turn && / typ relay\b/.test(event.candidate.candidate))) return;
         clock.clearTimeout(timer);
         pc.removeEventListener('icecandidate', done);
         resolve();
       };
-      const timer = clock.setTimeout(done, iceGatheringTimeoutMs);
+      const timer = clock.setTimeout(done, turn ? (relayGatheringTimeoutMs ?? iceGatheringTimeoutMs) : iceGatheringTimeoutMs);
       pc.addEventListener('icecandidate', done);
     });
   }

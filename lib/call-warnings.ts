@@ -24,6 +24,8 @@ export interface AudioLook {
   /** Audio packets received since the call began. */
   received: number;
   farEndSends: boolean;
+  /** The far end holds the call: no audio and no path are then expected of it. */
+  held?: boolean;
   /** The microphone's `totalAudioEnergy` and `totalSamplesDuration` (webrtc-stats media-source), when reported. */
   micEnergy?: number;
   micSeconds?: number;
@@ -41,7 +43,7 @@ export function createCallWarnings(clock: Clock, onChange: (warning: CallWarning
   let received = 0;
   /** The path connected once in this call: until then no audio can come, and only the path is missing. */
   let connected = false;
-  const startedAt = clock.now();
+  let startedAt = clock.now();
   let heardAt = startedAt;
   let loudAt = clock.now();
   let mic: { energy: number; seconds: number } | undefined;
@@ -52,11 +54,13 @@ export function createCallWarnings(clock: Clock, onChange: (warning: CallWarning
     onChange(warning, on);
   };
   return {
-    look({ state, received: now, farEndSends, micEnergy, micSeconds, muted }) {
+    look({ state, received: now, farEndSends, held, micEnergy, micSeconds, muted }) {
       const at = clock.now();
       connected ||= state === 'connected';
+      // A hold is no lost path: its silence and the path's setup are timed afresh once off hold.
+      if (held) startedAt = at;
       // Before the path ever connected the silence says only that: no path (ICE and DTLS not up), not a lossy one.
-      if (!connected || now > received || !farEndSends) heardAt = at;
+      if (!connected || now > received || !farEndSends || held) heardAt = at;
       received = now;
       set('no_audio_path', !connected && at - startedAt >= SILENCE_WARN_MS);
       set('no_inbound_audio', at - heardAt >= SILENCE_WARN_MS);

@@ -5,7 +5,8 @@ import type { MediaControls } from './media-controls.js';
 import { watchMediaPath, type PathSample } from './media-path.js';
 import { createMicrophoneMeter, type MeterAudioContext, type MicrophoneMeter } from './microphone-meter.js';
 import type { LinkEvent } from './sip-link.js';
-import { restartIce, type Call } from './sip-session.js';
+import type { Call } from './sip-call.js';
+import { reoffer } from './sip-offer-answer.js';
 
 /**
  * An answered call followed for the helper (sip-session.ts holds its dialog): the in-dialog requests that tell of a
@@ -57,7 +58,7 @@ export function watchSession(session: Call, callId: string | undefined, { emit, 
         const warnings = createCallWarnings(clock, (warning, raised) => emit({ type: 'warning', callId, warning, raised }));
         stopPath = watchMediaPath({
           sample: async () => {
-            const look = await samplePath(pc, meter);
+            const look = await samplePath(pc, meter, !!session.held);
             warnings.look({ ...look, muted: media.isMuted() });
             return look;
           },
@@ -66,7 +67,7 @@ export function watchSession(session: Call, callId: string | undefined, { emit, 
             return () => pc.removeEventListener('connectionstatechange', listener);
           },
           clock,
-          restartIce: () => restartIce(session),
+          restartIce: () => reoffer(session, clock, true),
           onConnected: () => {
             emit({ type: 'media_connected', callId });
             stopQuality ??= watchQuality(
@@ -83,6 +84,11 @@ export function watchSession(session: Call, callId: string | undefined, { emit, 
           onFailed: () => emit({ type: 'media_failed', callId }),
         });
       }
+      // The far end's hold (RFC 3264 section 8.4) is no failure: the path's watch and the warnings rest meanwhile.
+      session.tell = (news) => {
+        if ('held' in news) return emit({ type: news.held ? 'media_held' : 'media_resumed', callId });
+        emit({ type: 'media_failed', callId, error: { code: 'audio_path_failed', message: news.failed } });
+      };
       media.applyMute();
       void media.play(handler?.remoteMediaStream);
     }
@@ -98,9 +104,9 @@ export function watchSession(session: Call, callId: string | undefined, { emit, 
 
 /**
  * The call's path as media-path.ts judges it: the connection's state, the audio received, the far end's
- * direction; with the microphone's totals for the silent-microphone warning.
+ * direction and hold; with the microphone's totals for the silent-microphone warning.
  */
-async function samplePath(pc: RTCPeerConnection, microphone: MicrophoneMeter): Promise<PathSample & Omit<AudioLook, 'muted'>> {
+async function samplePath(pc: RTCPeerConnection, microphone: MicrophoneMeter, held: boolean): Promise<PathSample & Omit<AudioLook, 'muted'>> {
   let received = 0;
   const report = await pc.getStats();
   report.forEach((stat: { type: string; kind?: string; packetsReceived?: number }) => {
@@ -109,5 +115,5 @@ async function samplePath(pc: RTCPeerConnection, microphone: MicrophoneMeter): P
   const mic = microphone.read(report);
   // RFC 3264 section 6.1: a far end that answered recvonly or inactive sends nothing, so its silence says nothing.
   const farEndSends = !/^a=(?:recvonly|inactive)\s*$/m.test(pc.currentRemoteDescription?.sdp ?? '');
-  return { state: pc.connectionState, received, farEndSends, micEnergy: mic?.energy, micSeconds: mic?.seconds };
+  return { state: pc.connectionState, received, farEndSends, held, micEnergy: mic?.energy, micSeconds: mic?.seconds };
 }

@@ -13,9 +13,12 @@ import type { Audio, CallQuality, CallWarning, StatusError, TimingEvent } from '
  *                                    ▼    │ ICE restart, then the path up again                ▼   │        ▼   │
  *                                 reconnecting ◀────────────────────────────────────────────────────────────────
  *  connecting, playing, blocked, reconnecting ──the path never came up or was lost, and every restart failed──▶ failed
- *  connecting, playing, blocked, reconnecting, failed ──the call ended──▶ ended
+ *  connecting, playing, blocked, reconnecting ──the far end holds the call──▶ held ──off hold──▶ connecting, playing, blocked
+ *  connecting, playing, blocked, reconnecting, held, failed ──the call ended──▶ ended
  *  every state ──the next call's INVITE answered──▶ connecting
  * ```
+ * While `held` (RFC 3264 section 8.4) no audio is expected: nothing restarts or fails, and what the path and the
+ * element say is kept for when the call comes off hold.
  * The audio element's word (`playing`, `blocked`) shows only while the media path is up: before, it is kept in
  * `playback` and shown once the path comes up, so a call whose media never flowed is never `playing`.
  * `reconnecting` and `failed` keep it too. News of a call other than `current` (the call shown, still going at
@@ -44,8 +47,13 @@ export type MediaEvent =
   | { type: 'media_connected'; callId: string | undefined }
   /** The call's media path stopped; ICE is being restarted. */
   | { type: 'media_reconnecting'; callId: string | undefined }
-  /** The media path never came up, or was lost, and every ICE restart failed: no audio, though the call may run. */
-  | { type: 'media_failed'; callId: string | undefined }
+  /**
+   * The media path never came up, or was lost, and every ICE restart failed: no audio, though the call may run;
+   * or, with `error`, the call's offer/answer itself failed (the call was hung up).
+   */
+  | { type: 'media_failed'; callId: string | undefined; error?: StatusError }
+  /** The far end holds the call (RFC 3264 section 8.4), or took it off hold. */
+  | { type: 'media_held' | 'media_resumed'; callId: string | undefined }
   | { type: 'warning'; callId: string | undefined; warning: CallWarning; raised: boolean }
   /** The microphone went away mid-call: another took its place, or none is left (the call goes on). */
   | { type: 'microphone'; callId: string | undefined; outcome: 'replaced' | 'unavailable' }
@@ -97,13 +105,20 @@ export function transition(state: MediaSlice, event: MediaEvent, current: string
       return [{ ...state, audio: 'reconnecting', path: state.path === 'up' ? 'down' : state.path }, [timing('media_reconnecting', event.callId)]];
     case 'media_connected': {
       const milestone: MediaEffect = { type: 'timing', name: 'media_connected', callId: event.callId, once: true };
+      // On hold, the path is noted up for when the call comes off it.
+      if (mine && audio === 'held') return [{ ...state, path: 'up' }, [milestone]];
       if (!mine || (audio !== 'connecting' && audio !== 'reconnecting')) return [state, [milestone]];
       const up: MediaSlice = { ...state, audio: state.playback ?? 'connecting', path: 'up' };
       return [up, audio === 'reconnecting' ? [milestone, timing('media_reconnected', event.callId)] : [milestone]];
     }
     case 'media_failed':
       if (!mine || !live(audio)) return refused;
-      return [{ ...state, audio: 'failed', path: state.path === 'up' ? 'down' : state.path }, [{ type: 'report', error: pathFailed(state.path) }, { type: 'read' }]];
+      return [{ ...state, audio: 'failed', path: state.path === 'up' ? 'down' : state.path }, [{ type: 'report', error: event.error ?? pathFailed(state.path) }, { type: 'read' }]];
+    case 'media_held':
+      return mine && live(audio) ? [{ ...state, audio: 'held' }, []] : refused;
+    case 'media_resumed':
+      if (!mine || audio !== 'held') return refused;
+      return [{ ...state, audio: state.path === 'up' ? (state.playback ?? 'connecting') : 'connecting' }, []];
     case 'warning': {
       if (!mine) return refused;
       const others = state.warnings.filter((shown) => shown !== event.warning);

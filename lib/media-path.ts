@@ -27,6 +27,8 @@ export interface PathSample {
   received: number;
   /** The far end sends audio (its direction is `sendrecv` or `sendonly`): silence from it means a lost path. */
   farEndSends: boolean;
+  /** The far end holds the call (RFC 3264 section 8.4): what flows or not then says nothing of the path. */
+  held?: boolean;
 }
 
 /** What the watch needs from the call. */
@@ -82,9 +84,16 @@ export function watchMediaPath(options: MediaPathOptions): () => void {
     options.restartIce().catch(() => undefined);
   }
 
-  function judge({ state, received: now, farEndSends }: PathSample): void {
+  function judge({ state, received: now, farEndSends, held }: PathSample): void {
     const heard = now > received;
     received = now;
+    // On hold nothing is restarted; once off hold the path's silence is timed afresh.
+    if (held) {
+      lastUp = clock.now();
+      restartDeadline = undefined;
+      restarts = 0;
+      return;
+    }
     const flows = heard || !farEndSends;
     // A first connection counts as up even before its audio: its silence from then on is what tells a lost path.
     if (state === 'connected' && (flows || !wasUp)) {

@@ -11,6 +11,8 @@ import { createKeepAlive } from './keep-alive.js';
 import { createMediaControls, type MediaControls } from './media-controls.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
 import { watchSession } from './call-watch.js';
+import { SUPPORTED_OPTION_TAGS } from './sip-invite-body.js';
+import { refreshTarget } from './sip-offer-answer.js';
 import { callIdOf, createInvites, hangUp, sendInfo, type Call } from './sip-session.js';
 import { DigestCredentials } from './sip-digest.js';
 import { createReconnection } from './sip-reconnect.js';
@@ -74,12 +76,14 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   /** Moves the link from `from` to `to`, if it is in `from` (an arrow of {@link LinkPhase}'s diagram); says whether it did. */
   const move = (from: LinkPhase, to: LinkPhase) => phase === from && !!(phase = to);
   // Always the session's ICE servers: a handler of SIP.js's would otherwise use a public STUN server.
-  const makeHandler = () => new AudioSessionHandler({ iceServers: transport.iceServers, iceGatheringTimeoutMs: 1000, clock });
-  const invites = createInvites(emit, microphone, clock, (call) => {
+  const makeHandler = () => new AudioSessionHandler({ iceServers: transport.iceServers, iceGatheringTimeoutMs: 1000, relayGatheringTimeoutMs: 5000, clock });
+  const onAccept = (call: Call) => {
     current = call;
     // Followed from its first state change; once it ends, no call is current.
     watchSession(call, callIdOf(call.request.message), { emit, media, clock, onTerminated: () => current === call && (current = undefined) });
-  }, makeHandler, () => [`Contact: <${contact}>`, `Allow: ${AllowedMethods.join(', ')}`]);
+  };
+  const headers = () => [`Contact: <${contact}>`, `Allow: ${AllowedMethods.join(', ')}`];
+  const invites = createInvites({ emit, microphone, clock, onAccept, makeHandler, headers });
   const media: MediaControls = createMediaControls({
     peerConnection: () => current?.handler?.peerConnection,
     sendInfo: (contentType, content) => sendInfo(current, contentType, content),
@@ -119,21 +123,16 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
       routeSet: [],
       sipjsId: createRandomToken(5),
       supportedOptionTags: ['outbound'],
-      supportedOptionTagsResponse: ['outbound'],
+      // In every response, the INVITE's 2xx and 180 among them (RFC 3262 section 3: `Supported: 100rel`).
+      supportedOptionTagsResponse: SUPPORTED_OPTION_TAGS,
       userAgentHeaderFieldValue: 'voice-browser',
       viaForceRport: false,
       viaHost,
       authenticationFactory: () => new DigestCredentials(loggerFactory, transport.authorizationUsername, transport.authorizationPassword),
       transportAccessor: () => socket,
     },
-    {
-      onInvite: (request) => {
-        // 100 Trying, then 180 Ringing, as SIP.js's API layer sent them, before the helper hears of it.
-        request.trying();
-        request.progress({ statusCode: 180 });
-        invites.received(request);
-      },
-    },
+    // Checked, rung and told to the helper (sip-session.ts); nothing thrown there reaches the page.
+    { onInvite: (request) => invites.received(request) },
   );
 
   const registration = createRegistration(core, uri, contact, {
@@ -239,6 +238,8 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     keepAlive.start(registration.outbound);
     offline = false;
     emit({ type: 'socket_restored' });
+    // A call in progress refreshes its dialog's target on the new flow (sip-offer-answer.ts).
+    if (current) refreshTarget(current, clock);
   }
 
   /**

@@ -32,7 +32,11 @@ export type LinkEvent =
   | { type: 'invite_received'; invite: IncomingInvite }
   /** The service withdrew an INVITE before it was answered (CANCEL, answered 487): it can no longer be answered. */
   | { type: 'invite_withdrawn'; id: number; callId: string | undefined }
-  | { type: 'session_ended' | 'call_changed' | 'media_connected' | 'media_reconnecting' | 'media_failed'; callId: string | undefined }
+  | { type: 'session_ended' | 'call_changed' | 'media_connected' | 'media_reconnecting'; callId: string | undefined }
+  /** The call's media failed: every ICE restart, or the offer/answer itself (`error` says which). */
+  | { type: 'media_failed'; callId: string | undefined; error?: StatusError }
+  /** The far end put the call on hold (RFC 3264 section 8.4), or took it off. */
+  | { type: 'media_held' | 'media_resumed'; callId: string | undefined }
   | { type: 'quality'; callId: string | undefined; quality: CallQuality }
   | { type: 'microphone'; callId: string | undefined; outcome: 'replaced' | 'unavailable' }
   | { type: 'warning'; callId: string | undefined; warning: CallWarning; raised: boolean }

@@ -1,134 +1,25 @@
-import type { IncomingResponse } from 'sip.js/lib/core/messages/incoming-response.js';
-import type { AckableIncomingResponseWithSession, IncomingInviteRequest } from 'sip.js/lib/core/messages/methods/invite.js';
-import type { Session } from 'sip.js/lib/core/session/session.js';
-import type { SessionDelegate } from 'sip.js/lib/core/session/session-delegate.js';
+import type { IncomingInviteRequest } from 'sip.js/lib/core/messages/methods/invite.js';
 import type { AudioSessionHandler } from './audio-session-handler.js';
 import type { Clock } from './clock.js';
 import { VoiceBrowserError } from './errors.js';
 import { microphoneError } from './media-controls.js';
+import { enter, refuse, sdp, type Call } from './sip-call.js';
+import { ACCEPTED_BODIES, expiresMs, offerOf, requiresReliable, unsupportedExtensions } from './sip-invite-body.js';
 import type { LinkEvent } from './sip-link.js';
+import { follow } from './sip-offer-answer.js';
+import { ringReliably } from './sip-reliable-ringing.js';
 
 /**
- * A call's dialog over SIP.js's core: the INVITE as the helper sees it, the answered call's dialog to its end (its
- * media watched by call-watch.ts), and INFO, BYE and the ICE-restart re-INVITE sent in it. With sip-adapter.ts and sip-registration.ts the only files
- * that import SIP.js; loaded with them, on `connect()`. SIP.js's API layer (Invitation, Session) is left out for
- * its bytes: the core's transactions and dialog do the SIP, and this file what the helper needs of the rest: the
- * answer's SDP through our handler (480 when the microphone fails), 487 to a CANCEL, the in-dialog requests
- * answered, a call's three states.
+ * The INVITEs of the service over SIP.js's core, as the helper sees them: each checked (RFC 3261 section 8.2:
+ * extensions, body), rung (reliably when required, RFC 3262), told to the helper, and answered, declined,
+ * withdrawn (CANCEL, `Expires`) or refused at close, each with exactly one final response; the answered call's
+ * dialog is sip-offer-answer.ts's, its media call-watch.ts's, and INFO goes in it from here. Loaded with the link,
+ * on `connect()`. SIP.js's API layer (Invitation, Session) is left out for its bytes: the core's transactions and
+ * dialog do the SIP.
  */
 
-/** Where an INVITE the link keeps stands: not answered yet, answered (200 OK sent), or over. */
-export type CallState = 'initial' | 'established' | 'terminated';
-
-/** One INVITE from the service and, once answered, its call. */
-export interface Call {
-  state: CallState;
-  readonly request: IncomingInviteRequest;
-  /** The call's media, made at the answer. */
-  handler?: AudioSessionHandler;
-  /** The dialog the answer confirmed. */
-  dialog?: Session;
-  /** The in-dialog requests the watch answers ({@link watchSession}). */
-  delegate?: Pick<SessionDelegate, 'onInfo' | 'onNotify' | 'onRefer'>;
-  /** Told each change of state. */
-  readonly listeners: Array<(state: CallState) => void>;
-  /** What our requests and 2xx in the dialog carry besides the core's: the Contact and Allow (RFC 3261 section 12.2.1.1). */
-  readonly headers: string[];
-}
-
-/** Moves the call on; at its end its media closes, releasing the microphone. */
-function enter(call: Call, state: CallState): void {
-  if (call.state === 'terminated') return;
-  call.state = state;
-  if (state === 'terminated') call.handler?.close();
-  for (const listener of call.listeners) listener(state);
-}
-
-/** Answers the INVITE with `statusCode`, if it still can be: the core throws once its transaction is past that. */
-function refuse(call: Call, statusCode: number): void {
-  try {
-    call.request.reject({ statusCode });
-  } catch {
-    // Answered already, or withdrawn: nothing to refuse.
-  }
-}
-
-/** The SDP of a message, as the core carries it. */
-const sdp = (content: string) => ({ contentDisposition: 'session', contentType: 'application/sdp', content });
-
-/**
- * Sends BYE for an established call, which ends now. Before the ACK of our 200 OK the dialog may not send it
- * (RFC 3261 section 15): it goes once the ACK comes, or the wait for it ends.
- */
-export function hangUp(call: Call | undefined): void {
-  const dialog = call?.dialog;
-  if (call?.state !== 'established' || !dialog) return;
-  const bye = () => void dialog.bye();
-  try {
-    bye();
-  } catch {
-    dialog.delegate = { ...dialog.delegate, onAck: bye, onAckTimeout: bye };
-  }
-  enter(call, 'terminated');
-}
-
-/**
- * The dialog the answer confirmed, answered as the API layer would: BYE accepted (the call ends), a re-INVITE's
- * offer answered by the handler (488 if it cannot), an offer in an ACK taken, no ACK at all ended by BYE.
- */
-function follow(call: Call, dialog: Session, handler: AudioSessionHandler): void {
-  call.dialog = dialog;
-  dialog.delegate = {
-    ...call.delegate,
-    onBye: (request) => {
-      request.accept();
-      enter(call, 'terminated');
-    },
-    onInvite: (request) => {
-      const offer = request.message.body;
-      void (offer ? handler.setDescription(offer) : Promise.resolve())
-        .then(() => handler.getDescription())
-        .then((answer) => void request.accept({ statusCode: 200, body: sdp(answer), extraHeaders: call.headers }))
-        .catch(() => {
-          void handler.rollbackDescription();
-          request.reject({ statusCode: 488 });
-        });
-    },
-    onAck: ({ message }) => (message.body ? handler.setDescription(message.body) : undefined),
-    onAckTimeout: () => hangUp(call),
-  };
-}
-
-/**
- * Restarts the call's ICE by a re-INVITE whose offer carries new ICE credentials; resolves on its 2xx. Refused or
- * not sent, the offer is rolled back; a 2xx whose answer cannot be applied ends the call (ACK, then BYE), as
- * SIP.js's API layer did.
- */
-export async function restartIce(call: Call): Promise<void> {
-  const { dialog, handler } = call;
-  if (!dialog || !handler) throw new Error('no call to restart');
-  const offer = await handler.getDescription({ offerOptions: { iceRestart: true } });
-  await new Promise<void>((resolve, reject) => {
-    const onAccept = (response: AckableIncomingResponseWithSession) => {
-      response.ack();
-      handler.setDescription(response.message.body).then(resolve, (error: unknown) => {
-        hangUp(call);
-        reject(error);
-      });
-    };
-    const refused = (error: Error) => {
-      void handler.rollbackDescription();
-      reject(error);
-    };
-    const onReject = ({ message }: IncomingResponse) => refused(new Error(`re-INVITE answered ${message.statusCode}`));
-    try {
-      dialog.invite({ onAccept, onReject }, { body: sdp(offer), extraHeaders: call.headers });
-    } catch (error) {
-      // The dialog may not send one now (a re-INVITE of the service's still waits for its ACK).
-      refused(error as Error);
-    }
-  });
-}
+export type { Call, CallState } from './sip-call.js';
+export { hangUp } from './sip-call.js';
 
 /** Sends one SIP INFO in the established call (DTMF when RFC 4733 was not negotiated). */
 export function sendInfo(call: Call | undefined, contentType: string, content: string): Promise<void> {
@@ -146,62 +37,119 @@ export function sendInfo(call: Call | undefined, contentType: string, content: s
 export const callIdOf = (request: IncomingInviteRequest['message']): string | undefined => request.getHeader('X-Browser-Call-Id') ?? request.getHeader('X-Call-Id');
 
 /**
- * The INVITEs not yet answered, kept by id: each told to the helper as data (`invite_received`), answered or
- * declined when it names the id back. `onAccept` runs as an answer starts, so the call is followed from its
- * first change of state; `makeHandler` makes its media.
+ * Refuses an INVITE the page cannot take before anyone sees it, with the status RFC 3261 names; true when it
+ * did. An extension required and not supported: 420 with `Unsupported` (section 8.2.2.3); a body it cannot read:
+ * 415 with `Accept` (section 8.2.3), or 488 for a multipart body without SDP.
  */
-export function createInvites(emit: (event: LinkEvent) => void, microphone: string | undefined, clock: Clock, onAccept: (call: Call) => void, makeHandler: () => AudioSessionHandler, headers: () => string[] = () => []) {
+function refusedAtOnce(request: IncomingInviteRequest): boolean {
+  const unsupported = unsupportedExtensions(request.message);
+  if (unsupported.length) return !!request.reject({ statusCode: 420, extraHeaders: [`Unsupported: ${unsupported.join(', ')}`] });
+  const offer = offerOf(request.message);
+  if (!('refuse' in offer)) return false;
+  return !!request.reject({ statusCode: offer.refuse, extraHeaders: offer.refuse === 415 ? [`Accept: ${ACCEPTED_BODIES}`] : [] });
+}
+
+/** What the INVITEs' keeper is made with. */
+export interface InvitesOptions {
+  emit: (event: LinkEvent) => void;
+  microphone: string | undefined;
+  clock: Clock;
+  /** Runs as an answer starts, so the call is followed from its first change of state. */
+  onAccept: (call: Call) => void;
+  /** Makes a call's media. */
+  makeHandler: () => AudioSessionHandler;
+  /** What our requests and 2xx in the dialog carry besides the core's (the Contact and Allow). */
+  headers?: () => string[];
+}
+
+/**
+ * The INVITEs not yet answered, kept by id: each told to the helper as data (`invite_received`), answered or
+ * declined when it names the id back.
+ */
+export function createInvites({ emit, microphone, clock, onAccept, makeHandler, headers = () => [] }: InvitesOptions) {
   const pending = new Map<number, Call>();
+  /** The calls being answered: their INVITE still has no final response. */
+  const answering = new Set<Call>();
   let last = 0;
+  /**
+   * The INVITE can no longer be answered: the service gave it up (CANCEL, or its `Expires` passed: 487), or never
+   * acknowledged our reliable 180 (504). The helper hears it withdrawn, and reads the call now.
+   */
+  const withdraw = (id: number, call: Call, statusCode = 487) => {
+    if (call.state !== 'initial') return;
+    pending.delete(id);
+    emit({ type: 'invite_withdrawn', id, callId: callIdOf(call.request.message) });
+    refuse(call, statusCode);
+    enter(call, 'terminated');
+  };
   return {
+    /** An INVITE from the service; nothing thrown here reaches the page: a failure answers it 500. */
     received(request: IncomingInviteRequest): void {
-      const id = ++last;
-      const call: Call = { state: 'initial', request, listeners: [], headers: headers() };
-      const { message } = request;
-      const callId = callIdOf(message);
-      pending.set(id, call);
-      // The service gave the INVITE up (the core answered the CANCEL 200; the INVITE is ours to end, 487): the
-      // call changed, so it is read now.
-      request.delegate = {
-        onCancel: () => {
-          if (call.state !== 'initial') return;
-          pending.delete(id);
-          emit({ type: 'invite_withdrawn', id, callId });
-          refuse(call, 487);
-          enter(call, 'terminated');
-        },
-      };
-      // A queue's caller: their number is the From's user part, E.164 without its `+` as SIP URIs write it. A
-      // supervisor's monitor leg (`X-Monitored-Call-Id`) is no caller to offer.
-      const user = message.from.uri.user ?? '';
-      const queued = message.hasHeader('X-Call-Id') && !message.hasHeader('X-Monitored-Call-Id');
-      const caller = queued ? { caller: /^\d+$/.test(user) ? `+${user}` : user } : {};
-      emit({ type: 'invite_received', invite: { id, callId, at: clock.now(), ...caller } });
+      try {
+        if (refusedAtOnce(request)) return;
+        const id = ++last;
+        const call: Call = { state: 'initial', request, listeners: [], headers: headers() };
+        const { message } = request;
+        request.delegate = { onCancel: () => withdraw(id, call) };
+        // RFC 3261 section 20.19: unanswered when its time passes, the INVITE is answered 487.
+        const expires = expiresMs(message);
+        if (expires !== undefined) {
+          const timer = clock.setTimeout(() => withdraw(id, call), expires);
+          call.expiry = () => clock.clearTimeout(timer);
+        }
+        request.trying();
+        if (requiresReliable(message)) ringReliably(request, clock, () => withdraw(id, call, 504));
+        else request.progress({ statusCode: 180 });
+        pending.set(id, call);
+        // A queue's caller: their number is the From's user part, E.164 without its `+` as SIP URIs write it. A
+        // supervisor's monitor leg (`X-Monitored-Call-Id`) is no caller to offer.
+        const user = message.from.uri.user ?? '';
+        const queued = message.hasHeader('X-Call-Id') && !message.hasHeader('X-Monitored-Call-Id');
+        const caller = queued ? { caller: /^\d+$/.test(user) ? `+${user}` : user } : {};
+        emit({ type: 'invite_received', invite: { id, callId: callIdOf(message), at: clock.now(), ...caller } });
+      } catch {
+        try {
+          request.reject({ statusCode: 500 });
+        } catch {
+          // Answered already: the failure came after.
+        }
+      }
     },
-    /** The answer: the offer to the handler, its answer in the 200 OK; the microphone failing declines it (480). */
+    /**
+     * The answer: the offer to the handler, its answer in the 200 OK (an offerless INVITE: our offer there, its
+     * answer from the ACK). The offer refused answers 488, the microphone failing 480, anything else 500.
+     */
     async answer(id: number): Promise<void> {
       const call = pending.get(id);
       pending.delete(id);
       if (!call) return;
-      onAccept(call);
-      const handler = (call.handler = makeHandler());
+      answering.add(call);
+      let status = 500;
       try {
-        const offer = call.request.message.body;
-        if (offer) await handler.setDescription(offer);
+        onAccept(call);
+        const handler = (call.handler = makeHandler());
+        const offer = offerOf(call.request.message);
+        status = 488;
+        if ('sdp' in offer && offer.sdp) await handler.setDescription(offer.sdp);
+        status = 480;
         // A supervisor's monitor leg is answered listen-only: no microphone (audio false), so the answer is recvonly.
         const listen = call.request.message.hasHeader('X-Monitored-Call-Id');
-        const answer = await handler.getDescription({ constraints: { audio: !listen && (microphone ? { deviceId: { exact: microphone } } : true), video: false } });
-        // Withdrawn meanwhile (only a CANCEL ends a call not yet answered).
+        const description = await handler.getDescription({ constraints: { audio: !listen && (microphone ? { deviceId: { exact: microphone } } : true), video: false } });
+        // Withdrawn meanwhile (a CANCEL, the INVITE's expiry, or close()).
         if (call.state === 'terminated') return;
-        follow(call, call.request.accept({ statusCode: 200, body: sdp(answer) }).session, handler);
+        status = 500;
+        call.awaitingAnswer = 'sdp' in offer && offer.sdp ? undefined : 'invite';
+        follow(call, call.request.accept({ statusCode: 200, body: sdp(description) }).session);
         enter(call, 'established');
       } catch (cause) {
         // Withdrawn while we answered (a CANCEL crossed our 200 OK): not the page's failure.
         if (call.state === 'terminated') return;
         enter(call, 'terminated');
-        // 480, unless the 200 OK went already (and something after it failed).
-        refuse(call, 480);
-        throw microphoneError(cause);
+        // Unless the 200 OK went already (and something after it failed).
+        refuse(call, status);
+        throw status === 480 ? microphoneError(cause) : new VoiceBrowserError('connection_failed', "the call could not be answered in the browser: the voice service's offer could not be taken", { cause });
+      } finally {
+        answering.delete(call);
       }
     },
     decline(id: number, statusCode = 486): void {
@@ -211,9 +159,16 @@ export function createInvites(emit: (event: LinkEvent) => void, microphone: stri
       enter(call, 'terminated');
       refuse(call, statusCode);
     },
-    /** The link closes: every INVITE still ringing is refused (480), so the service rings this page no more. */
+    /**
+     * The link closes: every INVITE still without its final response (ringing, or being answered) is refused
+     * 480, so the service rings this page no more and no microphone is taken for it.
+     */
     close(): void {
       for (const id of [...pending.keys()]) this.decline(id, 480);
+      for (const call of answering) {
+        refuse(call, 480);
+        enter(call, 'terminated');
+      }
     },
   };
 }

@@ -62,12 +62,17 @@ export const CONNECTION_TRANSITIONS: readonly StateTransition<Connection>[] = [
 /** The audio of a call whose media this page answered and has not given up: it may still play. */
 const live = (audio: Audio) => audio === 'connecting' || audio === 'playing' || audio === 'blocked' || audio === 'reconnecting';
 
+/** Where a held call's audio goes: back to what the path shows once off hold, or to its end. */
+const fromHeld = (to: Audio) => to === 'playing' || to === 'blocked' || to === 'ended';
+
 /**
  * Whether the audio may move `from` one state `to` another (media-machine.ts draws it): every state connects (a
  * call answered); a live one (`connecting`, `playing`, `blocked`, `reconnecting`) goes to any other but `none`;
- * `failed` only ends. From `none` or `ended` (no media yet, or none left) the audio only connects.
+ * `held` comes back to what the path shows, or ends; `failed` only ends. From `none` or `ended` (no media yet,
+ * or none left) the audio only connects.
  */
-export const audioMay = (from: Audio, to: Audio): boolean => to !== from && (to === 'connecting' || (live(from) && to !== 'none') || (from === 'failed' && to === 'ended'));
+export const audioMay = (from: Audio, to: Audio): boolean =>
+  to !== from && (to === 'connecting' || (live(from) && to !== 'none') || (from === 'held' && fromHeld(to)) || (from === 'failed' && to === 'ended'));
 
 /**
  * Every arrow of the audio's diagram (media-machine.ts) as `[from, to]`: the only moves `status().audio` makes

@@ -106,7 +106,8 @@ export const CONNECTION_STATES = ['disconnected', 'connecting', 'ready', 'reconn
  * The page's audio in a call (`status().audio`; diagram in media-machine.ts): `none` before a call;
  * `connecting` until audio flows over the call's media path; `playing` once it does and the page's audio element
  * plays; `blocked` (it flows, but the autoplay policy holds the element); `reconnecting` (the path stopped and ICE
- * is being restarted in the same call); `failed` (no audio path: audio never flowed, or the path was lost, and
+ * is being restarted in the same call); `held` (the far end put the call on hold, RFC 3264 section 8.4: no audio
+ * is expected from either side until it takes the call off hold, and nothing is restarted meanwhile); `failed` (no audio path: audio never flowed, or the path was lost, and
  * every restart failed, while the call itself may still run at the service); `ended`.
  *
  * @remarks
@@ -117,7 +118,7 @@ export const CONNECTION_STATES = ['disconnected', 'connecting', 'ready', 'reconn
 export type Audio = (typeof AUDIO_STATES)[number];
 
 /** Every {@link Audio} state, in the order the diagram draws them. */
-export const AUDIO_STATES = ['none', 'connecting', 'playing', 'blocked', 'reconnecting', 'failed', 'ended'] as const;
+export const AUDIO_STATES = ['none', 'connecting', 'playing', 'blocked', 'reconnecting', 'held', 'failed', 'ended'] as const;
 
 /** renew() only while idle, from a state that holds a session the helper can replace. */
 export const RENEWABLE_CONNECTIONS: ReadonlySet<Connection> = new Set<Connection>(['ready', 'expired', 'offline']);

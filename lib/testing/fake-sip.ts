@@ -20,6 +20,8 @@ export interface FakeSipEvents {
   onMediaConnected(callId: string | undefined): void;
   onMediaReconnecting(callId: string | undefined): void;
   onMediaFailed(callId: string | undefined): void;
+  /** The far end put the call on hold (`held` true, RFC 3264 section 8.4), or took it off. */
+  onMediaHeld(callId: string | undefined, held: boolean): void;
   onQuality(callId: string | undefined, quality: CallQuality): void;
   onMicrophone(callId: string | undefined, outcome: 'replaced' | 'unavailable'): void;
   onWarning(callId: string | undefined, warning: CallWarning, raised: boolean): void;
@@ -39,6 +41,7 @@ export function namedEvents(emit: (event: LinkEvent) => void): FakeSipEvents {
     onMediaConnected: (callId) => emit({ type: 'media_connected', callId }),
     onMediaReconnecting: (callId) => emit({ type: 'media_reconnecting', callId }),
     onMediaFailed: (callId) => emit({ type: 'media_failed', callId }),
+    onMediaHeld: (callId, held) => emit({ type: held ? 'media_held' : 'media_resumed', callId }),
     onQuality: (callId, quality) => emit({ type: 'quality', callId, quality }),
     onMicrophone: (callId, outcome) => emit({ type: 'microphone', callId, outcome }),
     onWarning: (callId, warning, raised) => emit({ type: 'warning', callId, warning, raised }),

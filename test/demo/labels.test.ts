@@ -163,6 +163,7 @@ describe('demo labels', () => {
     expect(announcementLabel(call('dialing_recipient'))).toBe('Calling +12025550100: ringing');
     expect(announcementLabel(call('connected'))).toBe('Connected to +12025550100');
     expect(announcementLabel({ ...call('connected'), audio: 'reconnecting' })).toBe('Connected to +12025550100; the audio is reconnecting');
+    expect(announcementLabel({ ...call('connected'), audio: 'held' })).toBe('Connected to +12025550100; on hold by the other side');
     // A call whose audio path is missing says so beside "Connected", never that the call is lost.
     expect(announcementLabel({ ...call('connected'), audio: 'connecting', warnings: ['no_audio_path'] })).toBe('Connected to +12025550100; no audio yet: the audio path has not connected');
     expect(announcementLabel({ ...call('connected'), audio: 'failed' })).toBe('Connected to +12025550100; no audio: the audio path to this browser failed');

@@ -223,6 +223,16 @@ describe('the call\'s media path', () => {
     expect(statuses.map((status) => status.audio)).not.toContain('playing');
   });
 
+  it('shows held while the far end holds the call, with no error and busy kept, and what played before once off hold', async () => {
+    const { voice, sip } = await talking();
+    sip.events.onAudio('playing');
+    sip.events.onMediaConnected('call-1');
+    sip.events.onMediaHeld('call-1', true);
+    expect(voice.status()).toMatchObject({ audio: 'held', busy: true, call: { state: 'connected' }, error: null });
+    sip.events.onMediaHeld('call-1', false);
+    expect(voice.status()).toMatchObject({ audio: 'playing', error: null });
+  });
+
   it('shows playing once the media path connects, whichever of it and the audio element came first', async () => {
     const { voice, sip } = await talking();
     sip.events.onMediaConnected('call-1');

@@ -16,13 +16,15 @@ const at = (audio: Audio): MediaSlice => ({
 
 /** For each event, where each audio state goes; a state not named does not move (or refuses the event). */
 const ARROWS: Array<[MediaEvent, Partial<Record<Audio, Audio>>]> = [
-  [{ type: 'answering' }, { none: 'connecting', connecting: 'connecting', playing: 'connecting', blocked: 'connecting', reconnecting: 'connecting', failed: 'connecting', ended: 'connecting' }],
+  [{ type: 'answering' }, { none: 'connecting', connecting: 'connecting', playing: 'connecting', blocked: 'connecting', reconnecting: 'connecting', held: 'connecting', failed: 'connecting', ended: 'connecting' }],
+  [{ type: 'media_held', callId: CALL }, { connecting: 'held', playing: 'held', blocked: 'held', reconnecting: 'held' }],
+  [{ type: 'media_resumed', callId: CALL }, { held: 'connecting' }],
   [{ type: 'media_reconnecting', callId: CALL }, { connecting: 'reconnecting', playing: 'reconnecting', blocked: 'reconnecting' }],
   [{ type: 'media_connected', callId: CALL }, { reconnecting: 'blocked' }],
   [{ type: 'media_failed', callId: CALL }, { connecting: 'failed', playing: 'failed', blocked: 'failed', reconnecting: 'failed' }],
   [{ type: 'audio', audio: 'playing' }, { blocked: 'playing' }],
   [{ type: 'audio', audio: 'blocked' }, { playing: 'blocked' }],
-  [{ type: 'media_ended' }, { connecting: 'ended', playing: 'ended', blocked: 'ended', reconnecting: 'ended', failed: 'ended', ended: 'ended' }],
+  [{ type: 'media_ended' }, { connecting: 'ended', playing: 'ended', blocked: 'ended', reconnecting: 'ended', held: 'ended', failed: 'ended', ended: 'ended' }],
 ];
 
 describe('the media machine', () => {
@@ -48,6 +50,8 @@ describe('the media machine', () => {
     // Media again shows whichever audio the restart interrupted; a path up at last shows what the element said.
     for (const to of ['connecting', 'playing'] as const) taken.add(`reconnecting → ${to}`);
     for (const to of ['playing', 'blocked'] as const) taken.add(`connecting → ${to}`);
+    // Off hold, the audio shows what the path and the element said meanwhile.
+    for (const to of ['playing', 'blocked'] as const) taken.add(`held → ${to}`);
     const listed = AUDIO_TRANSITIONS.map(([from, to]) => `${from} → ${to}`);
     expect(new Set(listed).size).toBe(listed.length);
     expect(new Set(listed)).toEqual(taken);
@@ -112,6 +116,23 @@ describe('the media machine', () => {
     // A path that was up and then lost says that instead.
     const lost = transition(at('reconnecting'), { type: 'media_failed', callId: CALL }, CALL)[1][0];
     expect(lost).toMatchObject({ error: { code: 'audio_path_failed', message: expect.stringContaining('the path was lost') } });
+  });
+
+  it('is held while the far end holds: no restart or failure moves it, and off hold it shows what the path and the element said', () => {
+    const [held] = transition(at('playing'), { type: 'media_held', callId: CALL }, CALL);
+    expect(held).toMatchObject({ audio: 'held', playback: 'playing', path: 'up' });
+    for (const event of [
+      { type: 'media_reconnecting', callId: CALL },
+      { type: 'media_failed', callId: CALL },
+      { type: 'audio', audio: 'blocked' },
+    ] as MediaEvent[]) {
+      expect(transition(held, event, CALL)[0].audio, event.type).toBe('held');
+    }
+    const blocked = transition(held, { type: 'audio', audio: 'blocked' }, CALL)[0];
+    expect(transition(blocked, { type: 'media_resumed', callId: CALL }, CALL)[0].audio).toBe('blocked');
+    // Held before the path ever came up: the path noted up meanwhile shows once off hold.
+    const early = transition(transition(at('connecting'), { type: 'media_held', callId: CALL }, CALL)[0], { type: 'media_connected', callId: CALL }, CALL)[0];
+    expect(transition({ ...early, playback: 'playing' }, { type: 'media_resumed', callId: CALL }, CALL)[0]).toMatchObject({ audio: 'playing', path: 'up' });
   });
 
   it('raises and clears warnings of the current call, and empties them when the call ends', () => {

@@ -154,6 +154,8 @@ describe('the INVITEs the link keeps by id (createInvites)', () => {
         body: 'v=0 (the offer)',
       },
       delegate: undefined as { onCancel?(): void } | undefined,
+      trying: () => undefined,
+      progress: () => undefined,
       accept: (): unknown => undefined,
       reject: (options: { statusCode: number }) => void answered.push(`reject ${options.statusCode}`),
     };
@@ -168,7 +170,7 @@ describe('the INVITEs the link keeps by id (createInvites)', () => {
   const setup = () => {
     const events: LinkEvent[] = [];
     const accepted: Call[] = [];
-    const invites = createInvites((event) => events.push(event), undefined, new FakeClock(5), (one) => accepted.push(one), handler);
+    const invites = createInvites({ emit: (event) => events.push(event), microphone: undefined, clock: new FakeClock(5), onAccept: (one) => accepted.push(one), makeHandler: handler });
     return { events, accepted, invites };
   };
 
@@ -195,7 +197,7 @@ describe('the INVITEs the link keeps by id (createInvites)', () => {
         },
         close: () => undefined,
       }) as unknown as AudioSessionHandler;
-    const invites = createInvites(() => undefined, 'mic-2', new FakeClock(5), () => undefined, recording);
+    const invites = createInvites({ emit: () => undefined, microphone: 'mic-2', clock: new FakeClock(5), onAccept: () => undefined, makeHandler: recording });
     invites.received(invitation({ 'X-Call-Id': 'c_leg', 'X-Monitored-Call-Id': 'bc_9' }).fake);
     invites.received(invitation({ 'X-Call-Id': 'c_1' }).fake);
     await invites.answer(1);
@@ -218,11 +220,11 @@ describe('the INVITEs the link keeps by id (createInvites)', () => {
     const one = invitation({ 'X-Call-Id': 'c_1' });
     (one.fake as unknown as { accept: () => unknown }).accept = () => ({ session: dialog });
     const headers = ['Contact: <sip:page@x.invalid;transport=ws>', 'Allow: ACK, BYE'];
-    const invites = createInvites(() => undefined, undefined, new FakeClock(5), () => undefined, handler, () => headers);
+    const invites = createInvites({ emit: () => undefined, microphone: undefined, clock: new FakeClock(5), onAccept: () => undefined, makeHandler: handler, headers: () => headers });
     invites.received(one.fake);
     await invites.answer(1);
     const answers: unknown[] = [];
-    dialog.delegate?.onInvite?.({ message: { body: 'v=0 (a new offer)' }, accept: (options: unknown) => answers.push(options), reject: (options: unknown) => answers.push(options) });
+    dialog.delegate?.onInvite?.({ message: { body: 'v=0 (a new offer)', getHeader: () => undefined }, accept: (options: unknown) => answers.push(options), reject: (options: unknown) => answers.push(options) });
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(answers).toEqual([{ statusCode: 200, body: expect.objectContaining({ contentType: 'application/sdp', content: 'v=0 (the answer)' }), extraHeaders: headers }]);
   });
