@@ -26,6 +26,8 @@ export interface BrowserSessionsOptions {
   calls: SessionCalls;
   /** Public base of the simulator, e.g. `http://127.0.0.1:8090`, to tell the page where `/sip` is. */
   publicUrl(): string;
+  /** An edge's WebSocket URL (a SIP proxy relaying to the simulator's UDP side) to give the pages instead of `/sip`. */
+  sipEdgeUrl?: string | undefined;
   host: string;
   sessionTtlSeconds: number;
   registrationMaxSeconds: number;
@@ -131,7 +133,7 @@ export class BrowserSessions {
     const { host, registrationMaxSeconds } = this.options;
     const base = new URL(this.options.publicUrl());
     return {
-      websocketUrl: `${base.protocol === 'https:' ? 'wss' : 'ws'}://${base.host}/sip`,
+      websocketUrl: this.options.sipEdgeUrl ?? `${base.protocol === 'https:' ? 'wss' : 'ws'}://${base.host}/sip`,
       sipUri: `sip:${record.username}@${host}`,
       authorizationUsername: record.username,
       authorizationPassword: record.password,

@@ -37,6 +37,13 @@ export interface SimulatorOptions extends Omit<RecipientTimings, 'noAnswerMs'> {
    * offers 127.0.0.1 alone, for browsers started with loopback switches.
    */
   mediaAddresses?: MediaAddressMode;
+  /**
+   * SIP over UDP on 127.0.0.1 at this port (0: a free one), where an edge in front of the simulator relays the
+   * pages' SIP (sip-udp.ts); unset, the simulator speaks SIP over its WebSocket only.
+   */
+  sipUdpPort?: number;
+  /** The edge's WebSocket URL: the `websocketUrl` the sessions give the pages instead of the simulator's `/sip`. */
+  sipEdgeUrl?: string;
   /** How long a call whose SIP WebSocket closed lives on without audio from the browser; default 5000. */
   mediaTimeoutMs?: number;
   /** Per-key quota (spec 8); default 100 requests a minute and 10,000 an hour. */
@@ -54,6 +61,8 @@ export interface RunningSimulator {
   /** The REST base the proxy uses as `VOICE_BASE_URL`: `{url}/api`. */
   baseUrl: string;
   port: number;
+  /** The port of SIP over UDP, when {@link SimulatorOptions.sipUdpPort} was given. */
+  sipUdpPort?: number;
   service: VoiceService;
   close(): Promise<void>;
 }
@@ -75,6 +84,7 @@ function createService(options: SimulatorOptions, host: string, publicUrl: () =>
     mediaTimeoutMs: options.mediaTimeoutMs,
     toneMs: options.toneMs ?? 1000,
     mediaAddresses: options.mediaAddresses ?? 'host',
+    sipEdgeUrl: options.sipEdgeUrl,
     webhookFaults: faults,
   });
 }
@@ -126,10 +136,12 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   });
   const port = (server.address() as AddressInfo).port;
   url = `http://${host}:${port}`;
+  const sipUdpPort = options.sipUdpPort === undefined ? undefined : await service.sip.listenUdp(options.sipUdpPort);
   return {
     url,
     baseUrl: `${url}/api`,
     port,
+    ...(sipUdpPort === undefined ? {} : { sipUdpPort }),
     service,
     close: async () => {
       await service.close();
