@@ -84,3 +84,13 @@ describe('an INVITE, its ACK and BYE both ways through Kamailio', () => {
     expect(await w.api.waitForCall(callId, (c) => !c.busy, 'the call to end')).toMatchObject({ state: 'ended', endReason: 'api_hangup' });
   });
 });
+
+describe("the simulator's socket faults behind the edge, whose WebSocket the page's is", () => {
+  it('close-sip-socket asks the edge to close the page\'s WebSocket (an OPTIONS along the Path), and it does; stall-sip-socket is refused', async () => {
+    const w = await behindTheEdge();
+    expect(w.client.ua.transport.isConnected()).toBe(true);
+    w.sim.service.closeSipSockets(w.session.id);
+    await expect.poll(() => w.client.ua.transport.isConnected()).toBe(false);
+    expect(() => w.sim.service.stallSipSockets(w.session.id)).toThrow(/stall-sip-socket cannot strike a page behind a SIP edge/);
+  });
+});
