@@ -26,8 +26,6 @@ export interface BrowserSessionsOptions {
   calls: SessionCalls;
   /** Public base of the simulator, e.g. `http://127.0.0.1:8090`, to tell the page where `/sip` is. */
   publicUrl(): string;
-  /** An edge's WebSocket URL (a SIP proxy relaying to the simulator's UDP side) to give the pages instead of `/sip`. */
-  sipEdgeUrl?: string | undefined;
   host: string;
   sessionTtlSeconds: number;
   registrationMaxSeconds: number;
@@ -133,7 +131,8 @@ export class BrowserSessions {
     const { host, registrationMaxSeconds } = this.options;
     const base = new URL(this.options.publicUrl());
     return {
-      websocketUrl: this.options.sipEdgeUrl ?? `${base.protocol === 'https:' ? 'wss' : 'ws'}://${base.host}/sip`,
+      // An edge in front of the simulator's SIP over UDP is where the pages connect, when there is one.
+      websocketUrl: this.options.sip.edgeUrl ?? `${base.protocol === 'https:' ? 'wss' : 'ws'}://${base.host}/sip`,
       sipUri: `sip:${record.username}@${host}`,
       authorizationUsername: record.username,
       authorizationPassword: record.password,

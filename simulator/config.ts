@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseEnvironment, port, requestCount } from '../contract/environment.js';
+import { ConfigError, parseEnvironment, port, requestCount } from '../contract/environment.js';
 import { API_KEY_FORMAT, type Quota } from './accounts.js';
 import { MEDIA_ADDRESS_MODES, type MediaAddressMode } from './media-address-mode.js';
 import { selectMediaAddresses, type Interfaces } from './media-addresses.js';
@@ -86,6 +86,9 @@ export interface SimulatorConfig {
 export function parseSimulatorConfig(env: Record<string, string | undefined>, options: { demo?: boolean } = {}): SimulatorConfig {
   const e = parseEnvironment(z.object(variables), env);
   const quotaSet = env.SIM_QUOTA_PER_MINUTE !== undefined || env.SIM_QUOTA_PER_HOUR !== undefined;
+  if (e.SIM_SIP_EDGE_URL !== undefined && e.SIM_SIP_UDP_PORT === undefined) {
+    throw new ConfigError("configuration: SIM_SIP_EDGE_URL needs SIM_SIP_UDP_PORT, the simulator's SIP over UDP the edge relays to");
+  }
   return {
     port: e.SIM_PORT,
     apiKey: e.SIM_API_KEY,

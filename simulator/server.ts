@@ -42,7 +42,10 @@ export interface SimulatorOptions extends Omit<RecipientTimings, 'noAnswerMs'> {
    * pages' SIP (sip-udp.ts); unset, the simulator speaks SIP over its WebSocket only.
    */
   sipUdpPort?: number;
-  /** The edge's WebSocket URL: the `websocketUrl` the sessions give the pages instead of the simulator's `/sip`. */
+  /**
+   * The edge's WebSocket URL: the `websocketUrl` the sessions give the pages instead of the simulator's `/sip`;
+   * only with {@link SimulatorOptions.sipUdpPort}, where the edge relays to.
+   */
   sipEdgeUrl?: string;
   /** How long a call whose SIP WebSocket closed lives on without audio from the browser; default 5000. */
   mediaTimeoutMs?: number;
@@ -84,7 +87,6 @@ function createService(options: SimulatorOptions, host: string, publicUrl: () =>
     mediaTimeoutMs: options.mediaTimeoutMs,
     toneMs: options.toneMs ?? 1000,
     mediaAddresses: options.mediaAddresses ?? 'host',
-    sipEdgeUrl: options.sipEdgeUrl,
     webhookFaults: faults,
   });
 }
@@ -136,7 +138,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   });
   const port = (server.address() as AddressInfo).port;
   url = `http://${host}:${port}`;
-  const sipUdpPort = options.sipUdpPort === undefined ? undefined : await service.sip.listenUdp(options.sipUdpPort);
+  if (options.sipEdgeUrl !== undefined && options.sipUdpPort === undefined) throw new Error('sipEdgeUrl needs sipUdpPort: the edge relays to the simulator\'s SIP over UDP');
+  const sipUdpPort = options.sipUdpPort === undefined ? undefined : await service.sip.listenUdp(options.sipUdpPort, options.sipEdgeUrl);
   return {
     url,
     baseUrl: `${url}/api`,

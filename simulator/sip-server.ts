@@ -36,6 +36,7 @@ export class SipServer {
   private readonly kept = new Set<SipConnection>();
   private readonly log = new RegistrationLog();
   private udp: SipUdpSide | undefined;
+  private edge: string | undefined;
 
   constructor(private readonly options: SipServerOptions) {}
 
@@ -113,12 +114,18 @@ export class SipServer {
   }
 
   /**
-   * Listens for SIP over UDP on 127.0.0.1:`port` (0: a free one), where an edge relays its agents' SIP
-   * (sip-udp.ts); resolves with the port. The WebSocket endpoint stays as it is.
+   * Listens for SIP over UDP on 127.0.0.1:`port` (0: a free one), where the edge at `edgeUrl` relays its agents'
+   * SIP (sip-udp.ts); resolves with the port. The WebSocket endpoint stays as it is.
    */
-  async listenUdp(port: number): Promise<number> {
+  async listenUdp(port: number, edgeUrl?: string): Promise<number> {
     this.udp = new SipUdpSide(this, this.options);
+    this.edge = edgeUrl;
     return this.udp.listen(port);
+  }
+
+  /** The WebSocket URL of the edge in front of the UDP side, where the pages connect; undefined without one. */
+  get edgeUrl(): string | undefined {
+    return this.edge;
   }
 
   /** Closes every socket. */

@@ -30,8 +30,6 @@ export interface VoiceServiceOptions extends RecipientTimings {
   /** Public base of the simulator, e.g. `http://127.0.0.1:8090`, to tell the page where `/sip` is. */
   publicUrl(): string;
   host: string;
-  /** An edge's WebSocket URL the sessions give the pages instead of the simulator's own `/sip`. */
-  sipEdgeUrl?: string | undefined;
   sessionTtlSeconds: number;
   registrationMaxSeconds: number;
   agentAnswerTimeoutMs: number;
@@ -102,7 +100,6 @@ export class VoiceService {
         },
       },
       publicUrl: () => options.publicUrl(),
-      sipEdgeUrl: options.sipEdgeUrl,
       host: options.host,
       sessionTtlSeconds: options.sessionTtlSeconds,
       registrationMaxSeconds: options.registrationMaxSeconds,
@@ -254,10 +251,7 @@ export class VoiceService {
    */
   stallSipSockets(sessionId?: string): void {
     const ids = sessionId === undefined ? this.sessions.ids() : [sessionId];
-    for (const id of ids) {
-      const registration = this.sip.registration(id);
-      registration?.connection.stall(registration);
-    }
+    for (const registration of ids.map((id) => this.sip.registration(id))) registration?.connection.stall(registration);
   }
 
   /**
@@ -271,10 +265,7 @@ export class VoiceService {
   /** Simulator control: closes the SIP WebSocket of one session's registration, or of every registration. */
   closeSipSockets(sessionId?: string): void {
     const ids = sessionId === undefined ? this.sessions.ids() : [sessionId];
-    for (const id of ids) {
-      const registration = this.sip.registration(id);
-      registration?.connection.terminate(registration);
-    }
+    for (const registration of ids.map((id) => this.sip.registration(id))) registration?.connection.terminate(registration);
   }
 
   /**
