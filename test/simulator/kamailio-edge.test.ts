@@ -92,5 +92,9 @@ describe("the simulator's socket faults behind the edge, whose WebSocket the pag
     w.sim.service.closeSipSockets(w.session.id);
     await expect.poll(() => w.client.ua.transport.isConnected()).toBe(false);
     expect(() => w.sim.service.stallSipSockets(w.session.id)).toThrow(/stall-sip-socket cannot strike a page behind a SIP edge/);
+    // Refused when armed, with its code, rather than failing the read it would have struck.
+    const armed = await fetch(`${w.sim.url}/__sim/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ fault: 'stall-sip-socket', method: 'GET', path: '/api/v1/voice/browser-sessions/:id' }) });
+    expect(armed.status).toBe(409);
+    expect(await armed.json()).toMatchObject({ code: 'fault_unavailable' });
   });
 });
