@@ -2,6 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test as base, type Page } from '@playwright/test';
 import { startApp, type RunningApp } from '../scripts/start-app.js';
 import { createSimulatorControl, type SimulatorControl } from '../simulator/control-client.js';
+import { startEdge, type SipEdge } from './sip-edge.js';
 
 /**
  * Fixtures shared by the e2e specs: the app's URLs, the simulator's control API, and a page that
@@ -19,7 +20,9 @@ export interface Simulator extends SimulatorControl {
  */
 export const SIM_API_KEY = 'vsk_E2eSuiteSimulatorKey000000000000';
 
-export const test = base.extend<{ simulator: Simulator }, { app: RunningApp }>({
+export const test = base.extend<{ simulator: Simulator }, { app: RunningApp; sipEdge: SipEdge }>({
+  /** The SIP edge between the pages and the simulator (sip-edge.ts): `none`, or `kamailio` for the project of that name. */
+  sipEdge: ['none', { option: true, scope: 'worker' }],
   /**
    * The app exactly as `npm start` runs it, one per worker: each browser's project gets its own, so neither meets
    * the other's callers, quotas or key changes (and a worker started again after a failure gets a fresh one). Its
@@ -27,19 +30,24 @@ export const test = base.extend<{ simulator: Simulator }, { app: RunningApp }>({
    * fixtures.
    */
   app: [
-    async ({}, use) => {
+    async ({ sipEdge }, use) => {
       // One key serves every spec's user: the suite gets a quota above spec 8's default (tested in test/simulator).
       // +12025550103 rings 3 s rather than 8 and +12025550107 stays unknown 4 s rather than 10: the same behaviour,
       // with room to watch the state before it ends (as +12025550101's 3 s of ringing), in less of the suite's time.
       // A queued caller claimed by a page that does not answer goes back after 5 s rather than 20 (queues.spec.ts),
       // still far beyond the second a page that answers takes.
+      const edge = await startEdge(sipEdge);
       const app = await startApp({
+        ...edge.env,
         SIM_API_KEY,
         SIM_QUOTA_PER_MINUTE: '100000',
         SIM_QUOTA_PER_HOUR: '1000000',
         SIM_NO_ANSWER_MS: '3000',
         SIM_OUTCOME_UNKNOWN_MS: '4000',
         SIM_QUEUE_ANSWER_TIMEOUT_MS: '5000',
+      }).catch(async (error: unknown) => {
+        await edge.stop();
+        throw error;
       });
       process.env.E2E_BASE_URL = app.demo;
       process.env.E2E_SIM_URL = app.sim;
@@ -47,6 +55,7 @@ export const test = base.extend<{ simulator: Simulator }, { app: RunningApp }>({
         await use(app);
       } finally {
         await app.stop();
+        await edge.stop();
       }
     },
     { scope: 'worker', auto: true },

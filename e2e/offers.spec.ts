@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, Page } from '@playwright/test';
 import { startApp } from '../scripts/start-app.js';
 import { createSimulatorControl, type InboundCallRecord } from '../simulator/control-client.js';
 import { axeViolations, expect, hangUp, logInAndConnect, pageAudioStats, recordPeerConnections, screenshot, SIM_API_KEY, test, type Simulator } from './fixtures.js';
+import { startEdge } from './sip-edge.js';
 
 /**
  * Offer mode (issue 33; server-proxy/README.md, "Offer mode"), in real browsers against the demo server and its
@@ -117,10 +118,15 @@ async function offersSeen(agents: readonly Agent[]): Promise<Array<{ agent: stri
   return all;
 }
 
-test('three agents, five callers: each caller rings one agent at a time, a decline and a ring-out send the caller on, and each is answered once', async ({ browser }) => {
+test('three agents, five callers: each caller rings one agent at a time, a decline and a ring-out send the caller on, and each is answered once', async ({ browser, sipEdge }) => {
   test.setTimeout(150_000);
+  // Behind the project's SIP edge, if it has one (the kamailio project), as the fixture's own app is.
+  const edge = await startEdge(sipEdge);
   // Every variable the spec relies on, set here: the suite's key and quota, and the service's real ring time.
-  const app = await startApp({ SIM_API_KEY, SIM_QUOTA_PER_MINUTE: '100000', SIM_QUOTA_PER_HOUR: '1000000', SIM_QUEUE_ANSWER_TIMEOUT_MS: SERVICE_RING_MS });
+  const app = await startApp({ ...edge.env, SIM_API_KEY, SIM_QUOTA_PER_MINUTE: '100000', SIM_QUOTA_PER_HOUR: '1000000', SIM_QUEUE_ANSWER_TIMEOUT_MS: SERVICE_RING_MS }).catch(async (error: unknown) => {
+    await edge.stop();
+    throw error;
+  });
   const simulator: Simulator = { url: app.sim, ...createSimulatorControl(app.sim) };
   const agents: Agent[] = [];
   const callers: InboundCallRecord[] = [];
@@ -215,5 +221,6 @@ test('three agents, five callers: each caller rings one agent at a time, a decli
     for (const caller of callers) await simulator.callerHangup(caller.id).catch(() => undefined);
     for (const agent of agents) await agent.context.close();
     await app.stop();
+    await edge.stop();
   }
 });

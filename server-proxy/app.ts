@@ -30,6 +30,8 @@ export interface DemoAppOptions {
   logLevel?: VoiceProxyOptions['logLevel'];
   /** The support desk's queues (see `VoiceProxyOptions.queues`); default none. */
   queues?: VoiceProxyOptions['queues'];
+  /** WebSocket URLs of a SIP edge in front of the service, which the page's CSP must let it reach; default none. */
+  sipEdgeUrls?: readonly string[];
   /** Callers on demand: the embedded simulator's address and the demo's queues; default off (a real service). */
   callers?: Pick<DemoCallersOptions, 'simulatorUrl' | 'queues'>;
 }
@@ -62,7 +64,7 @@ export function createDemoApp(options: DemoAppOptions): Hono {
   const ops = createOpsHandler(voice);
 
   const app = new Hono();
-  app.use('*', demoSecurityHeaders(options.voice.baseUrl));
+  app.use('*', demoSecurityHeaders(options.voice.baseUrl, options.sipEdgeUrls));
   app.all('/voice/*', (c) => voice(c.req.raw));
   app.get('/healthz', (c) => ops(c.req.raw));
   app.get('/readyz', (c) => ops(c.req.raw));

@@ -29,7 +29,8 @@ interface Upstream {
   /** The key's quota when it is known, for the per-user limits. */
   quota: Rate | undefined;
   /** `simulatorUrl`: the embedded simulator's address, whose control API makes callers arrive on demand. */
-  start(): Promise<{ voice: NonNullable<Config['voice']>; simulatorUrl?: string; close(): Promise<void>; said: string[] }>;
+  /** `sipEdgeUrl`: an edge in front of the embedded simulator (SIM_SIP_EDGE_URL), where the pages' SIP goes. */
+  start(): Promise<{ voice: NonNullable<Config['voice']>; simulatorUrl?: string; sipEdgeUrl?: string; close(): Promise<void>; said: string[] }>;
 }
 
 /** A real service at VOICE_BASE_URL: nothing to start, but proven to answer and to take the key. */
@@ -55,14 +56,15 @@ async function embeddedSimulator(env: Record<string, string | undefined>): Promi
     quota: startedKeyQuota(config),
     start: async () => {
       const simulator = await startSimulator(config);
-      const sip = `${simulator.url.replace(/^http/, 'ws')}/sip`;
+      const sip = config.sipEdgeUrl ? `${config.sipEdgeUrl} (an edge relaying to the simulator's SIP over UDP, 127.0.0.1:${simulator.sipUdpPort ?? '?'})` : `${simulator.url.replace(/^http/, 'ws')}/sip`;
       const said = [
         `simulator on ${simulator.url} (embedded, the voice service the demo calls through: REST ${simulator.baseUrl}/v1/voice, SIP ${sip})`,
         `simulator media on ${describeMediaAddresses(config)}`,
         `simulator API key: ${describeApiKey(config, env)}`,
         describeQuota(config),
       ];
-      return { voice: { baseUrl: simulator.baseUrl, apiKey: config.apiKey }, simulatorUrl: simulator.url, close: () => simulator.close(), said };
+      const edge = config.sipEdgeUrl ? { sipEdgeUrl: config.sipEdgeUrl } : {};
+      return { voice: { baseUrl: simulator.baseUrl, apiKey: config.apiKey }, simulatorUrl: simulator.url, ...edge, close: () => simulator.close(), said };
     },
   };
 }
@@ -99,6 +101,7 @@ async function main(): Promise<void> {
     ...(queues ? { queues: demoQueueOptions(queues, events, availability) } : {}),
     // Callers on demand only where a simulator can act them: never in front of a real service.
     ...(queues && running.simulatorUrl ? { callers: { simulatorUrl: running.simulatorUrl, queues: queues.named } } : {}),
+    ...(running.sipEdgeUrl ? { sipEdgeUrls: [running.sipEdgeUrl] } : {}),
     logLevel: config.logLevel,
   });
   serve = getRequestListener(app.fetch);

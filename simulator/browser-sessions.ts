@@ -131,7 +131,8 @@ export class BrowserSessions {
     const { host, registrationMaxSeconds } = this.options;
     const base = new URL(this.options.publicUrl());
     return {
-      websocketUrl: `${base.protocol === 'https:' ? 'wss' : 'ws'}://${base.host}/sip`,
+      // An edge in front of the simulator's SIP over UDP is where the pages connect, when there is one.
+      websocketUrl: this.options.sip.edgeUrl ?? `${base.protocol === 'https:' ? 'wss' : 'ws'}://${base.host}/sip`,
       sipUri: `sip:${record.username}@${host}`,
       authorizationUsername: record.username,
       authorizationPassword: record.password,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseEnvironment, port, requestCount } from '../contract/environment.js';
+import { ConfigError, parseEnvironment, port, requestCount } from '../contract/environment.js';
 import { API_KEY_FORMAT, type Quota } from './accounts.js';
 import { MEDIA_ADDRESS_MODES, type MediaAddressMode } from './media-address-mode.js';
 import { selectMediaAddresses, type Interfaces } from './media-addresses.js';
@@ -29,6 +29,8 @@ const variables = {
   SIM_OUTCOME_UNKNOWN_MS: milliseconds(DEFAULT_RECIPIENT_TIMINGS.outcomeUnknownMs),
   SIM_QUEUE_ANSWER_TIMEOUT_MS: milliseconds(QUEUE_ANSWER_TIMEOUT_MS),
   SIM_MEDIA_ADDRESSES: z.enum(MEDIA_ADDRESS_MODES, { error: `must be ${MEDIA_ADDRESS_MODES.map((mode) => `"${mode}"`).join(' or ')}` }).default(MEDIA_ADDRESS_MODES[0]),
+  SIM_SIP_UDP_PORT: z.coerce.number({ error: 'must be a port number 0-65535' }).int('must be a port number 0-65535').min(0, 'must be a port number 0-65535').max(65535, 'must be a port number 0-65535').optional(),
+  SIM_SIP_EDGE_URL: z.string().regex(/^wss?:\/\/[^\s/]+(\/\S*)?$/, 'must be a ws:// or wss:// URL').optional(),
 };
 
 /**
@@ -68,6 +70,10 @@ export interface SimulatorConfig {
    * addresses to 127.0.0.1, so a browser with default settings gets audio; `loopback`, 127.0.0.1 alone.
    */
   mediaAddresses: MediaAddressMode;
+  /** SIP over UDP on 127.0.0.1 at this port (0: a free one), for an edge that relays the pages' SIP; unset: none. */
+  sipUdpPort?: number;
+  /** The edge's WebSocket URL, given to the pages as their session's `websocketUrl`; unset: the simulator's `/sip`. */
+  sipEdgeUrl?: string;
 }
 
 /**
@@ -80,6 +86,9 @@ export interface SimulatorConfig {
 export function parseSimulatorConfig(env: Record<string, string | undefined>, options: { demo?: boolean } = {}): SimulatorConfig {
   const e = parseEnvironment(z.object(variables), env);
   const quotaSet = env.SIM_QUOTA_PER_MINUTE !== undefined || env.SIM_QUOTA_PER_HOUR !== undefined;
+  if (e.SIM_SIP_EDGE_URL !== undefined && e.SIM_SIP_UDP_PORT === undefined) {
+    throw new ConfigError("configuration: SIM_SIP_EDGE_URL needs SIM_SIP_UDP_PORT, the simulator's SIP over UDP the edge relays to");
+  }
   return {
     port: e.SIM_PORT,
     apiKey: e.SIM_API_KEY,
@@ -89,6 +98,8 @@ export function parseSimulatorConfig(env: Record<string, string | undefined>, op
     outcomeUnknownMs: e.SIM_OUTCOME_UNKNOWN_MS,
     queueAnswerTimeoutMs: e.SIM_QUEUE_ANSWER_TIMEOUT_MS,
     mediaAddresses: e.SIM_MEDIA_ADDRESSES,
+    ...(e.SIM_SIP_UDP_PORT !== undefined ? { sipUdpPort: e.SIM_SIP_UDP_PORT } : {}),
+    ...(e.SIM_SIP_EDGE_URL !== undefined ? { sipEdgeUrl: e.SIM_SIP_EDGE_URL } : {}),
   };
 }
 

@@ -74,8 +74,15 @@ function inboundRoutes(app: Hono, service: VoiceService): void {
 }
 
 /** `/faults`: arm, list and clear the faults of the next requests (faults.ts). */
-function faultRoutes(app: Hono, faults: FaultPlan): void {
-  app.post('/faults', async (c) => c.json({ fault: faults.add(await readJsonBody(c.req.raw)), armed: faults.list() }, 201));
+function faultRoutes(app: Hono, faults: FaultPlan, service: VoiceService): void {
+  app.post('/faults', async (c) => {
+    const body = await readJsonBody(c.req.raw);
+    // Behind a SIP edge the page's WebSocket is the edge's: the simulator has none of its own to stall.
+    if (service.sip.edgeUrl && (body as { fault?: unknown } | null)?.fault === 'stall-sip-socket') {
+      throw new HttpError(409, 'fault_unavailable', "stall-sip-socket needs the page's own socket; behind a SIP edge (SIM_SIP_EDGE_URL) it is the edge's");
+    }
+    return c.json({ fault: faults.add(body), armed: faults.list() }, 201);
+  });
   app.get('/faults', (c) => c.json({ armed: faults.list() }));
   app.delete('/faults', (c) => {
     faults.clear();
@@ -107,7 +114,7 @@ export function createControlApp({ service, faults, registry, defaultQuota, forg
     if (!registration) throw new HttpError(404, 'not_found', 'no such browser session');
     return c.json({ registration });
   });
-  faultRoutes(app, faults);
+  faultRoutes(app, faults, service);
   app.post('/keys', async (c) => c.json(keys.create((await readJsonBody(c.req.raw)) ?? {}), 201));
   app.patch('/keys/:key', async (c) => c.json(keys.update(c.req.param('key'), (await readJsonBody(c.req.raw)) ?? {})));
   app.post('/reset', async (c) => {

@@ -14,15 +14,15 @@ interface Span {
 interface SessionLog {
   spans: Span[];
   registrations: number;
-  sockets: Set<object>;
+  sockets: Set<unknown>;
 }
 
 export class RegistrationLog {
   private readonly sessions = new Map<string, SessionLog>();
 
-  /** The session was bound on `socket` until `expiresAt`, at `now`. */
-  bound(sessionId: string, socket: object, now: number, expiresAt: number): void {
-    const log = this.sessions.get(sessionId) ?? { spans: [], registrations: 0, sockets: new Set<object>() };
+  /** The session was bound on `socket` (a connection, or an edge's flow named by its Path) until `expiresAt`, at `now`. */
+  bound(sessionId: string, socket: unknown, now: number, expiresAt: number): void {
+    const log = this.sessions.get(sessionId) ?? { spans: [], registrations: 0, sockets: new Set<unknown>() };
     this.sessions.set(sessionId, log);
     log.registrations += 1;
     log.sockets.add(socket);

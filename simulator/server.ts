@@ -37,6 +37,16 @@ export interface SimulatorOptions extends Omit<RecipientTimings, 'noAnswerMs'> {
    * offers 127.0.0.1 alone, for browsers started with loopback switches.
    */
   mediaAddresses?: MediaAddressMode;
+  /**
+   * SIP over UDP on 127.0.0.1 at this port (0: a free one), where an edge in front of the simulator relays the
+   * pages' SIP (sip-udp.ts); unset, the simulator speaks SIP over its WebSocket only.
+   */
+  sipUdpPort?: number;
+  /**
+   * The edge's WebSocket URL: the `websocketUrl` the sessions give the pages instead of the simulator's `/sip`;
+   * only with {@link SimulatorOptions.sipUdpPort}, where the edge relays to.
+   */
+  sipEdgeUrl?: string;
   /** How long a call whose SIP WebSocket closed lives on without audio from the browser; default 5000. */
   mediaTimeoutMs?: number;
   /** Per-key quota (spec 8); default 100 requests a minute and 10,000 an hour. */
@@ -54,6 +64,8 @@ export interface RunningSimulator {
   /** The REST base the proxy uses as `VOICE_BASE_URL`: `{url}/api`. */
   baseUrl: string;
   port: number;
+  /** The port of SIP over UDP, when {@link SimulatorOptions.sipUdpPort} was given. */
+  sipUdpPort?: number;
   service: VoiceService;
   close(): Promise<void>;
 }
@@ -126,10 +138,13 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   });
   const port = (server.address() as AddressInfo).port;
   url = `http://${host}:${port}`;
+  if (options.sipEdgeUrl !== undefined && options.sipUdpPort === undefined) throw new Error('sipEdgeUrl needs sipUdpPort: the edge relays to the simulator\'s SIP over UDP');
+  const sipUdpPort = options.sipUdpPort === undefined ? undefined : await service.sip.listenUdp(options.sipUdpPort, options.sipEdgeUrl);
   return {
     url,
     baseUrl: `${url}/api`,
     port,
+    ...(sipUdpPort === undefined ? {} : { sipUdpPort }),
     service,
     close: async () => {
       await service.close();

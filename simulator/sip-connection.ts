@@ -20,16 +20,35 @@ export interface SipServerOptions {
   now?: () => number;
 }
 
-/** A live binding of a session's agent to a WebSocket. */
+/**
+ * What a binding reaches its agent through: a WebSocket of the agent's own ({@link SipConnection}), or the
+ * simulator's UDP side, where an edge relays every agent's SIP (sip-udp.ts).
+ */
+export interface SipFlow {
+  /** Sends the INVITE that rings the registered agent. */
+  invite(registration: Registration, options: InviteOptions): BrowserLeg;
+  pruneNonces(now: number): void;
+  /** The `stall-sip-socket` fault: the registration's way to the agent goes silent without closing. */
+  stall(registration: Registration): void;
+  /** The `close-sip-socket` fault: the registration's connection to the agent closes. */
+  terminate(registration: Registration): void;
+}
+
+/** A live binding of a session's agent to a WebSocket, or to a flow an edge relays over UDP. */
 export interface Registration extends Binding {
-  connection: SipConnection;
+  connection: SipFlow;
+  /**
+   * The flow the binding came over when several agents share one connection (an edge's, by its `Path`), so the
+   * registration log counts the agent's sockets rather than the edge's one.
+   */
+  flow?: string;
 }
 
 /** What a connection tells the registrar (sip-server.ts) of the bindings its REGISTERs make and end. */
 export interface Registrar {
   addRegistration(registration: Registration): void;
   /** Drops a binding; with a connection given, only when the binding is still that connection's. */
-  removeRegistration(sessionId: string, connection?: SipConnection): void;
+  removeRegistration(sessionId: string, connection?: SipFlow): void;
   /**
    * The connection of the same agent (RFC 5626: the same `+sip.instance` of the same session) that `holds`
    * what a message needs, when `connection` itself does not; or, without `holds`, that agent's newest open flow.
@@ -71,7 +90,7 @@ function coreConfiguration(send: (message: string) => void, host: string): Const
 }
 
 /** One WebSocket and the SIP core speaking over it. */
-export class SipConnection {
+export class SipConnection implements SipFlow {
   readonly core: UserAgentCore;
   private readonly registration: RegistrationHandler;
   /** INVITE dialogs of this socket still up or ending: they learn of it when the socket closes. */
@@ -133,6 +152,11 @@ export class SipConnection {
   stall(): void {
     this.stalled = true;
     this.socket.pause();
+  }
+
+  /** Closes the socket at once, as a network path that resets. */
+  terminate(): void {
+    this.socket.terminate();
   }
 
   private receive(text: string): void {

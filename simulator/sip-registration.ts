@@ -26,6 +26,11 @@ export interface Binding {
    * 4.2): its flows are one agent's, so requests of a dialog may go down its newest one.
    */
   instance?: string;
+  /**
+   * The REGISTER's `Path` (RFC 3327), when an edge relayed it: the route set, top first, of every request sent to
+   * the contact (section 5.3), so that it goes back through the edge that holds the agent's connection.
+   */
+  path?: string[];
 }
 
 /** Where a connection's REGISTERs add and drop their bindings. */
@@ -108,11 +113,16 @@ export class RegistrationHandler {
     // RFC 3261 section 10.3 step 7: the registrar may shorten the lifetime; it echoes what it granted.
     const expires = Math.max(1, Math.min(Number.isFinite(requested) ? requested : 3600, account.maxExpiresSeconds));
     const instance = contact.getParam('reg-id') !== undefined ? contact.getParam('+sip.instance')?.replace(/^"|"$/g, '') : undefined;
-    this.sink.bind({ sessionId: account.sessionId, username, contact: contact.uri.toString(), expiresAt: now + expires * 1000, ...(instance ? { instance } : {}) });
+    const path = pathOf(request);
+    this.sink.bind({ sessionId: account.sessionId, username, contact: contact.uri.toString(), expiresAt: now + expires * 1000, ...(instance ? { instance } : {}), ...(path.length ? { path } : {}) });
     const echoed = contactHeader.replace(/;\s*expires=\d+/i, '') + `;expires=${expires}`;
-    // RFC 5626 section 6: a binding made for outbound is confirmed, so the page expects pongs to its pings.
-    const outbound = instance ? ['Require: outbound'] : [];
-    request.accept({ statusCode: 200, extraHeaders: [`Contact: ${echoed}`, `Expires: ${expires}`, ...outbound] });
+    // RFC 5626 section 6: a binding made for outbound is confirmed, so the page expects pongs to its pings; behind
+    // an edge only when the edge said it keeps the flow (`ob` on its Path entry), as the first hop answers the pings.
+    const outbound = instance && (path.length === 0 || /;ob\b/i.test(path[0] ?? '')) ? ['Require: outbound'] : [];
+    // RFC 3327 section 5.3: the stored Path goes back in the 200 to a UA that said it supports it.
+    const supportsPath = /(^|,)\s*path\s*(,|$)/i.test(request.message.getHeaders('supported').join(','));
+    const pathEcho = path.length && supportsPath ? [`Path: ${path.join(', ')}`] : [];
+    request.accept({ statusCode: 200, extraHeaders: [`Contact: ${echoed}`, `Expires: ${expires}`, ...outbound, ...pathEcho] });
   }
 
   /** A 401 with a fresh nonce (RFC 3261 section 22.1). */
@@ -123,4 +133,9 @@ export class RegistrationHandler {
     request.reject({ statusCode: 401, extraHeaders: [`WWW-Authenticate: ${challengeHeader(this.options.realm, nonce, stale)}`] });
     return undefined;
   }
+}
+
+/** The REGISTER's Path entries, top first, one per name-addr (RFC 3327 section 4). */
+function pathOf(request: IncomingRegisterRequest): string[] {
+  return request.message.getHeaders('path').flatMap((value) => value.match(/<[^>]*>[^,]*/g) ?? []).map((entry) => entry.trim());
 }

@@ -4,7 +4,8 @@ import { WebSocketServer } from 'ws';
 import type { BrowserLeg, InviteOptions } from './invite-dialog.js';
 import type { RegistrationRecord } from './control-client.js';
 import { RegistrationLog } from './registration-log.js';
-import { SipConnection, type Registration, type SipServerOptions } from './sip-connection.js';
+import { SipConnection, type Registration, type SipFlow, type SipServerOptions } from './sip-connection.js';
+import { SipUdpSide } from './sip-udp.js';
 
 /**
  * SIP over WebSocket (RFC 7118) for the simulator: a registrar with digest authentication and the service
@@ -19,7 +20,7 @@ import { SipConnection, type Registration, type SipServerOptions } from './sip-c
  */
 
 export type { BrowserLeg, BrowserLegHandlers, InviteOptions, LegEnd } from './invite-dialog.js';
-export type { Registration, SipServerOptions } from './sip-connection.js';
+export type { Registration, SipFlow, SipServerOptions } from './sip-connection.js';
 export type { SipAccount } from './sip-registration.js';
 
 /** The registrar and WebSocket endpoint at `/sip`; each socket's SIP is a {@link SipConnection}. */
@@ -34,6 +35,8 @@ export class SipServer {
   /** Closed connections of agents registered for outbound, kept while a call of theirs is up. */
   private readonly kept = new Set<SipConnection>();
   private readonly log = new RegistrationLog();
+  private udp: SipUdpSide | undefined;
+  private edge: string | undefined;
 
   constructor(private readonly options: SipServerOptions) {}
 
@@ -78,13 +81,13 @@ export class SipServer {
 
   addRegistration(registration: Registration): void {
     this.registrations.set(registration.sessionId, registration);
-    this.log.bound(registration.sessionId, registration.connection, this.now(), registration.expiresAt);
+    this.log.bound(registration.sessionId, registration.flow ?? registration.connection, this.now(), registration.expiresAt);
     registration.connection.pruneNonces(this.now());
     this.options.onRegistrationChange?.(registration.sessionId);
   }
 
   /** Drops a binding; with a connection given, only when the binding is still that connection's. */
-  removeRegistration(sessionId: string, connection?: SipConnection): void {
+  removeRegistration(sessionId: string, connection?: SipFlow): void {
     const registration = this.registrations.get(sessionId);
     if (!registration || (connection && registration.connection !== connection)) return;
     this.registrations.delete(sessionId);
@@ -110,8 +113,24 @@ export class SipServer {
     return registration?.connection.invite(registration, options);
   }
 
+  /**
+   * Listens for SIP over UDP on 127.0.0.1:`port` (0: a free one), where the edge at `edgeUrl` relays its agents'
+   * SIP (sip-udp.ts); resolves with the port. The WebSocket endpoint stays as it is.
+   */
+  async listenUdp(port: number, edgeUrl?: string): Promise<number> {
+    this.udp = new SipUdpSide(this, this.options);
+    this.edge = edgeUrl;
+    return this.udp.listen(port);
+  }
+
+  /** The WebSocket URL of the edge in front of the UDP side, where the pages connect; undefined without one. */
+  get edgeUrl(): string | undefined {
+    return this.edge;
+  }
+
   /** Closes every socket. */
   close(): void {
+    this.udp?.close();
     for (const connection of this.connections) {
       connection.socket.terminate();
       connection.dispose();

@@ -251,7 +251,7 @@ export class VoiceService {
    */
   stallSipSockets(sessionId?: string): void {
     const ids = sessionId === undefined ? this.sessions.ids() : [sessionId];
-    for (const id of ids) this.sip.registration(id)?.connection.stall();
+    for (const registration of ids.map((id) => this.sip.registration(id))) registration?.connection.stall(registration);
   }
 
   /**
@@ -265,7 +265,7 @@ export class VoiceService {
   /** Simulator control: closes the SIP WebSocket of one session's registration, or of every registration. */
   closeSipSockets(sessionId?: string): void {
     const ids = sessionId === undefined ? this.sessions.ids() : [sessionId];
-    for (const id of ids) this.sip.registration(id)?.connection.socket.terminate();
+    for (const registration of ids.map((id) => this.sip.registration(id))) registration?.connection.terminate(registration);
   }
 
   /**

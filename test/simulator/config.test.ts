@@ -77,6 +77,26 @@ describe('the calls’ media addresses', () => {
   });
 });
 
+describe('an edge in front of the simulator', () => {
+  it('is off by default: no SIP over UDP, and the sessions name the simulator\'s own /sip', () => {
+    const config = parseSimulatorConfig({});
+    expect(config.sipUdpPort).toBeUndefined();
+    expect(config.sipEdgeUrl).toBeUndefined();
+  });
+
+  it('takes SIM_SIP_UDP_PORT (0: a free one) and SIM_SIP_EDGE_URL as given', () => {
+    expect(parseSimulatorConfig({ SIM_SIP_UDP_PORT: '0', SIM_SIP_EDGE_URL: 'ws://127.0.0.1:5066' })).toMatchObject({ sipUdpPort: 0, sipEdgeUrl: 'ws://127.0.0.1:5066' });
+    expect(parseSimulatorConfig({ SIM_SIP_UDP_PORT: '5070', SIM_SIP_EDGE_URL: 'wss://edge.example.com/sip' }).sipEdgeUrl).toBe('wss://edge.example.com/sip');
+  });
+
+  it('stops start-up with one line naming the variable for a bad port or a URL that is not ws:// or wss://', () => {
+    expect(() => parseSimulatorConfig({ SIM_SIP_UDP_PORT: '70000' })).toThrow(/^configuration: SIM_SIP_UDP_PORT must be a port number 0-65535$/);
+    expect(() => parseSimulatorConfig({ SIM_SIP_UDP_PORT: '0', SIM_SIP_EDGE_URL: 'http://127.0.0.1:5066' })).toThrow(/^configuration: SIM_SIP_EDGE_URL must be a ws:\/\/ or wss:\/\/ URL$/);
+    // The edge relays to the UDP side: an edge without one would be given to pages whose SIP goes nowhere.
+    expect(() => parseSimulatorConfig({ SIM_SIP_EDGE_URL: 'ws://127.0.0.1:5066' })).toThrow(/^configuration: SIM_SIP_EDGE_URL needs SIM_SIP_UDP_PORT/);
+  });
+});
+
 describe('SIMULATOR_CONFIG_VARIABLES', () => {
   it.each(SIMULATOR_CONFIG_VARIABLES)('names %s, a variable the configuration reads', (name) => {
     // Every rule refuses this value: the list is the schema's own, not a copy that could drift.
