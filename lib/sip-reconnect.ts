@@ -59,6 +59,7 @@ export interface Reconnection {
 
 const failureOf = (error: unknown): AttemptFailure => (typeof error === 'object' && error !== null ? (error as AttemptFailure) : {});
 
+/** The reconnection of one link: {@link backoffMs} between attempts, until restored, refused for good or no longer wanted. */
 export function createReconnection({ clock, random = Math.random, attempt, wanted, final }: ReconnectionOptions): Reconnection {
   let failures = 0;
   let restoredAt = -Infinity;

@@ -64,6 +64,7 @@ function refusal(message: IncomingResponseMessage): VoiceBrowserError {
   });
 }
 
+/** The registration of one link's Contact under the session's address-of-record, over `core`. */
 export function createRegistration(core: UserAgentCore, aor: URI, contact: URI, { expires, clock, random = Math.random, onLost }: RegistrationOptions): Registration {
   const instance = crypto.randomUUID();
   const registrar = aor.clone();
@@ -99,6 +100,7 @@ export function createRegistration(core: UserAgentCore, aor: URI, contact: URI, 
       // The core leaves the last answer to a challenge on the request: sent again, it replays a nonce the
       // registrar may have called stale since. Each REGISTER is challenged afresh instead (RFC 3261 section 22.1).
       request.setHeader('authorization', []);
+      request.setHeader('proxy-authorization', []);
       request.extraHeaders = [`Contact: <${contact}>;reg-id=1;+sip.instance="<urn:uuid:${instance}>";expires=${seconds}`, ALLOW];
       const fail = ({ message }: { message: IncomingResponseMessage }) => {
         if (message.statusCode === 423) minExpires = Number.parseInt(message.getHeader('min-expires') ?? '', 10);
