@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseEnvironment, port, requestCount } from '../contract/environment.js';
 import { API_KEY_FORMAT, type Quota } from './accounts.js';
+import { EDGE_PROFILES, type EdgeProfile } from './edge-profile.js';
 import { MEDIA_ADDRESS_MODES, type MediaAddressMode } from './media-address-mode.js';
 import { selectMediaAddresses, type Interfaces } from './media-addresses.js';
 import { QUEUE_ANSWER_TIMEOUT_MS } from './model.js';
@@ -29,6 +30,7 @@ const variables = {
   SIM_OUTCOME_UNKNOWN_MS: milliseconds(DEFAULT_RECIPIENT_TIMINGS.outcomeUnknownMs),
   SIM_QUEUE_ANSWER_TIMEOUT_MS: milliseconds(QUEUE_ANSWER_TIMEOUT_MS),
   SIM_MEDIA_ADDRESSES: z.enum(MEDIA_ADDRESS_MODES, { error: `must be ${MEDIA_ADDRESS_MODES.map((mode) => `"${mode}"`).join(' or ')}` }).default(MEDIA_ADDRESS_MODES[0]),
+  SIM_EDGE_PROFILE: z.enum(EDGE_PROFILES, { error: `must be ${EDGE_PROFILES.map((profile) => `"${profile}"`).join(', ')}` }).default(EDGE_PROFILES[0]),
 };
 
 /**
@@ -68,6 +70,8 @@ export interface SimulatorConfig {
    * addresses to 127.0.0.1, so a browser with default settings gets audio; `loopback`, 127.0.0.1 alone.
    */
   mediaAddresses: MediaAddressMode;
+  /** The SIP edge the service speaks as (docs/simulator.md, "Edge profiles"): `kamailio` (the default) and others. */
+  edgeProfile: EdgeProfile;
 }
 
 /**
@@ -89,6 +93,7 @@ export function parseSimulatorConfig(env: Record<string, string | undefined>, op
     outcomeUnknownMs: e.SIM_OUTCOME_UNKNOWN_MS,
     queueAnswerTimeoutMs: e.SIM_QUEUE_ANSWER_TIMEOUT_MS,
     mediaAddresses: e.SIM_MEDIA_ADDRESSES,
+    edgeProfile: e.SIM_EDGE_PROFILE,
   };
 }
 

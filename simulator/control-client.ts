@@ -94,6 +94,11 @@ export interface SimulatedCall<Record = SimulatedCallRecord> {
     iceRestarts: number;
     /** The audio formats the page's last re-INVITE offered, by `rtpmap` name (`PCMU/8000`) in its order; null before any. */
     lastReofferFormats: string[] | null;
+    /**
+     * Requests the service sent in the answered dialog of its own accord (an `asterisk` edge's session refreshes,
+     * a hold) and the page's final status code to each, oldest first.
+     */
+    edgeRequests: Array<{ method: string; statusCode: number; at: string }>;
   };
   /** The browser leg's packet counts, once it has media (the same as `facts.media`). */
   media: SimulatedMedia | null;
@@ -124,6 +129,11 @@ export type SimulatorFault =
   | (FaultTarget & { fault: 'stall-sip-socket'; sessionId?: string })
   /** Does the request, then drops every packet of the media of `callId` (or every call in progress), both ways, for `ms`. */
   | (FaultTarget & { fault: 'media-blackhole'; ms: number; callId?: string })
+  /**
+   * Does the request, then restarts the SIP edge for `seconds`: every SIP socket drops at once with no closing
+   * handshake (their registrations with them), and new WebSockets are refused until it is back.
+   */
+  | (FaultTarget & { fault: 'edge-restart'; seconds: number })
   /** For `POST /api/v1/voice/browser-calls`: withdraws the call's INVITE (CANCEL) before the answer goes out. */
   | (FaultTarget & { fault: 'withdraw-invite' })
   /** The next `count` queue webhooks of `event` (of `queueId` when given) are never sent: lost (spec 6.1, no retry). */
@@ -151,6 +161,32 @@ export class SimulatorControlError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * The SIP edge the simulator speaks as (docs/simulator.md, "Edge profiles"): `kamailio` (the default: pongs CRLF
+ * keep-alives, confirms outbound), `no-crlf-pong` (OpenSIPS, Asterisk, FreeSWITCH: neither), `asterisk` (100rel
+ * required, session-timer refreshes, SHA-256 and MD5 challenges, no pong), `carrier-sbc` (`Min-Expires: 3600`,
+ * one-use nonces, `Expires` only as a header, INVITEs with `Expires`, multipart or offerless bodies, `503` to
+ * some refreshes). Every profile routes in-dialog requests by the dialog's target, as real edges do.
+ */
+export type SimulatorEdgeProfile = 'kamailio' | 'no-crlf-pong' | 'asterisk' | 'carrier-sbc';
+
+/** A profile for {@link SimulatorControl.setEdge}, with the settings a test may shorten or switch. */
+export interface SimulatorEdgeInput {
+  profile: SimulatorEdgeProfile;
+  /** `asterisk`: the RFC 4028 session interval in seconds (2-7200, default 90); the service refreshes at half of it. */
+  sessionExpiresSeconds?: number;
+  /** `carrier-sbc`: INVITEs with the offer beside an ISUP part (`multipart`, the default) or with none (`offerless`). */
+  carrierInviteBody?: 'multipart' | 'offerless';
+  /** `carrier-sbc`: every Nth refresh of a registration is refused `503` with `Retry-After` (default 2; 0: none). */
+  refuseEveryNthRefresh?: number;
+}
+
+/** The edge as the simulator holds it now. */
+export interface SimulatorEdge extends Required<SimulatorEdgeInput> {
+  /** While it restarts, when it takes WebSockets again (ISO 8601); null when it is up. */
+  restartingUntil: string | null;
 }
 
 /** What the registrar did for one session, read through `GET /__sim/sessions/:id/registration`. */
@@ -202,7 +238,26 @@ export interface SimulatorControl {
   callerHangup(callId: string): Promise<InboundCallRecord>;
   /** What the simulator holds and observed of an inbound call: its dequeues' INVITEs, media and the DTMF it heard. */
   inboundCall(callId: string): Promise<SimulatedCall<InboundCallRecord>>;
-  /** Forgets every session, call, queue, fault, key change, quota count and idempotency record. */
+  /** The SIP edge the simulator speaks as now. */
+  edge(): Promise<SimulatorEdge>;
+  /**
+   * Sets the SIP edge the simulator speaks as, for what comes next: the next ping, REGISTER and INVITE (calls and
+   * sockets that are up keep what they were given). `reset()` puts back the one it started with.
+   */
+  setEdge(edge: SimulatorEdgeInput): Promise<SimulatorEdge>;
+  /**
+   * Restarts the SIP edge for `seconds`: every SIP socket drops at once with no closing handshake (their
+   * registrations with them), new WebSockets are refused `503` until it is back; calls keep their audio.
+   */
+  restartEdge(seconds: number): Promise<SimulatorEdge>;
+  /**
+   * The far end holds the call without music: a re-INVITE offering `a=sendonly`, and no audio to the page.
+   * Resolves with the page's final status code; `409 call_not_answered` when the call's leg is not up.
+   */
+  hold(callId: string): Promise<number>;
+  /** The far end takes the call off hold: a re-INVITE offering `a=sendrecv`, and audio again. */
+  unhold(callId: string): Promise<number>;
+  /** Forgets every session, call, queue, fault, key change, quota count and idempotency record, and puts back the edge it started with. */
   reset(): Promise<void>;
 }
 
@@ -237,7 +292,7 @@ export interface InboundCallRecord {
  */
 export function createSimulatorControl(url: string): SimulatorControl {
   const root = `${url.replace(/\/+$/, '')}/__sim`;
-  async function request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  async function request<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
     const response = await fetch(root + path, {
       method,
       headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
@@ -263,6 +318,11 @@ export function createSimulatorControl(url: string): SimulatorControl {
     inbound: async (caller) => (await request<{ call: InboundCallRecord }>('POST', '/inbound', caller)).call,
     callerHangup: async (callId) => (await request<{ call: InboundCallRecord }>('POST', `/inbound/${id(callId)}/hangup`)).call,
     inboundCall: (callId) => request('GET', `/calls/${id(callId)}`),
+    edge: async () => (await request<{ edge: SimulatorEdge }>('GET', '/edge')).edge,
+    setEdge: async (edge) => (await request<{ edge: SimulatorEdge }>('PUT', '/edge', edge)).edge,
+    restartEdge: async (seconds) => (await request<{ edge: SimulatorEdge }>('POST', '/edge/restart', { seconds })).edge,
+    hold: async (callId) => (await request<{ status: number }>('POST', `/calls/${id(callId)}/hold`)).status,
+    unhold: async (callId) => (await request<{ status: number }>('POST', `/calls/${id(callId)}/unhold`)).status,
     reset: async () => void (await request('POST', '/reset')),
   };
 }

@@ -75,6 +75,13 @@ export interface MediaPeer {
    * SRTP carry on over the pair they find.
    */
   answerReoffer(sdp: string): Promise<{ sdp: string; iceRestart: boolean }>;
+  /**
+   * Answers the page's offer in its 2xx to an offerless INVITE (RFC 3261 section 13.2.1): the offer this peer
+   * made for nothing is rolled back, and its answer is what the ACK carries.
+   */
+  answerOffer(sdp: string): Promise<string>;
+  /** Holds the call (sends nothing to the page, as a service holding without music) or resumes it. */
+  hold(held: boolean): void;
   /** Drops every datagram of the call's media path (RTP, DTLS, ICE checks), both ways, for `ms`. */
   blackhole(ms: number): void;
   /** Calls `listener` with every PCMU payload the page sent and every one sent to the page (tone and echo). */
@@ -198,6 +205,18 @@ class WeriftMediaPeer implements MediaPeer {
       for (const transport of this.pc.iceTransports) void transport.start().catch(() => undefined);
     }
     return { sdp: answer, iceRestart };
+  }
+
+  async answerOffer(sdp: string): Promise<string> {
+    this.remoteUfrag = iceUfrag(sdp);
+    // werift rolls back its own offer (implicit rollback, RFC 8829 section 5.7) before taking the page's.
+    await this.pc.setRemoteDescription({ type: 'offer', sdp: usableCandidatesSdp(sdp, this.addresses) });
+    return this.describeLocally(await this.pc.createAnswer());
+  }
+
+  hold(held: boolean): void {
+    this.sender.paused = held;
+    if (!held) this.sender.newTalkspurt();
   }
 
   /** Sets a local description and waits for its candidates (non-trickle: the SDP carries them all). */

@@ -13,14 +13,21 @@ import { SipConnection, type Registration, type SipServerOptions } from './sip-c
  * @remarks
  * Each WebSocket gets its own SIP.js `UserAgentCore`, so transactions, dialogs, ACK and BYE handling come
  * from the same well-tested grammar and state machines the page runs, and every message of a connection
- * goes back down that connection (RFC 5626 flow semantics: a binding lives as long as its socket). An agent
- * registered for outbound (`+sip.instance` with `reg-id`) is one agent across its sockets: when its socket
- * closes, its calls that are up stay, and their requests and responses go down its newest flow.
+ * goes back down that connection (RFC 5626 flow semantics: a binding lives as long as its socket). It speaks as
+ * the edge its profile names (edge-profile.ts) and routes in-dialog requests as a real edge does
+ * (edge-routing.ts): when a socket closes, its calls that are up stay, and their requests go down the flow the
+ * page's latest target for the dialog came on.
  */
 
 export type { BrowserLeg, BrowserLegHandlers, InviteOptions, LegEnd } from './invite-dialog.js';
 export type { Registration, SipServerOptions } from './sip-connection.js';
 export type { SipAccount } from './sip-registration.js';
+
+/** Refuses a WebSocket upgrade as an edge that is down behind its load balancer does. */
+function refuseUpgrade(socket: Duplex): void {
+  socket.once('finish', () => socket.destroy());
+  socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+}
 
 /** The registrar and WebSocket endpoint at `/sip`; each socket's SIP is a {@link SipConnection}. */
 export class SipServer {
@@ -37,13 +44,15 @@ export class SipServer {
 
   constructor(private readonly options: SipServerOptions) {}
 
-  /** Takes over an HTTP upgrade request for `/sip`. */
+  /** Takes over an HTTP upgrade request for `/sip`; while the edge restarts, refuses it `503`. */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    if (this.options.edge?.restarting()) return refuseUpgrade(socket);
     this.wss.handleUpgrade(request, socket, head, (ws) => {
       const connection = new SipConnection(ws, this, this.options);
       this.connections.add(connection);
       ws.on('close', () => {
         this.connections.delete(connection);
+        for (const other of [...this.connections, ...this.kept]) other.flowClosed(connection);
         if (connection.closed()) this.kept.add(connection);
         for (const registration of [...this.registrations.values()]) {
           if (registration.connection === connection) this.removeRegistration(registration.sessionId, connection);
@@ -92,12 +101,10 @@ export class SipServer {
     this.options.onRegistrationChange?.(sessionId);
   }
 
-  sameAgent(connection: SipConnection, holds?: (other: SipConnection) => boolean): SipConnection | undefined {
+  holder(connection: SipConnection, holds: (other: SipConnection) => boolean): SipConnection | undefined {
     // Asked for every message a connection receives: the connection that holds what it needs answers first.
-    if (holds?.(connection)) return undefined;
-    // Newest first: a later socket of the agent is its current flow.
-    const candidates = [...this.connections, ...this.kept].reverse().filter((other) => other !== connection && other.sameAgentAs(connection));
-    return candidates.find(holds ?? ((other) => other.open));
+    if (holds(connection)) return undefined;
+    return [...this.connections, ...this.kept].find((other) => other !== connection && holds(other));
   }
 
   forget(connection: SipConnection): void {
@@ -108,6 +115,15 @@ export class SipServer {
   invite(sessionId: string, options: InviteOptions): BrowserLeg | undefined {
     const registration = this.registration(sessionId);
     return registration?.connection.invite(registration, options);
+  }
+
+  /**
+   * The edge restarts for `ms`: every SIP socket drops at once with no closing handshake, their bindings with
+   * them, and new WebSocket upgrades are refused until it is back. Calls that are up keep their media.
+   */
+  restartEdge(ms: number): void {
+    this.options.edge?.restart(ms);
+    for (const connection of this.connections) connection.socket.terminate();
   }
 
   /** Closes every socket. */
