@@ -100,8 +100,8 @@ export class CallRunner {
           void this.finish('failed', 'agent_rejected', { code: 'agent_rejected', message: `the browser answered ${status} ${reason}`.trim() });
         },
         onBye: () => void this.finish('ended', 'agent_hangup'),
-        onInfo: (contentType, body) => media.info(contentType, body),
-        onReoffer: (sdp) => (this.finishing ? Promise.reject(new Error('the call has no media to offer to')) : media.reoffer(sdp)),
+        onInfo: (contentType, body) => this.media?.info(contentType, body),
+        onReoffer: (sdp) => (this.finishing || !this.media ? Promise.reject(new Error('the call has no media to offer to')) : this.media.reoffer(sdp)),
         onOffer: (sdp) => this.onBrowserOffered(sdp),
         onEdgeRequest: (method, statusCode) => void this.facts.edgeRequests.push({ method, statusCode, at: this.stamp() }),
         onTransportLost: () => this.onTransportLost(),
@@ -180,8 +180,12 @@ export class CallRunner {
   /** The page's 2xx to an offerless INVITE carried its offer: the answer goes in the ACK, and the recipient is dialled. */
   private async onBrowserOffered(sdp: string): Promise<string> {
     this.timers.clear();
-    const media = this.media;
-    if (!media || this.finishing) throw new Error('the call has no media to answer with');
+    if (this.finishing) throw new Error('the call has no media to answer with');
+    // The offer made for the INVITE went unsent: a fresh peer answers, as werift's rollback of it keeps no media.
+    const unsent = this.media;
+    const media = new LegMedia(this.deps.createMedia(), this.facts, () => this.stamp(), this.deps.now);
+    this.media = media;
+    await unsent?.close();
     try {
       const answer = await media.answerOffer(sdp);
       if (!this.finishing) {

@@ -13,6 +13,8 @@ const statusOf = (response: Final): number => response.message.statusCode ?? 0;
 
 /** Sends a re-INVITE offering `sdp` with its version raised by `version` and `direction`; ACKs a 2xx. */
 export function sendReinvite(session: Session, sdp: string, version: number, direction: 'sendrecv' | 'sendonly', extraHeaders: string[] = []): Promise<number> {
+  // RFC 3261 section 14.1: a re-INVITE is a target refresh and carries the sender's Contact (SIP.js's core adds none).
+  const contact = session instanceof SessionDialog ? [`Contact: ${session.userAgentCore.configuration.contact.toString()}`] : [];
   return new Promise((resolve) => {
     session.invite(
       {
@@ -22,7 +24,7 @@ export function sendReinvite(session: Session, sdp: string, version: number, dir
         },
         onReject: (response) => resolve(statusOf(response)),
       },
-      { extraHeaders, body: { contentDisposition: 'session', contentType: 'application/sdp', content: reofferSdp(sdp, version, direction) } },
+      { extraHeaders: [...contact, ...extraHeaders], body: { contentDisposition: 'session', contentType: 'application/sdp', content: reofferSdp(sdp, version, direction) } },
     );
   });
 }

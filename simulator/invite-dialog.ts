@@ -247,8 +247,10 @@ export class InviteDialog implements BrowserLeg {
 
   /** RFC 3262 section 4: a reliable provisional response is acknowledged with a PRACK. */
   private onProgress(response: PrackableIncomingResponseWithSession): void {
-    if (!this.rules.prack || !/\b100rel\b/i.test(response.message.getHeader('require') ?? '') || !response.message.getHeader('rseq')) return;
-    response.prack();
+    const rseq = response.message.getHeader('rseq');
+    if (!this.rules.prack || !/\b100rel\b/i.test(response.message.getHeader('require') ?? '') || !rseq) return;
+    // RFC 3262 section 7.2: RAck names the response's RSeq and the INVITE's CSeq (SIP.js's core adds none).
+    response.prack({ extraHeaders: [`RAck: ${rseq.trim()} ${response.message.cseq} INVITE`] });
   }
 
   /** The page answered: its dialog's requests are taken, and the session refresh starts. */

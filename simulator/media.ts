@@ -76,8 +76,8 @@ export interface MediaPeer {
    */
   answerReoffer(sdp: string): Promise<{ sdp: string; iceRestart: boolean }>;
   /**
-   * Answers the page's offer in its 2xx to an offerless INVITE (RFC 3261 section 13.2.1): the offer this peer
-   * made for nothing is rolled back, and its answer is what the ACK carries.
+   * Answers the page's offer in its 2xx to an offerless INVITE (RFC 3261 section 13.2.1), on a peer that made no
+   * offer: its answer is what the ACK carries.
    */
   answerOffer(sdp: string): Promise<string>;
   /** Holds the call (sends nothing to the page, as a service holding without music) or resumes it. */
@@ -209,9 +209,10 @@ class WeriftMediaPeer implements MediaPeer {
 
   async answerOffer(sdp: string): Promise<string> {
     this.remoteUfrag = iceUfrag(sdp);
-    // werift rolls back its own offer (implicit rollback, RFC 8829 section 5.7) before taking the page's.
     await this.pc.setRemoteDescription({ type: 'offer', sdp: usableCandidatesSdp(sdp, this.addresses) });
-    return this.describeLocally(await this.pc.createAnswer());
+    const answer = await this.pc.createAnswer();
+    disableStun(this.pc);
+    return this.describeLocally(answer);
   }
 
   hold(held: boolean): void {

@@ -128,7 +128,7 @@ export class RegistrationHandler {
     const expires = Math.max(1, Math.min(asked, account.maxExpiresSeconds));
     const instance = contact.getParam('reg-id') !== undefined ? contact.getParam('+sip.instance')?.replace(/^"|"$/g, '') : undefined;
     this.sink.bind({ sessionId: account.sessionId, username, contact: contact.uri.toString(), expiresAt: now + expires * 1000, ...(instance ? { instance } : {}) });
-    this.refreshes.set(account.sessionId, refresh ?? 0);
+    if (refresh === undefined) this.refreshes.set(account.sessionId, 0);
     request.accept({ statusCode: 200, extraHeaders: registerOkHeaders(edge.behaviour(), message, contactHeader, expires) });
   }
 
