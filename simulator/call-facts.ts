@@ -45,7 +45,7 @@ export interface CallFacts {
   /** The audio formats the page's last re-INVITE offered, by `rtpmap` name in its order; null before any. */
   lastReofferFormats: string[] | null;
   /**
-   * Requests the service sent in the answered dialog of its own accord (an edge's session refreshes, a hold) and
+   * Requests the service sent in the dialog of its own accord (an edge's PRACKs and session refreshes, a hold) and
    * the page's final status code to each, oldest first.
    */
   edgeRequests: Array<{ method: string; statusCode: number; at: string }>;

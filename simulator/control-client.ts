@@ -95,8 +95,8 @@ export interface SimulatedCall<Record = SimulatedCallRecord> {
     /** The audio formats the page's last re-INVITE offered, by `rtpmap` name (`PCMU/8000`) in its order; null before any. */
     lastReofferFormats: string[] | null;
     /**
-     * Requests the service sent in the answered dialog of its own accord (an `asterisk` edge's session refreshes,
-     * a hold) and the page's final status code to each, oldest first.
+     * Requests the service sent in the dialog of its own accord (an `asterisk` edge's PRACKs and session
+     * refreshes, a hold) and the page's final status code to each, oldest first.
      */
     edgeRequests: Array<{ method: string; statusCode: number; at: string }>;
   };

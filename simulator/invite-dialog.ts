@@ -36,7 +36,7 @@ export interface BrowserLegHandlers {
    * carries. A leg without it is never sent an offerless INVITE.
    */
   onOffer?(offerSdp: string): Promise<string>;
-  /** A request the service sent in the answered dialog of its own accord (a session refresh, a hold) was answered. */
+  /** A request the service sent in the dialog of its own accord (a PRACK, a session refresh, a hold) was answered. */
   onEdgeRequest?(method: string, statusCode: number): void;
 }
 
@@ -250,7 +250,9 @@ export class InviteDialog implements BrowserLeg {
     const rseq = response.message.getHeader('rseq');
     if (!this.rules.prack || !/\b100rel\b/i.test(response.message.getHeader('require') ?? '') || !rseq) return;
     // RFC 3262 section 7.2: RAck names the response's RSeq and the INVITE's CSeq (SIP.js's core adds none).
-    response.prack({ extraHeaders: [`RAck: ${rseq.trim()} ${response.message.cseq} INVITE`] });
+    const prack = response.prack({ extraHeaders: [`RAck: ${rseq.trim()} ${response.message.cseq} INVITE`] });
+    const answered = (final: IncomingResponse) => this.handlers.onEdgeRequest?.('PRACK', final.message.statusCode ?? 0);
+    prack.delegate = { onAccept: answered, onReject: answered };
   }
 
   /** The page answered: its dialog's requests are taken, and the session refresh starts. */
