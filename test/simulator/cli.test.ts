@@ -61,7 +61,7 @@ describe('npm run simulator', () => {
 
   it('listens on the --port it was given with the --api-key it was given, and says so', async () => {
     const { stdout } = await runSimulator(['--port', '0', '--api-key', KEY]);
-    expect(stdout).toMatch(/^simulator on http:\/\/127\.0\.0\.1:\d+\n {2}VOICE_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/api\n {2}media on (\d+\.){3}\d+\b.*\n {2}API key: vsk_CliTestKey0+\n$/);
+    expect(stdout).toMatch(/^simulator on http:\/\/127\.0\.0\.1:\d+\n {2}VOICE_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/api\n {2}media on (\d+\.){3}\d+\b.*\n {2}SIP edge: kamailio \(SIM_EDGE_PROFILE, --edge-profile\)\n {2}API key: vsk_CliTestKey0+\n$/);
   });
 
   it('stops with one line and exit code 1 for a bad flag value, and prints the usage for --help', async () => {
