@@ -9,6 +9,10 @@
  * contract/queue-call.ts, which the simulator and the proxy share).
  */
 
+import type { SimulatorEdge, SimulatorEdgeInput } from './control-edge-shapes.js';
+
+export type { SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile } from './control-edge-shapes.js';
+
 /** A browser call as the simulator holds it (the REST record, every field). */
 export interface SimulatedCallRecord {
   /** The call's id, `bc_` and letters or digits. */
@@ -163,32 +167,6 @@ export class SimulatorControlError extends Error {
   }
 }
 
-/**
- * The SIP edge the simulator speaks as (docs/simulator.md, "Edge profiles"): `kamailio` (the default: pongs CRLF
- * keep-alives, confirms outbound), `no-crlf-pong` (OpenSIPS, Asterisk, FreeSWITCH: neither), `asterisk` (100rel
- * required, session-timer refreshes, SHA-256 and MD5 challenges, no pong), `carrier-sbc` (`Min-Expires: 3600`,
- * one-use nonces, `Expires` only as a header, INVITEs with `Expires`, multipart or offerless bodies, `503` to
- * some refreshes). Every profile routes in-dialog requests by the dialog's target, as real edges do.
- */
-export type SimulatorEdgeProfile = 'kamailio' | 'no-crlf-pong' | 'asterisk' | 'carrier-sbc';
-
-/** A profile for {@link SimulatorControl.setEdge}, with the settings a test may shorten or switch. */
-export interface SimulatorEdgeInput {
-  profile: SimulatorEdgeProfile;
-  /** `asterisk`: the RFC 4028 session interval in seconds (2-7200, default 90); the service refreshes at half of it. */
-  sessionExpiresSeconds?: number;
-  /** `carrier-sbc`: INVITEs with the offer beside an ISUP part (`multipart`, the default) or with none (`offerless`). */
-  carrierInviteBody?: 'multipart' | 'offerless';
-  /** `carrier-sbc`: every Nth refresh of a registration is refused `503` with `Retry-After` (default 2; 0: none). */
-  refuseEveryNthRefresh?: number;
-}
-
-/** The edge as the simulator holds it now. */
-export interface SimulatorEdge extends Required<SimulatorEdgeInput> {
-  /** While it restarts, when it takes WebSockets again (ISO 8601); null when it is up. */
-  restartingUntil: string | null;
-}
-
 /** What the registrar did for one session, read through `GET /__sim/sessions/:id/registration`. */
 export interface RegistrationRecord {
   /** A binding is in force now. */
@@ -240,20 +218,11 @@ export interface SimulatorControl {
   inboundCall(callId: string): Promise<SimulatedCall<InboundCallRecord>>;
   /** The SIP edge the simulator speaks as now. */
   edge(): Promise<SimulatorEdge>;
-  /**
-   * Sets the SIP edge the simulator speaks as, for what comes next: the next ping, REGISTER and INVITE (calls and
-   * sockets that are up keep what they were given). `reset()` puts back the one it started with.
-   */
+  /** Sets the SIP edge for what comes next (the next ping, REGISTER and INVITE); `reset()` puts back the first. */
   setEdge(edge: SimulatorEdgeInput): Promise<SimulatorEdge>;
-  /**
-   * Restarts the SIP edge for `seconds`: every SIP socket drops at once with no closing handshake (their
-   * registrations with them), new WebSockets are refused `503` until it is back; calls keep their audio.
-   */
+  /** Restarts the SIP edge: every SIP socket (and its registration) dropped at once, new ones refused `seconds`. */
   restartEdge(seconds: number): Promise<SimulatorEdge>;
-  /**
-   * The far end holds the call without music: a re-INVITE offering `a=sendonly`, and no audio to the page.
-   * Resolves with the page's final status code; `409 call_not_answered` when the call's leg is not up.
-   */
+  /** The far end holds the call without music (a re-INVITE `a=sendonly`, no audio); the page's final status. */
   hold(callId: string): Promise<number>;
   /** The far end takes the call off hold: a re-INVITE offering `a=sendrecv`, and audio again. */
   unhold(callId: string): Promise<number>;

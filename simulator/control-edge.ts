@@ -13,17 +13,17 @@ import type { VoiceService } from './voice-service.js';
 
 /** `/edge`, `/edge/restart`, `/calls/:id/hold` and `/calls/:id/unhold`. */
 export function edgeRoutes(app: Hono, service: VoiceService): void {
-  app.get('/edge', (c) => c.json({ edge: service.edge.view() }));
-  app.put('/edge', async (c) => c.json({ edge: service.edge.set(await readJsonBody(c.req.raw)) }));
+  app.get('/edge', (c) => c.json({ edge: service.sip.edge.view() }));
+  app.put('/edge', async (c) => c.json({ edge: service.sip.edge.set(await readJsonBody(c.req.raw)) }));
   app.post('/edge/restart', async (c) => {
     const { seconds } = parseControlInput(edgeRestartInput, await readJsonBody(c.req.raw));
     service.sip.restartEdge(seconds * 1000);
-    return c.json({ edge: service.edge.view() });
+    return c.json({ edge: service.sip.edge.view() });
   });
   for (const [path, held] of [['hold', true], ['unhold', false]] as const) {
     app.post(`/calls/:id/${path}`, async (c) => {
       // Answers once the page answered the re-INVITE, with its final status code.
-      const status = await service.hold(c.req.param('id'), held);
+      const status = await service.calls.hold(c.req.param('id'), held);
       if (status === undefined) throw new HttpError(404, 'not_found', 'no such browser call');
       return c.json({ status });
     });

@@ -116,6 +116,7 @@ export function createControlApp({ service, faults, registry, defaultQuota, forg
     forget();
     faults.clear();
     keys.reset();
+    service.sip.edge.reset();
     await service.reset();
     return c.json({ reset: true });
   });

@@ -9,6 +9,7 @@ import { injectFaults } from './fault-injection.js';
 import { FaultPlan } from './faults.js';
 import { IdempotencyStore } from './idempotency.js';
 import type { EdgeProfile } from './edge-profile.js';
+import { EdgeState } from './edge-state.js';
 import type { MediaAddressMode } from './media-address-mode.js';
 import { DEFAULT_QUOTA, RateLimiter } from './rate-limit.js';
 import type { RecipientTimings } from './recipients.js';
@@ -79,7 +80,7 @@ function createService(options: SimulatorOptions, host: string, publicUrl: () =>
     toneMs: options.toneMs ?? 1000,
     mediaAddresses: options.mediaAddresses ?? 'host',
     webhookFaults: faults,
-    edgeProfile: options.edgeProfile,
+    edge: new EdgeState(options.edgeProfile),
   });
 }
 

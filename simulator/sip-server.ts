@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { BrowserLeg, InviteOptions } from './invite-dialog.js';
 import type { RegistrationRecord } from './control-client.js';
+import { EdgeState } from './edge-state.js';
 import { RegistrationLog } from './registration-log.js';
 import { SipConnection, type Registration, type SipServerOptions } from './sip-connection.js';
 
@@ -42,13 +43,18 @@ export class SipServer {
   private readonly kept = new Set<SipConnection>();
   private readonly log = new RegistrationLog();
 
-  constructor(private readonly options: SipServerOptions) {}
+  /** The edge it speaks as: its profile for what comes next, and its restarts. */
+  readonly edge: EdgeState;
+
+  constructor(private readonly options: SipServerOptions) {
+    this.edge = options.edge ?? new EdgeState();
+  }
 
   /** Takes over an HTTP upgrade request for `/sip`; while the edge restarts, refuses it `503`. */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
-    if (this.options.edge?.restarting()) return refuseUpgrade(socket);
+    if (this.edge.restarting()) return refuseUpgrade(socket);
     this.wss.handleUpgrade(request, socket, head, (ws) => {
-      const connection = new SipConnection(ws, this, this.options);
+      const connection = new SipConnection(ws, this, { ...this.options, edge: this.edge });
       this.connections.add(connection);
       ws.on('close', () => {
         this.connections.delete(connection);
@@ -122,7 +128,7 @@ export class SipServer {
    * them, and new WebSocket upgrades are refused until it is back. Calls that are up keep their media.
    */
   restartEdge(ms: number): void {
-    this.options.edge?.restart(ms);
+    this.edge.restart(ms);
     for (const connection of this.connections) connection.socket.terminate();
   }
 

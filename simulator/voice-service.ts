@@ -3,8 +3,7 @@ import { AgentDirectory } from './agents.js';
 import { BrowserCalls, type CreateCallInput } from './browser-calls.js';
 import { BrowserSessions } from './browser-sessions.js';
 import type { CallFacts } from './call-facts.js';
-import type { EdgeProfile } from './edge-profile.js';
-import { EdgeState } from './edge-state.js';
+import type { EdgeState } from './edge-state.js';
 import type { MediaAddressMode } from './media-address-mode.js';
 import type { MediaCounts } from './media.js';
 import { QUEUE_ANSWER_TIMEOUT_MS, type Agent, type BrowserCall, type BrowserSession, type QueueCall, type SessionTransport } from './model.js';
@@ -44,35 +43,27 @@ export interface VoiceServiceOptions extends RecipientTimings {
   queueAnswerTimeoutMs?: number | undefined;
   /** The armed faults the queue webhooks meet (`drop-webhook`, `delay-webhook`): the FaultPlan of the control API. */
   webhookFaults?: WebhookFaultSource | undefined;
-  /** The SIP edge the service speaks as at start and after a reset (edge-profile.ts); default `kamailio`. */
-  edgeProfile?: EdgeProfile | undefined;
+  /** The SIP edge the registrar and the INVITEs speak as (edge-state.ts); default the `kamailio` profile, never changed. */
+  edge?: EdgeState | undefined;
   now?: () => number;
 }
 
 /** The service's domain in one object, as rest.ts and the control API (control.ts) reach it. */
 export class VoiceService {
   readonly sip: SipServer;
-  /** The SIP edge the registrar and the INVITEs speak as, and its restarts (the control API sets it). */
-  readonly edge: EdgeState;
   /** Queues and their inbound callers (spec 4.8), with their webhooks (spec 6.1). */
   readonly queues: QueueDesk;
   /** Monitor legs and recordings of calls in progress (spec 4.8). */
   readonly supervision: Supervision;
   private readonly agents: AgentDirectory;
   private readonly sessions: BrowserSessions;
-  private readonly calls: BrowserCalls;
+  /** The browser calls (spec 4.7); the control API holds one through it. */
+  readonly calls: BrowserCalls;
   private readonly webhooks: WebhookDelivery;
 
   constructor(private readonly options: VoiceServiceOptions) {
     const now = options.now ?? Date.now;
-    this.edge = new EdgeState(options.edgeProfile, now);
-    this.sip = new SipServer({
-      realm: options.host,
-      host: options.host,
-      edge: this.edge,
-      now,
-      lookupAccount: (username) => this.sessions.sipAccount(username),
-    });
+    this.sip = new SipServer({ realm: options.host, host: options.host, edge: options.edge, now, lookupAccount: (username) => this.sessions.sipAccount(username) });
     this.agents = new AgentDirectory(now);
     this.webhooks = createWebhookDelivery(options.webhookFaults);
     this.queues = new QueueDesk({
@@ -244,11 +235,6 @@ export class VoiceService {
     return this.calls.refer(id, target);
   }
 
-  /** Simulator control: the far end holds a browser call or takes it off hold (browser-calls.ts). */
-  hold(id: string, held: boolean): Promise<number | undefined> {
-    return this.calls.hold(id, held);
-  }
-
   /**
    * Simulator control: the service withdraws the call's INVITE before the page answered it (CANCEL, the page's
    * 487, the call `failed` with `invite_withdrawn`). Resolves once that is committed; undefined for an unknown
@@ -300,7 +286,6 @@ export class VoiceService {
     await this.calls.reset();
     this.sessions.reset();
     this.sip.forgetRecords();
-    this.edge.reset();
     this.agents.clear();
     this.webhooks.cancelLate();
     await this.queues.clear();
