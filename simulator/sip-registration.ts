@@ -25,7 +25,7 @@ export interface Binding {
   expiresAt: number;
   /**
    * The agent's instance (`+sip.instance`), when it registered for outbound with a `reg-id` (RFC 5626 section
-   * 4.2): its flows are one agent's, so requests of a dialog may go down its newest one.
+   * 4.2). Requests of a dialog do not follow an instance's newest flow: they go to the dialog's target (edge-routing.ts).
    */
   instance?: string;
 }
