@@ -48,6 +48,8 @@ export default defineConfig<object, { sipEdge: SipEdge }>({
         '**/stock-browser.spec.ts',
         // Firefox's media toward the simulator's werift does not come back after a DTLS handshake a blackhole held back.
         '**/media-path-recovers.spec.ts',
+        // Chromium only for now: the Firefox lane is the suite's long pole, and the lead decides what it adds.
+        '**/edge-profiles.spec.ts',
       ],
     },
     // A person's own browsers: a fake microphone and nothing else, in the run's network namespace (docs/testing.md).

@@ -43,7 +43,7 @@ const FIREFOX_RATIO = 1.5;
 
 const ANSWER_AT_ONCE = '+12025550100';
 
-async function connectOnce(page: Page): Promise<number> {
+export async function connectOnce(page: Page): Promise<number> {
   return page.evaluate(async () => {
     const { voice } = window as unknown as PageGlobals;
     const started = performance.now();
@@ -55,7 +55,7 @@ async function connectOnce(page: Page): Promise<number> {
 }
 
 /** Places a call and resolves with the page's view: ms from startCall() to connected, and the call id. */
-async function callOnce(page: Page, to: string): Promise<{ took: number; callId: string; connectedAt: number }> {
+export async function callOnce(page: Page, to: string): Promise<{ took: number; callId: string; connectedAt: number }> {
   return page.evaluate(async (number) => {
     const { voice, when } = window as unknown as PageGlobals;
     const started = Date.now();
@@ -67,7 +67,7 @@ async function callOnce(page: Page, to: string): Promise<{ took: number; callId:
 }
 
 /** Hangs up and resolves with the ms from `hangup()` to `busy` false. */
-async function hangupAndSettle(page: Page): Promise<number> {
+export async function hangupAndSettle(page: Page): Promise<number> {
   return page.evaluate(async () => {
     const { voice, when } = window as unknown as PageGlobals;
     const started = Date.now();

@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test as base, type Page } from '@playwright/test';
 import { startApp, type RunningApp } from '../scripts/start-app.js';
-import { createSimulatorControl, type SimulatorControl } from '../simulator/control-client.js';
+import { createSimulatorControl, type SimulatorControl, type SimulatorEdgeInput, type SimulatorEdgeProfile } from '../simulator/control-client.js';
 import { startEdge, type SipEdge } from './sip-edge.js';
 
 /**
@@ -20,7 +20,20 @@ export interface Simulator extends SimulatorControl {
  */
 export const SIM_API_KEY = 'vsk_E2eSuiteSimulatorKey000000000000';
 
-export const test = base.extend<{ simulator: Simulator }, { app: RunningApp; sipEdge: SipEdge }>({
+/** The test-scoped fixtures: the simulator's control API, and the SIP edge it speaks as for the test. */
+interface TestFixtures {
+  simulator: Simulator;
+  /**
+   * The SIP edge the simulator speaks as during the test (`test.use({ edgeProfile: 'asterisk' })`, or with its
+   * settings: `{ profile: 'asterisk', sessionExpiresSeconds: 4 }`); the edge it had is put back after the test.
+   * Unset, the simulator keeps its own (`kamailio`).
+   */
+  edgeProfile: SimulatorEdgeProfile | SimulatorEdgeInput | undefined;
+  /** Applies {@link TestFixtures.edgeProfile} around every test. */
+  edgeForTest: void;
+}
+
+export const test = base.extend<TestFixtures, { app: RunningApp; sipEdge: SipEdge }>({
   /** The SIP edge between the pages and the simulator (sip-edge.ts): `none`, or `kamailio` for the project of that name. */
   sipEdge: ['none', { option: true, scope: 'worker' }],
   /**
@@ -64,6 +77,21 @@ export const test = base.extend<{ simulator: Simulator }, { app: RunningApp; sip
   simulator: async ({ app }, use) => {
     await use({ url: app.sim, ...createSimulatorControl(app.sim) });
   },
+  edgeProfile: [undefined, { option: true }],
+  edgeForTest: [
+    async ({ simulator, edgeProfile }, use) => {
+      if (edgeProfile === undefined) return use();
+      const before = await simulator.edge();
+      await simulator.setEdge(typeof edgeProfile === 'string' ? { profile: edgeProfile } : edgeProfile);
+      try {
+        await use();
+      } finally {
+        const { restartingUntil: _, ...settings } = before;
+        await simulator.setEdge(settings);
+      }
+    },
+    { auto: true },
+  ],
   page: async ({ page }, use) => {
     await page.addInitScript(recordPeerConnections);
     await use(page);

@@ -3,7 +3,8 @@ import { callConnected, expect, hangUp, logInAndConnect, pageAudioStats, strikeN
 /**
  * A dropped SIP WebSocket (the simulator's close-sip-socket fault): the page shows `reconnecting`, reconnects
  * and registers again by itself, and takes calls as before. A call's audio does not need the socket, and its
- * BYE reaches the page on the new socket: the page registers for outbound (RFC 5626).
+ * BYE reaches the page on the new socket once the page refreshed the dialog's target there (a re-INVITE): real
+ * edges route in-dialog requests by the dialog's target, not to an agent's newest socket (RFC 3261 section 12.2).
  */
 
 /** Closes the session's SIP WebSocket at the simulator, now. */
@@ -31,13 +32,15 @@ test('the page reconnects and registers again after its SIP socket drops, then c
   await expect.poll(async () => (await pageAudioStats(page)).connectionState).toBe('closed');
 });
 
-test("after a SIP socket drop, the service's BYE reaches the page on its new socket (RFC 5626 outbound)", async ({ page, simulator }) => {
+test("after a SIP socket drop mid-call, the page refreshes the dialog's target on its new socket and the service's BYE reaches it there", async ({ page, simulator }) => {
   await logInAndConnect(page, 'e2e-reconnect-bye');
   const callId = await callConnected(page);
   const { call } = await simulator.call(callId);
   await dropSipSocket(simulator, call.sessionId);
   await expect(page.getByTestId('connection')).toHaveText('ready');
 
+  // The page's re-INVITE on its new socket moved the dialog's target there (counted by the far end).
+  await expect.poll(async () => (await simulator.call(callId)).facts.reinvites).toBeGreaterThan(0);
   // The far end hangs up: the service ends the browser leg with a BYE, which only the page's new socket can carry.
   await simulator.remoteHangup(callId);
   await expect(page.getByTestId('busy')).toHaveText('false');

@@ -150,6 +150,18 @@ export class BrowserCalls {
     return status;
   }
 
+  /**
+   * The service holds call `id` (a re-INVITE `a=sendonly`, no audio to the page) or takes it off hold; the page's
+   * final status code. Undefined for an unknown call, `409 call_not_answered` when its leg is not up.
+   */
+  async hold(id: string, held: boolean): Promise<number | undefined> {
+    const runner = this.runners.get(id);
+    if (!this.calls.has(id) || !runner) return undefined;
+    const status = await runner.hold(held);
+    if (status === undefined) throw new HttpError(409, 'call_not_answered', "this call's leg to the browser is not up: a hold goes only in an answered dialog");
+    return status;
+  }
+
   /** Both parties' audio of the call `id` mixed, while its media runs (mixer.ts). */
   mixerOf(id: string): CallMixer | undefined {
     return this.runners.get(id)?.mixer();

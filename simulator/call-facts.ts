@@ -44,6 +44,11 @@ export interface CallFacts {
   iceRestarts: number;
   /** The audio formats the page's last re-INVITE offered, by `rtpmap` name in its order; null before any. */
   lastReofferFormats: string[] | null;
+  /**
+   * Requests the service sent in the dialog of its own accord (an edge's PRACKs and session refreshes, a hold) and
+   * the page's final status code to each, oldest first.
+   */
+  edgeRequests: Array<{ method: string; statusCode: number; at: string }>;
 }
 
 /** The facts of a call just placed: its first state, nothing observed yet. */
@@ -61,5 +66,6 @@ export function initialFacts(call: { state: StateEntered['state']; createdAt: st
     reinvites: 0,
     iceRestarts: 0,
     lastReofferFormats: null,
+    edgeRequests: [],
   };
 }

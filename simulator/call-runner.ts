@@ -100,8 +100,10 @@ export class CallRunner {
           void this.finish('failed', 'agent_rejected', { code: 'agent_rejected', message: `the browser answered ${status} ${reason}`.trim() });
         },
         onBye: () => void this.finish('ended', 'agent_hangup'),
-        onInfo: (contentType, body) => media.info(contentType, body),
-        onReoffer: (sdp) => (this.finishing ? Promise.reject(new Error('the call has no media to offer to')) : media.reoffer(sdp)),
+        onInfo: (contentType, body) => this.media?.info(contentType, body),
+        onReoffer: (sdp) => (this.finishing || !this.media ? Promise.reject(new Error('the call has no media to offer to')) : this.media.reoffer(sdp)),
+        onOffer: (sdp) => this.onBrowserOffered(sdp),
+        onEdgeRequest: (method, statusCode) => void this.facts.edgeRequests.push({ method, statusCode, at: this.stamp() }),
         onTransportLost: () => this.onTransportLost(),
       },
     });
@@ -140,6 +142,16 @@ export class CallRunner {
     return this.finishing || !this.leg ? Promise.resolve(undefined) : this.leg.refer(target);
   }
 
+  /**
+   * The service holds the call (a re-INVITE `a=sendonly`, and no audio to the page) or takes it off hold; the
+   * page's final status, or undefined when the leg is not up.
+   */
+  hold(held: boolean): Promise<number | undefined> {
+    if (this.finishing || !this.leg) return Promise.resolve(undefined);
+    this.media?.hold(held);
+    return this.leg.hold(held);
+  }
+
   /** The `media-blackhole` fault: the call's media path drops everything, both ways, for `ms`. */
   blackholeMedia(ms: number): void {
     this.media?.blackhole(ms);
@@ -163,6 +175,28 @@ export class CallRunner {
     if (this.finishing) return;
     this.set('dialing_recipient');
     this.dialRecipient();
+  }
+
+  /** The page's 2xx to an offerless INVITE carried its offer: the answer goes in the ACK, and the recipient is dialled. */
+  private async onBrowserOffered(sdp: string): Promise<string> {
+    this.timers.clear();
+    if (this.finishing) throw new Error('the call has no media to answer with');
+    // The offer made for the INVITE went unsent: a fresh peer answers, as werift's rollback of it keeps no media.
+    const unsent = this.media;
+    const media = new LegMedia(this.deps.createMedia(), this.facts, () => this.stamp(), this.deps.now);
+    this.media = media;
+    await unsent?.close();
+    try {
+      const answer = await media.answerOffer(sdp);
+      if (!this.finishing) {
+        this.set('dialing_recipient');
+        this.dialRecipient();
+      }
+      return answer;
+    } catch (error) {
+      void this.finish('failed', 'media_failed', { code: 'media_failed', message: `the browser's offer was not usable: ${String(error)}` });
+      throw error;
+    }
   }
 
   /**

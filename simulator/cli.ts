@@ -7,9 +7,9 @@ import { ConfigError } from '../contract/environment.js';
  */
 
 /** Each flag and the variable it stands for. */
-const FLAGS = { port: 'SIM_PORT', 'api-key': 'SIM_API_KEY', 'media-addresses': 'SIM_MEDIA_ADDRESSES' } as const;
+const FLAGS = { port: 'SIM_PORT', 'api-key': 'SIM_API_KEY', 'media-addresses': 'SIM_MEDIA_ADDRESSES', 'edge-profile': 'SIM_EDGE_PROFILE' } as const;
 
-export const USAGE = `usage: voice-browser-simulator [--port <port>] [--api-key <vsk_ key>] [--media-addresses host|loopback]
+export const USAGE = `usage: voice-browser-simulator [--port <port>] [--api-key <vsk_ key>] [--media-addresses host|loopback] [--edge-profile <profile>]
 
 Runs a local voice service: REST, SIP over WebSocket, WebRTC audio and faults, on 127.0.0.1.
   --port      where it listens (default 8090; 0 picks a free port); or SIM_PORT
@@ -18,6 +18,9 @@ Runs a local voice service: REST, SIP over WebSocket, WebRTC audio and faults, o
               where call audio is offered: "host" (default), this machine's own network addresses
               (127.0.0.1 when none is up), which a browser with default settings pairs with; "loopback", 127.0.0.1 alone, for
               browsers started with loopback switches; or SIM_MEDIA_ADDRESSES
+  --edge-profile
+              the SIP edge it speaks as: "kamailio" (default), "no-crlf-pong", "asterisk" or
+              "carrier-sbc"; or SIM_EDGE_PROFILE
   --help      this text
 Every SIM_* variable is read as well (the README's Configuration lists them).`;
 
@@ -29,11 +32,11 @@ export type CliRequest = { help: true } | { help: false; env: Record<string, str
  * @throws ConfigError with one line for an unknown flag, a flag without its value, or a stray argument.
  */
 export function parseCli(argv: readonly string[], env: Record<string, string | undefined>): CliRequest {
-  let values: { port?: string | undefined; 'api-key'?: string | undefined; 'media-addresses'?: string | undefined; help?: boolean | undefined };
+  let values: { port?: string | undefined; 'api-key'?: string | undefined; 'media-addresses'?: string | undefined; 'edge-profile'?: string | undefined; help?: boolean | undefined };
   try {
     ({ values } = parseArgs({
       args: [...argv],
-      options: { port: { type: 'string' }, 'api-key': { type: 'string' }, 'media-addresses': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { port: { type: 'string' }, 'api-key': { type: 'string' }, 'media-addresses': { type: 'string' }, 'edge-profile': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
       strict: true,
       allowPositionals: false,
     }));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigError, parseEnvironment, port, requestCount } from '../contract/environment.js';
 import { API_KEY_FORMAT, type Quota } from './accounts.js';
+import { EDGE_PROFILES, type EdgeProfile } from './edge-profile.js';
 import { MEDIA_ADDRESS_MODES, type MediaAddressMode } from './media-address-mode.js';
 import { selectMediaAddresses, type Interfaces } from './media-addresses.js';
 import { QUEUE_ANSWER_TIMEOUT_MS } from './model.js';
@@ -31,6 +32,7 @@ const variables = {
   SIM_MEDIA_ADDRESSES: z.enum(MEDIA_ADDRESS_MODES, { error: `must be ${MEDIA_ADDRESS_MODES.map((mode) => `"${mode}"`).join(' or ')}` }).default(MEDIA_ADDRESS_MODES[0]),
   SIM_SIP_UDP_PORT: z.coerce.number({ error: 'must be a port number 0-65535' }).int('must be a port number 0-65535').min(0, 'must be a port number 0-65535').max(65535, 'must be a port number 0-65535').optional(),
   SIM_SIP_EDGE_URL: z.string().regex(/^wss?:\/\/[^\s/]+(\/\S*)?$/, 'must be a ws:// or wss:// URL').optional(),
+  SIM_EDGE_PROFILE: z.enum(EDGE_PROFILES, { error: `must be ${EDGE_PROFILES.map((profile) => `"${profile}"`).join(', ')}` }).default(EDGE_PROFILES[0]),
 };
 
 /**
@@ -74,6 +76,8 @@ export interface SimulatorConfig {
   sipUdpPort?: number;
   /** The edge's WebSocket URL, given to the pages as their session's `websocketUrl`; unset: the simulator's `/sip`. */
   sipEdgeUrl?: string;
+  /** The SIP edge the service speaks as (docs/simulator.md, "Edge profiles"): `kamailio` (the default) and others. */
+  edgeProfile: EdgeProfile;
 }
 
 /**
@@ -100,6 +104,7 @@ export function parseSimulatorConfig(env: Record<string, string | undefined>, op
     mediaAddresses: e.SIM_MEDIA_ADDRESSES,
     ...(e.SIM_SIP_UDP_PORT !== undefined ? { sipUdpPort: e.SIM_SIP_UDP_PORT } : {}),
     ...(e.SIM_SIP_EDGE_URL !== undefined ? { sipEdgeUrl: e.SIM_SIP_EDGE_URL } : {}),
+    edgeProfile: e.SIM_EDGE_PROFILE,
   };
 }
 

@@ -9,6 +9,10 @@
  * contract/queue-call.ts, which the simulator and the proxy share).
  */
 
+import type { SimulatorEdge, SimulatorEdgeInput } from './control-edge-shapes.js';
+
+export type { SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile } from './control-edge-shapes.js';
+
 /** A browser call as the simulator holds it (the REST record, every field). */
 export interface SimulatedCallRecord {
   /** The call's id, `bc_` and letters or digits. */
@@ -94,6 +98,11 @@ export interface SimulatedCall<Record = SimulatedCallRecord> {
     iceRestarts: number;
     /** The audio formats the page's last re-INVITE offered, by `rtpmap` name (`PCMU/8000`) in its order; null before any. */
     lastReofferFormats: string[] | null;
+    /**
+     * Requests the service sent in the dialog of its own accord (an `asterisk` edge's PRACKs and session
+     * refreshes, a hold) and the page's final status code to each, oldest first.
+     */
+    edgeRequests: Array<{ method: string; statusCode: number; at: string }>;
   };
   /** The browser leg's packet counts, once it has media (the same as `facts.media`). */
   media: SimulatedMedia | null;
@@ -124,6 +133,11 @@ export type SimulatorFault =
   | (FaultTarget & { fault: 'stall-sip-socket'; sessionId?: string })
   /** Does the request, then drops every packet of the media of `callId` (or every call in progress), both ways, for `ms`. */
   | (FaultTarget & { fault: 'media-blackhole'; ms: number; callId?: string })
+  /**
+   * Does the request, then restarts the SIP edge for `seconds`: every SIP socket drops at once with no closing
+   * handshake (their registrations with them), and new WebSockets are refused until it is back.
+   */
+  | (FaultTarget & { fault: 'edge-restart'; seconds: number })
   /** For `POST /api/v1/voice/browser-calls`: withdraws the call's INVITE (CANCEL) before the answer goes out. */
   | (FaultTarget & { fault: 'withdraw-invite' })
   /** The next `count` queue webhooks of `event` (of `queueId` when given) are never sent: lost (spec 6.1, no retry). */
@@ -202,7 +216,17 @@ export interface SimulatorControl {
   callerHangup(callId: string): Promise<InboundCallRecord>;
   /** What the simulator holds and observed of an inbound call: its dequeues' INVITEs, media and the DTMF it heard. */
   inboundCall(callId: string): Promise<SimulatedCall<InboundCallRecord>>;
-  /** Forgets every session, call, queue, fault, key change, quota count and idempotency record. */
+  /** The SIP edge the simulator speaks as now. */
+  edge(): Promise<SimulatorEdge>;
+  /** Sets the SIP edge for what comes next (the next ping, REGISTER and INVITE); `reset()` puts back the first. */
+  setEdge(edge: SimulatorEdgeInput): Promise<SimulatorEdge>;
+  /** Restarts the SIP edge: every SIP socket (and its registration) dropped at once, new ones refused `seconds`. */
+  restartEdge(seconds: number): Promise<SimulatorEdge>;
+  /** The far end holds the call without music (a re-INVITE `a=sendonly`, no audio); the page's final status. */
+  hold(callId: string): Promise<number>;
+  /** The far end takes the call off hold: a re-INVITE offering `a=sendrecv`, and audio again. */
+  unhold(callId: string): Promise<number>;
+  /** Forgets every session, call, queue, fault, key change, quota count and idempotency record, and puts back the edge it started with. */
   reset(): Promise<void>;
 }
 
@@ -237,7 +261,7 @@ export interface InboundCallRecord {
  */
 export function createSimulatorControl(url: string): SimulatorControl {
   const root = `${url.replace(/\/+$/, '')}/__sim`;
-  async function request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  async function request<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
     const response = await fetch(root + path, {
       method,
       headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
@@ -263,6 +287,11 @@ export function createSimulatorControl(url: string): SimulatorControl {
     inbound: async (caller) => (await request<{ call: InboundCallRecord }>('POST', '/inbound', caller)).call,
     callerHangup: async (callId) => (await request<{ call: InboundCallRecord }>('POST', `/inbound/${id(callId)}/hangup`)).call,
     inboundCall: (callId) => request('GET', `/calls/${id(callId)}`),
+    edge: async () => (await request<{ edge: SimulatorEdge }>('GET', '/edge')).edge,
+    setEdge: async (edge) => (await request<{ edge: SimulatorEdge }>('PUT', '/edge', edge)).edge,
+    restartEdge: async (seconds) => (await request<{ edge: SimulatorEdge }>('POST', '/edge/restart', { seconds })).edge,
+    hold: async (callId) => (await request<{ status: number }>('POST', `/calls/${id(callId)}/hold`)).status,
+    unhold: async (callId) => (await request<{ status: number }>('POST', `/calls/${id(callId)}/unhold`)).status,
     reset: async () => void (await request('POST', '/reset')),
   };
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { finishApp, HttpError, noStore } from '../contract/http-error.js';
 import { e164, readJsonBody } from '../contract/voice-input.js';
 import type { KeyRegistry, Quota } from './accounts.js';
+import { edgeRoutes } from './control-edge.js';
 import { parseControlInput } from './control-input.js';
 import type { FaultPlan } from './faults.js';
 import { KeyControl } from './key-control.js';
@@ -115,12 +116,14 @@ export function createControlApp({ service, faults, registry, defaultQuota, forg
     return c.json({ registration });
   });
   faultRoutes(app, faults, service);
+  edgeRoutes(app, service);
   app.post('/keys', async (c) => c.json(keys.create((await readJsonBody(c.req.raw)) ?? {}), 201));
   app.patch('/keys/:key', async (c) => c.json(keys.update(c.req.param('key'), (await readJsonBody(c.req.raw)) ?? {})));
   app.post('/reset', async (c) => {
     forget();
     faults.clear();
     keys.reset();
+    service.sip.edge.reset();
     await service.reset();
     return c.json({ reset: true });
   });

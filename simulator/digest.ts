@@ -1,13 +1,15 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * Server side of SIP digest authentication (RFC 3261 section 22, RFC 2617 with qop=auth, MD5).
- *
- * @remarks
- * SIP.js, the client we serve, only answers MD5 challenges; RFC 8760 SHA-256 is left to a later change.
+ * Server side of SIP digest authentication (RFC 3261 section 22, RFC 2617 with qop=auth): MD5, and SHA-256 as
+ * RFC 8760 adds it (RFC 7616 section 3.4's computations with the algorithm's hash).
  */
 
-const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
+/** The digest algorithms the registrar challenges with (RFC 8760 section 2.1). */
+export type DigestAlgorithm = 'MD5' | 'SHA-256';
+
+const HASHES: Record<DigestAlgorithm, string> = { MD5: 'md5', 'SHA-256': 'sha256' };
+const hash = (algorithm: DigestAlgorithm, text: string): string => createHash(HASHES[algorithm]).update(text).digest('hex');
 
 /** A fresh nonce: 128 random bits, hex. */
 export function createNonce(): string {
@@ -15,8 +17,8 @@ export function createNonce(): string {
 }
 
 /** The `WWW-Authenticate` value of a 401 challenge; `stale` says only the nonce was out of date (RFC 2617 section 3.2.1). */
-export function challengeHeader(realm: string, nonce: string, stale = false): string {
-  return `Digest realm="${realm}", nonce="${nonce}", algorithm=MD5, qop="auth"${stale ? ', stale=true' : ''}`;
+export function challengeHeader(realm: string, nonce: string, stale = false, algorithm: DigestAlgorithm = 'MD5'): string {
+  return `Digest realm="${realm}", nonce="${nonce}", algorithm=${algorithm}, qop="auth"${stale ? ', stale=true' : ''}`;
 }
 
 /** Parses the parameters of an `Authorization: Digest ...` header value; undefined when it is not Digest. */
@@ -39,21 +41,26 @@ export interface DigestCheck {
   password: string;
   realm: string;
   nonce: string;
+  /** The algorithms the registrar challenged with; default MD5 alone. */
+  algorithms?: readonly DigestAlgorithm[];
 }
 
 /** True when the client's `response` proves knowledge of the password for this nonce (constant-time compare). */
-export function verifyDigest({ method, params, password, realm, nonce }: DigestCheck): boolean {
+export function verifyDigest({ method, params, password, realm, nonce, algorithms = ['MD5'] }: DigestCheck): boolean {
   const { username, uri, response, qop, nc, cnonce } = params;
   if (!username || !uri || !response || params.realm !== realm || params.nonce !== nonce) return false;
-  if (params.algorithm && params.algorithm.toUpperCase() !== 'MD5') return false;
-  const ha1 = md5(`${username}:${realm}:${password}`);
-  const ha2 = md5(`${method}:${uri}`);
+  // RFC 7616 section 3.4: an answer without the parameter is MD5's.
+  const algorithm = algorithms.find((name) => name === (params.algorithm ?? 'MD5').toUpperCase());
+  if (!algorithm) return false;
+  const h = (text: string): string => hash(algorithm, text);
+  const ha1 = h(`${username}:${realm}:${password}`);
+  const ha2 = h(`${method}:${uri}`);
   let expected: string;
   if (qop === 'auth') {
     if (!nc || !cnonce) return false;
-    expected = md5(`${ha1}:${nonce}:${nc}:${cnonce}:auth:${ha2}`);
+    expected = h(`${ha1}:${nonce}:${nc}:${cnonce}:auth:${ha2}`);
   } else if (qop === undefined) {
-    expected = md5(`${ha1}:${nonce}:${ha2}`);
+    expected = h(`${ha1}:${nonce}:${ha2}`);
   } else {
     return false;
   }

@@ -56,6 +56,10 @@ export function injectFaults(faults: FaultPlan, service: VoiceService): Middlewa
         await next();
         service.stallSipSockets(fault.sessionId);
         return;
+      case 'edge-restart':
+        await next();
+        service.sip.restartEdge(fault.seconds * 1000);
+        return;
       case 'media-blackhole':
         await next();
         service.blackholeMedia(fault.ms, fault.callId);

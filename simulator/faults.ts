@@ -43,6 +43,8 @@ export const faultInput = z.discriminatedUnion('fault', [
    * RTP, DTLS and ICE checks, both ways, for `ms`.
    */
   z.strictObject({ ...base, fault: z.literal('media-blackhole'), ms: z.number().int().min(1).max(60_000), callId: z.string().min(1).optional() }),
+  /** Runs the request, then restarts the SIP edge for `seconds`: every socket drops, and new ones are refused meanwhile. */
+  z.strictObject({ ...base, fault: z.literal('edge-restart'), seconds: z.number().min(0).max(600) }),
   /**
    * Meant for `POST /browser-calls`: runs the request (the INVITE goes out), withdraws that call's INVITE
    * (CANCEL, the page's 487, the call `failed` with `invite_withdrawn`), and only then lets the answer go,

@@ -11,11 +11,14 @@
 
 import { API_KEY_FORMAT } from './accounts.js';
 import { DEFAULT_SIM_API_KEY } from './config.js';
+import type { SimulatorEdgeProfile } from './control-client.js';
+import { EDGE_PROFILES, isEdgeProfile } from './edge-profile.js';
 import type { MediaAddressMode } from './media-address-mode.js';
 import { startSimulator as startService } from './server.js';
 
 export { createSimulatorControl, SimulatorControlError } from './control-client.js';
 export type { MediaAddressMode } from './media-address-mode.js';
+export type { SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile } from './control-client.js';
 export type { InboundCallRecord, RegistrationRecord, SimulatedCall, SimulatedCallRecord, SimulatedMedia, SimulatorControl, SimulatorFault } from './control-client.js';
 
 /** The development key the simulator takes when none is given: `vsk_` and 32 letters or digits, as a real key. */
@@ -57,6 +60,14 @@ export interface SimulatorOptions {
    * machine's.
    */
   mediaAddresses?: MediaAddressMode;
+  /**
+   * The SIP edge it speaks as, at start and after every `reset()` (the control API's `setEdge` changes it for what
+   * comes next): `'kamailio'` (the default: answers CRLF keep-alives, confirms outbound), `'no-crlf-pong'`
+   * (OpenSIPS, Asterisk, FreeSWITCH: neither), `'asterisk'` (100rel required, session-timer refreshes, SHA-256 and
+   * MD5 challenges, no pong) or `'carrier-sbc'` (`Min-Expires: 3600`, one-use nonces, `Expires` only as a header,
+   * INVITEs with `Expires`, multipart or offerless, `503` to every other refresh). docs/simulator.md has the whole list.
+   */
+  edgeProfile?: SimulatorEdgeProfile;
 }
 
 /** A running simulator. */
@@ -83,7 +94,7 @@ export class SimulatorOptionsError extends Error {
 
 /**
  * Starts the simulator and resolves once it listens; rejects with a {@link SimulatorOptionsError} for a key
- * that is not a voice key's shape, as the real service would never issue it.
+ * that is not a voice key's shape, as the real service would never issue it, or an `edgeProfile` it does not know.
  *
  * @example
  * ```ts
@@ -98,6 +109,9 @@ export class SimulatorOptionsError extends Error {
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const apiKey = options.apiKey ?? DEFAULT_API_KEY;
   if (!API_KEY_FORMAT.test(apiKey)) throw new SimulatorOptionsError('startSimulator: apiKey must be "vsk_" followed by 32 letters or digits');
+  if (options.edgeProfile !== undefined && !isEdgeProfile(options.edgeProfile)) {
+    throw new SimulatorOptionsError(`startSimulator: edgeProfile must be ${EDGE_PROFILES.map((profile) => `"${profile}"`).join(', ')}`);
+  }
   const running = await startService({ ...options, apiKey, port: options.port ?? 0 });
   return {
     url: running.url,

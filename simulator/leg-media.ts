@@ -42,6 +42,18 @@ export class LegMedia {
     return this.peer.acceptAnswer(sdp);
   }
 
+  /** The page's 2xx to an offerless INVITE carried its offer: recorded as the answer it is, and answered. */
+  answerOffer(sdp: string): Promise<string> {
+    this.facts.browserAnsweredAt = this.stamp();
+    this.facts.browserFinalStatus = 200;
+    return this.peer.answerOffer(sdp);
+  }
+
+  /** The service holds the call (nothing sent to the page) or resumes it. */
+  hold(held: boolean): void {
+    this.peer.hold(held);
+  }
+
   /** A SIP INFO of the leg's dialog (sip-info-dtmf.ts): a digit is recorded beside the RFC 4733 ones. */
   info(contentType: string, body: string): void {
     const digit = sipInfoDigit(contentType, body);

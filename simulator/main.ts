@@ -21,6 +21,7 @@ async function main(argv: readonly string[]): Promise<void> {
   console.log(`simulator on ${simulator.url}`);
   console.log(`  VOICE_BASE_URL=${simulator.baseUrl}`);
   console.log(`  media on ${describeMediaAddresses(config)}`);
+  console.log(`  SIP edge: ${config.edgeProfile} (SIM_EDGE_PROFILE, --edge-profile)`);
   console.log(`  API key: ${describeApiKey(config, request.env)}`);
   const stop = () => void simulator.close().then(() => process.exit(0));
   process.on('SIGINT', stop);

@@ -9,33 +9,17 @@
 import { RTCPeerConnection, type RtpPacket } from 'werift';
 import { InboundRtp, type InboundCounts } from './inbound-rtp.js';
 import { blackholeUntil, disableStun, mediaPeerConfig } from './loopback-webrtc.js';
-import type { MediaAddressMode } from './media-address-mode.js';
 import { selectMediaAddresses, usableCandidatesSdp, type MediaAddresses } from './media-addresses.js';
+import type { MediaPeerOptions } from './media-peer-options.js';
 import { PcmuSender } from './outbound-rtp.js';
 import { TonePlayer } from './tone.js';
+
+export type { MediaPeerOptions } from './media-peer-options.js';
 
 /** Packet/byte counters of one call, as seen by the simulator. */
 export interface MediaCounts extends InboundCounts {
   /** RTP packets handed to werift for sending (tone + echo). */
   packetsToBrowser: number;
-}
-
-/** Options for {@link createMediaPeer}. */
-export interface MediaPeerOptions {
-  /** Play a 440 Hz tone (PCMU, amplitude ~8000/32768) this long after connect, then echo; default 1000. */
-  toneMs?: number;
-  /** Epoch-ms clock for `lastPacketFromBrowserAt` and for sizing RTP timestamp gaps; default `Date.now`. */
-  now?: () => number;
-  /**
-   * A monitor leg's peer (spec 2.6): offers `sendonly`, plays no tone, echoes nothing, and sends only what
-   * {@link MediaPeer.send} is given; default false.
-   */
-  monitor?: boolean;
-  /**
-   * Where it gathers and which remote addresses it accepts (media-addresses.ts): `loopback` (the default),
-   * 127.0.0.1 alone; `host`, this machine's interface addresses as well, which a browser with default settings pairs with.
-   */
-  addresses?: MediaAddressMode;
 }
 
 /** How long an answer with no candidate the peer may use waits for the browser's first check (`untilFirstCheck`). */
@@ -75,6 +59,10 @@ export interface MediaPeer {
    * SRTP carry on over the pair they find.
    */
   answerReoffer(sdp: string): Promise<{ sdp: string; iceRestart: boolean }>;
+  /** Answers the offer of the page's 2xx to an offerless INVITE (RFC 3261 section 13.2.1), on a peer that made none. */
+  answerOffer(sdp: string): Promise<string>;
+  /** Holds the call (sends nothing to the page, as a service holding without music) or resumes it. */
+  hold(held: boolean): void;
   /** Drops every datagram of the call's media path (RTP, DTLS, ICE checks), both ways, for `ms`. */
   blackhole(ms: number): void;
   /** Calls `listener` with every PCMU payload the page sent and every one sent to the page (tone and echo). */
@@ -198,6 +186,19 @@ class WeriftMediaPeer implements MediaPeer {
       for (const transport of this.pc.iceTransports) void transport.start().catch(() => undefined);
     }
     return { sdp: answer, iceRestart };
+  }
+
+  async answerOffer(sdp: string): Promise<string> {
+    this.remoteUfrag = iceUfrag(sdp);
+    await this.pc.setRemoteDescription({ type: 'offer', sdp: usableCandidatesSdp(sdp, this.addresses) });
+    const answer = await this.pc.createAnswer();
+    disableStun(this.pc);
+    return this.describeLocally(answer);
+  }
+
+  hold(held: boolean): void {
+    this.sender.paused = held;
+    if (!held) this.sender.newTalkspurt();
   }
 
   /** Sets a local description and waits for its candidates (non-trickle: the SDP carries them all). */

@@ -20,6 +20,8 @@ export class PcmuSender {
   private startedAt = 0;
   private startTs = 0;
   private talkspurtStarts = true;
+  /** The call is held: frames are dropped here, none counted as sent, and the next after it opens a talkspurt. */
+  paused = false;
 
   constructor(
     private readonly sender: Pick<RTCRtpSender, 'sendRtp'>,
@@ -39,6 +41,7 @@ export class PcmuSender {
 
   /** Sends one frame of PCMU; a failed send is dropped, as a lost packet would be. */
   send(payload: Buffer): void {
+    if (this.paused) return;
     let marker = false;
     if (this.talkspurtStarts) {
       // RFC 3551 section 4.1: mark the first packet of a talkspurt, and let the

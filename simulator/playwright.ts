@@ -33,11 +33,13 @@ import {
   type PlaywrightWorkerOptions,
   type TestType,
 } from '@playwright/test';
+import type { SimulatorEdgeInput, SimulatorEdgeProfile } from './control-client.js';
 import { createSimulatorControl, startSimulator, type SimulatorControl, type SimulatorOptions } from './index.js';
 
 export { chromiumArgs, chromiumLaunchOptions, type ChromiumLaunchOptions } from './chromium-flags.js';
 export { firefoxLaunchOptions, firefoxUserPrefs, type FirefoxLaunchOptions } from './firefox-prefs.js';
 export { createSimulatorControl, SimulatorControlError } from './control-client.js';
+export type { SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile } from './control-client.js';
 export type { RegistrationRecord, SimulatedCall, SimulatedCallRecord, SimulatedMedia, SimulatorControl, SimulatorFault } from './control-client.js';
 export { expect };
 
@@ -51,6 +53,18 @@ export interface SimulatorFixture extends SimulatorControl {
   sipUrl: string;
   /** The key its REST API takes: the app's `VOICE_API_KEY`. */
   apiKey: string;
+}
+
+/** The test-scoped fixtures {@link test} adds. */
+export interface SimulatorTestFixtures {
+  /**
+   * The SIP edge the simulator speaks as during the test (`test.use({ edgeProfile: 'asterisk' })`, or with its
+   * settings: `{ profile: 'asterisk', sessionExpiresSeconds: 4 }`); the edge it had is put back after the test.
+   * Unset, the simulator keeps its own (`simulatorOptions.edgeProfile`, else `kamailio`).
+   */
+  edgeProfile: SimulatorEdgeProfile | SimulatorEdgeInput | undefined;
+  /** Applies `edgeProfile` around every test. */
+  simulatorEdge: void;
 }
 
 /** The worker-scoped fixtures {@link test} adds. */
@@ -73,10 +87,25 @@ export interface SimulatorWorkerFixtures {
  * {@link firefoxLaunchOptions}), unless `simulatorOptions` says otherwise, and closes after the worker's last
  * test, ending its calls and sessions.
  */
-export const test: TestType<PlaywrightTestArgs & PlaywrightTestOptions, PlaywrightWorkerArgs & PlaywrightWorkerOptions & SimulatorWorkerFixtures> = base.extend<
-  {},
+export const test: TestType<PlaywrightTestArgs & PlaywrightTestOptions & SimulatorTestFixtures, PlaywrightWorkerArgs & PlaywrightWorkerOptions & SimulatorWorkerFixtures> = base.extend<
+  SimulatorTestFixtures,
   SimulatorWorkerFixtures
 >({
+  edgeProfile: [undefined, { option: true }],
+  simulatorEdge: [
+    async ({ simulator, edgeProfile }, use) => {
+      if (edgeProfile === undefined) return use();
+      const before = await simulator.edge();
+      await simulator.setEdge(typeof edgeProfile === 'string' ? { profile: edgeProfile } : edgeProfile);
+      try {
+        await use();
+      } finally {
+        const { restartingUntil: _, ...settings } = before;
+        await simulator.setEdge(settings);
+      }
+    },
+    { auto: true },
+  ],
   simulatorOptions: [{}, { scope: 'worker', option: true }],
   simulator: [
     async ({ simulatorOptions }, use) => {

@@ -8,6 +8,8 @@ import { createControlApp } from './control.js';
 import { injectFaults } from './fault-injection.js';
 import { FaultPlan } from './faults.js';
 import { IdempotencyStore } from './idempotency.js';
+import type { EdgeProfile } from './edge-profile.js';
+import { EdgeState } from './edge-state.js';
 import type { MediaAddressMode } from './media-address-mode.js';
 import { DEFAULT_QUOTA, RateLimiter } from './rate-limit.js';
 import type { RecipientTimings } from './recipients.js';
@@ -53,6 +55,8 @@ export interface SimulatorOptions extends Omit<RecipientTimings, 'noAnswerMs'> {
   quota?: Partial<Quota>;
   /** The quota of `apiKey` alone, one the provider raised (spec 8: the default is a default); default `quota`. */
   keyQuota?: Partial<Quota>;
+  /** The SIP edge the service speaks as (edge-profile.ts), at start and after a reset; default `kamailio`. */
+  edgeProfile?: EdgeProfile;
   /** Accounts and keys; default one account, which supports recording, with `apiKey` holding both voice scopes. */
   registry?: KeyRegistry;
 }
@@ -88,6 +92,7 @@ function createService(options: SimulatorOptions, host: string, publicUrl: () =>
     toneMs: options.toneMs ?? 1000,
     mediaAddresses: options.mediaAddresses ?? 'host',
     webhookFaults: faults,
+    edge: new EdgeState(options.edgeProfile),
   });
 }
 

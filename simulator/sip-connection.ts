@@ -1,5 +1,8 @@
 import type { WebSocket } from 'ws';
 import { Grammar, IncomingRequestMessage, IncomingResponseMessage, LoggerFactory, Parser, UserAgentCore } from 'sip.js/lib/core/index.js';
+import { DialogFlows, dialogOfIncomingRequest, dialogOfTargetResponse, readOutgoing, refreshesTarget, sendFailedResponse } from './edge-routing.js';
+import { inviteShape } from './edge-invite.js';
+import { EdgeState } from './edge-state.js';
 import { InviteDialog, type BrowserLeg, type InviteOptions } from './invite-dialog.js';
 import { RegistrationHandler, type Binding, type SipAccount } from './sip-registration.js';
 
@@ -17,6 +20,8 @@ export interface SipServerOptions {
   host: string;
   lookupAccount(username: string): SipAccount | undefined;
   onRegistrationChange?(sessionId: string): void;
+  /** The edge the registrar and the INVITEs speak as (edge-state.ts); default `kamailio`. */
+  edge?: EdgeState;
   now?: () => number;
 }
 
@@ -50,17 +55,17 @@ export interface Registrar {
   /** Drops a binding; with a connection given, only when the binding is still that connection's. */
   removeRegistration(sessionId: string, connection?: SipFlow): void;
   /**
-   * The connection of the same agent (RFC 5626: the same `+sip.instance` of the same session) that `holds`
-   * what a message needs, when `connection` itself does not; or, without `holds`, that agent's newest open flow.
+   * The connection, open or kept for its calls, whose core `holds` what a message needs (a dialog, a client
+   * transaction), when `connection` itself does not: the service a real edge routes a request in a dialog to.
    */
-  sameAgent(connection: SipConnection, holds?: (other: SipConnection) => boolean): SipConnection | undefined;
+  holder(connection: SipConnection, holds: (other: SipConnection) => boolean): SipConnection | undefined;
   /** A closed connection kept for its calls has none left up: it may be forgotten. */
   forget(connection: SipConnection): void;
 }
 
 /**
  * The SIP core's configuration for one connection: it sends as the simulator's host, through `send` (the
- * connection's own socket, or the agent's newest flow: {@link SipConnection}).
+ * connection's own socket, or the flow a dialog's target came on: {@link SipConnection}).
  */
 function coreConfiguration(send: (message: string) => void, host: string): ConstructorParameters<typeof UserAgentCore>[0] {
   const contactUri = Grammar.URIParse(`sip:${host};transport=ws`);
@@ -76,8 +81,8 @@ function coreConfiguration(send: (message: string) => void, host: string): Const
     hackViaTcp: false,
     routeSet: [],
     sipjsId: 'sim',
-    supportedOptionTags: ['outbound'],
-    supportedOptionTagsResponse: ['outbound'],
+    supportedOptionTags: ['outbound', '100rel', 'timer'],
+    supportedOptionTagsResponse: ['outbound', '100rel', 'timer'],
     userAgentHeaderFieldValue: 'voice-browser-simulator',
     viaForceRport: false,
     viaHost: host,
@@ -89,6 +94,9 @@ function coreConfiguration(send: (message: string) => void, host: string): Const
   };
 }
 
+/** The edge of a registrar given none: the default profile, never changed. */
+const DEFAULT_EDGE = new EdgeState();
+
 /** One WebSocket and the SIP core speaking over it. */
 export class SipConnection implements SipFlow {
   readonly core: UserAgentCore;
@@ -96,9 +104,9 @@ export class SipConnection implements SipFlow {
   /** INVITE dialogs of this socket still up or ending: they learn of it when the socket closes. */
   private readonly dialogs = new Set<InviteDialog>();
   /** The `stall-sip-socket` fault: the socket stays open, and nothing goes in or out of it any more. */
-  private stalled = false;
-  /** The agent this socket's REGISTER bound: its session and, registered for outbound, its instance. */
-  private agent: { sessionId: string; instance?: string } | undefined;
+  stalled = false;
+  /** Where this core's dialogs' requests go when their target came on another connection, and its responses' ways back. */
+  private readonly flows = new DialogFlows<SipConnection>();
 
   constructor(
     readonly socket: WebSocket,
@@ -106,10 +114,7 @@ export class SipConnection implements SipFlow {
     private readonly options: SipServerOptions,
   ) {
     this.registration = new RegistrationHandler(options, {
-      bind: (binding) => {
-        this.agent = { sessionId: binding.sessionId, ...(binding.instance ? { instance: binding.instance } : {}) };
-        server.addRegistration({ ...binding, connection: this });
-      },
+      bind: (binding) => server.addRegistration({ ...binding, connection: this }),
       unbind: (sessionId) => server.removeRegistration(sessionId, this),
     });
     this.core = new UserAgentCore(coreConfiguration((message) => this.send(message), options.host), { onRegister: (request) => this.registration.handle(request) });
@@ -120,27 +125,28 @@ export class SipConnection implements SipFlow {
     return this.socket.readyState === this.socket.OPEN;
   }
 
-  /** Whether `other` is a flow of the same agent registered for outbound (RFC 5626 section 4.2). */
-  sameAgentAs(other: SipConnection): boolean {
-    return !!this.agent?.instance && this.agent.instance === other.agent?.instance && this.agent.sessionId === other.agent.sessionId;
-  }
-
   /**
-   * Sends on this connection's own socket while it is open and not stalled; else down the newest flow of the
-   * same agent when it registered for outbound, so a dialog begun on the old socket goes on over the new one
-   * (RFC 5626 section 5.3). With neither, a stalled socket swallows what is sent, as a dead path does, and a
-   * closed one refuses it: a binding without outbound lives with its socket.
+   * Sends what the core says as an edge routes it (edge-routing.ts): a request in a dialog down the flow its
+   * remote target came on, a response down the connection its request came on, anything else on this socket.
+   * A stalled flow swallows it, as a dead path does; a closed one fails the request with the edge's `477`, as
+   * Kamailio answers a relay it cannot send.
    */
   private send(message: string): void {
-    if (this.open && !this.stalled) return this.socket.send(message);
-    const flow = this.server.sameAgent(this);
-    if (flow) return flow.socket.send(message);
-    if (!this.open) throw new Error('SIP socket closed');
+    const outgoing = readOutgoing(message);
+    const flow = (outgoing.kind === 'request' ? this.flows.targetOf(outgoing.dialogId) : outgoing.kind === 'response' ? this.flows.arrivalOf(outgoing.branch) : undefined) ?? this;
+    if (flow.open) {
+      if (!flow.stalled) flow.socket.send(message);
+      return;
+    }
+    if (outgoing.kind !== 'request' || outgoing.method === 'ACK') return;
+    const failed = Parser.parseMessage(sendFailedResponse(message), this.core.loggerFactory.getLogger('sim.parser'));
+    // After the transaction that sends it is in place, as a response from the wire would come.
+    if (failed instanceof IncomingResponseMessage) setImmediate(() => this.core.receiveIncomingResponseFromTransport(failed));
   }
 
-  /** Whether a request can still go towards the page: its socket is open (stalled or not), or it has a newer flow. */
-  private reachable(): boolean {
-    return this.open || this.server.sameAgent(this) !== undefined;
+  /** Whether a request of the dialog can still go towards the page: the flow of its target is open (stalled or not). */
+  private reachable(dialogId: string | undefined): boolean {
+    return (this.flows.targetOf(dialogId) ?? this).open;
   }
 
   /**
@@ -163,21 +169,42 @@ export class SipConnection implements SipFlow {
     if (this.stalled) return;
     if (text.trim() === '') {
       // RFC 5626 section 3.5.1: a double-CRLF ping is answered with a single CRLF pong; it is not a SIP message.
-      if (/^(\r\n\r\n)+$/.test(text) && this.socket.readyState === this.socket.OPEN) this.socket.send('\r\n');
+      // OpenSIPS, Asterisk and FreeSWITCH answer none on a WebSocket (the `no-crlf-pong` and `asterisk` profiles).
+      const pong = (this.options.edge ?? DEFAULT_EDGE).behaviour().crlfPong;
+      if (pong && /^(\r\n\r\n)+$/.test(text) && this.socket.readyState === this.socket.OPEN) this.socket.send('\r\n');
       return;
     }
     const logger = this.core.loggerFactory.getLogger('sim.parser');
     const message = Parser.parseMessage(text, logger);
-    // A request in a dialog, or a response to a request, that an earlier flow of the same agent holds goes to it.
-    if (message instanceof IncomingRequestMessage) {
-      const dialog = message.toTag ? message.callId + message.toTag + message.fromTag : undefined;
-      const holder = dialog ? this.server.sameAgent(this, (other) => other.core.dialogs.has(dialog)) : undefined;
-      (holder ?? this).core.receiveIncomingRequestFromTransport(message);
-    } else if (message instanceof IncomingResponseMessage) {
-      const client = message.viaBranch + message.method;
-      const holder = this.server.sameAgent(this, (other) => other.core.userAgentClients.has(client));
-      (holder ?? this).core.receiveIncomingResponseFromTransport(message);
-    }
+    if (message instanceof IncomingRequestMessage) this.receiveRequest(message);
+    else if (message instanceof IncomingResponseMessage) this.receiveResponse(message);
+  }
+
+  /**
+   * A request in a dialog goes to the core that holds the dialog, whichever socket it came on (the service an
+   * edge routes it to by its Request-URI); a target refresh moves the dialog's target to this socket.
+   */
+  private receiveRequest(message: IncomingRequestMessage): void {
+    const dialogId = dialogOfIncomingRequest(message);
+    const holder = (dialogId && this.server.holder(this, (other) => other.core.dialogs.has(dialogId))) || this;
+    if (holder !== this) holder.flows.arrived(message.viaBranch, this);
+    if (dialogId && refreshesTarget(message)) holder.learnTarget(dialogId, this);
+    holder.core.receiveIncomingRequestFromTransport(message);
+  }
+
+  /** A response goes to the core whose transaction sent its request; a 2xx to our INVITE or UPDATE moves the target. */
+  private receiveResponse(message: IncomingResponseMessage): void {
+    const client = message.viaBranch + message.method;
+    const holder = this.server.holder(this, (other) => other.core.userAgentClients.has(client)) ?? this;
+    const dialogId = dialogOfTargetResponse(message);
+    if (dialogId) holder.learnTarget(dialogId, this);
+    holder.core.receiveIncomingResponseFromTransport(message);
+  }
+
+  /** The page's latest target for a dialog of this core came on `flow`. */
+  private learnTarget(dialogId: string, flow: SipConnection): void {
+    if (flow === this && this.flows.targetOf(dialogId) === undefined) return;
+    this.flows.learnTarget(dialogId, flow);
   }
 
   /** Sends the INVITE that rings the agent, naming its call in `X-Browser-Call-Id` or `X-Call-Id` (DESIGN.md). */
@@ -186,35 +213,49 @@ export class SipConnection implements SipFlow {
     const to = Grammar.URIParse(`sip:${registration.username}@${this.options.host}`);
     const from = Grammar.URIParse(`sip:${options.from.replace(/^\+/, '')}@${this.options.host}`);
     if (!target || !to || !from) throw new Error('cannot address the registered agent');
+    const edge = this.options.edge ?? DEFAULT_EDGE;
+    const shape = inviteShape(edge.behaviour(), edge.settings, options.offerSdp, options.handlers.onOffer !== undefined);
     const request = this.core.makeOutgoingRequestMessage(
       'INVITE', target, from, to, {},
-      [`${options.callIdHeader}: ${options.callId}`, ...(options.extraHeaders ?? []), `Contact: <sip:${this.options.host};transport=ws>`],
-      { contentDisposition: 'session', contentType: 'application/sdp', content: options.offerSdp },
+      [`${options.callIdHeader}: ${options.callId}`, ...(options.extraHeaders ?? []), ...shape.extraHeaders, `Contact: <sip:${this.options.host};transport=ws>`],
+      shape.body,
     );
     for (const dialog of this.dialogs) if (dialog.over) this.dialogs.delete(dialog);
-    const dialog = new InviteDialog(this.core, request, options.handlers, () => this.reachable(), () => this.forgetIfIdle());
+    const dialog = new InviteDialog(this.core, request, options.handlers, (dialogId) => this.reachable(dialogId), () => this.forgetIfIdle(), options.offerSdp, shape.rules);
     this.dialogs.add(dialog);
     return dialog;
   }
 
   /**
-   * The socket closed. Legs still ending settle at once instead of waiting out their own timer; legs still up
-   * learn that their transport is gone. Every transaction and dialog is dropped with the core (their timers,
-   * RFC 6026 timer M keeps an answered INVITE's transaction 32 s, would otherwise outlive the connection),
-   * except that an agent registered for outbound keeps the calls that are up: it may come back on a new flow,
-   * and their BYE and in-dialog requests go that way. Returns whether the connection is kept for them.
+   * A socket closed, this one or another: the legs of this core whose dialog's target is on it settle an ending
+   * at once instead of waiting out their own timer, and legs still up learn that their transport is gone.
+   */
+  flowClosed(flow: SipConnection): void {
+    for (const dialog of this.dialogs) {
+      if ((this.flows.targetOf(dialog.dialogId) ?? this) !== flow) continue;
+      dialog.settleEnding();
+      dialog.transportLost();
+    }
+  }
+
+  /**
+   * This socket closed. Every transaction and dialog is dropped with the core (their timers, RFC 6026 timer M
+   * keeps an answered INVITE's transaction 32 s, would otherwise outlive the connection), except while a call
+   * is up: its dialog is the service's, which a real edge still routes the page's requests to (a re-INVITE from
+   * the page's new socket moves its target there). Returns whether the connection is kept for them.
    */
   closed(): boolean {
-    for (const dialog of this.dialogs) dialog.settleEnding();
-    for (const dialog of this.dialogs) dialog.transportLost();
-    if (this.agent?.instance && [...this.dialogs].some((dialog) => dialog.up)) return true;
+    this.flowClosed(this);
+    if ([...this.dialogs].some((dialog) => dialog.up)) return true;
     this.dispose();
     return false;
   }
 
   /** Drops every transaction and dialog (the simulator stops, or a kept connection's last call ended). */
   dispose(): void {
+    for (const dialog of this.dialogs) dialog.dispose();
     this.dialogs.clear();
+    this.flows.clear();
     this.core.dispose();
   }
 

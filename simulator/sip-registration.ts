@@ -1,5 +1,7 @@
 import type { IncomingRegisterRequest, URI } from 'sip.js/lib/core/index.js';
-import { challengeHeader, createNonce, parseDigest, verifyDigest } from './digest.js';
+import { createNonce, parseDigest, verifyDigest } from './digest.js';
+import { defaultEdgeSettings, edgeBehaviour, type EdgeBehaviour, type EdgeSettings } from './edge-profile.js';
+import { challengeHeaders, refuseRegister, registerOkHeaders } from './edge-registrar.js';
 
 /**
  * The registrar's side of one SIP connection's REGISTERs (RFC 3261 section 10): digest authentication with
@@ -23,7 +25,7 @@ export interface Binding {
   expiresAt: number;
   /**
    * The agent's instance (`+sip.instance`), when it registered for outbound with a `reg-id` (RFC 5626 section
-   * 4.2): its flows are one agent's, so requests of a dialog may go down its newest one.
+   * 4.2). Requests of a dialog do not follow an instance's newest flow: they go to the dialog's target (edge-routing.ts).
    */
   instance?: string;
   /**
@@ -44,8 +46,13 @@ export interface BindingSink {
 export interface RegistrationOptions {
   realm: string;
   lookupAccount(username: string): SipAccount | undefined;
+  /** The edge the registrar speaks as (edge-state.ts); default the `kamailio` profile. */
+  edge?: { behaviour(): EdgeBehaviour; readonly settings: EdgeSettings };
   now?: () => number;
 }
+
+/** The registrar's edge when none is given. */
+const DEFAULT_EDGE = { behaviour: () => edgeBehaviour(defaultEdgeSettings()), settings: defaultEdgeSettings() };
 
 /** How long a nonce stays ours: a REGISTER over an older one is answered stale (RFC 2617 section 3.2.1). */
 const NONCE_LIFETIME_MS = 5 * 60_000;
@@ -53,6 +60,8 @@ const NONCE_LIFETIME_MS = 5 * 60_000;
 /** One connection's REGISTER handling, with the nonces it issued. */
 export class RegistrationHandler {
   private readonly nonces = new Map<string, number>();
+  /** The sessions this connection bound, and how many refreshes of each it took. */
+  private readonly refreshes = new Map<string, number>();
 
   constructor(
     private readonly options: RegistrationOptions,
@@ -82,10 +91,13 @@ export class RegistrationHandler {
     }
     if (!params || !account) return this.challenge(request, now, false);
     const nonce = params.nonce ?? '';
-    if (!verifyDigest({ method: 'REGISTER', params, password: account.password, realm: this.options.realm, nonce })) {
+    const behaviour = this.edge.behaviour();
+    if (!verifyDigest({ method: 'REGISTER', params, password: account.password, realm: this.options.realm, nonce, algorithms: behaviour.challenges })) {
       return this.challenge(request, now, false);
     }
     const issuedAt = this.nonces.get(nonce);
+    // An edge whose nonces serve one request: the next use is a replay (RFC 7616 section 3.3, nextnonce aside).
+    if (behaviour.singleUseNonces) this.nonces.delete(nonce);
     if (issuedAt === undefined || now - issuedAt >= NONCE_LIFETIME_MS) {
       // RFC 2617 section 3.2.1: the right password over a nonce that is not (or no longer) ours is stale, so
       // the client retries with the new nonce instead of giving up (SIP.js reuses its last Authorization).
@@ -107,22 +119,27 @@ export class RegistrationHandler {
     const requested = Number(contact?.getParam('expires') ?? message.getHeader('expires') ?? 3600);
     if (contactHeader.trim() === '*' || requested === 0 || !contact?.uri) {
       this.sink.unbind(account.sessionId);
+      this.refreshes.delete(account.sessionId);
       request.accept({ statusCode: 200 });
       return;
     }
     // RFC 3261 section 10.3 step 7: the registrar may shorten the lifetime; it echoes what it granted.
-    const expires = Math.max(1, Math.min(Number.isFinite(requested) ? requested : 3600, account.maxExpiresSeconds));
+    const asked = Number.isFinite(requested) ? requested : 3600;
+    const edge = this.edge;
+    const refresh = this.refreshes.get(account.sessionId);
+    const refusal = refuseRegister(edge.behaviour(), edge.settings.refuseEveryNthRefresh, asked, refresh === undefined ? undefined : refresh + 1);
+    if (refresh !== undefined) this.refreshes.set(account.sessionId, refresh + 1);
+    if (refusal) return void request.reject(refusal);
+    const expires = Math.max(1, Math.min(asked, account.maxExpiresSeconds));
     const instance = contact.getParam('reg-id') !== undefined ? contact.getParam('+sip.instance')?.replace(/^"|"$/g, '') : undefined;
     const path = pathOf(request);
     this.sink.bind({ sessionId: account.sessionId, username, contact: contact.uri.toString(), expiresAt: now + expires * 1000, ...(instance ? { instance } : {}), ...(path.length ? { path } : {}) });
-    const echoed = contactHeader.replace(/;\s*expires=\d+/i, '') + `;expires=${expires}`;
-    // RFC 5626 section 6: a binding made for outbound is confirmed, so the page expects pongs to its pings; behind
-    // an edge only when the edge said it keeps the flow (`ob` on its Path entry), as the first hop answers the pings.
-    const outbound = instance && (path.length === 0 || /;ob\b/i.test(path[0] ?? '')) ? ['Require: outbound'] : [];
-    // RFC 3327 section 5.3: the stored Path goes back in the 200 to a UA that said it supports it.
-    const supportsPath = /(^|,)\s*path\s*(,|$)/i.test(request.message.getHeaders('supported').join(','));
-    const pathEcho = path.length && supportsPath ? [`Path: ${path.join(', ')}`] : [];
-    request.accept({ statusCode: 200, extraHeaders: [`Contact: ${echoed}`, `Expires: ${expires}`, ...outbound, ...pathEcho] });
+    if (refresh === undefined) this.refreshes.set(account.sessionId, 0);
+    request.accept({ statusCode: 200, extraHeaders: registerOkHeaders(edge.behaviour(), message, contactHeader, expires, path) });
+  }
+
+  private get edge(): NonNullable<RegistrationOptions['edge']> {
+    return this.options.edge ?? DEFAULT_EDGE;
   }
 
   /** A 401 with a fresh nonce (RFC 3261 section 22.1). */
@@ -130,7 +147,7 @@ export class RegistrationHandler {
     const nonce = createNonce();
     this.pruneNonces(now);
     this.nonces.set(nonce, now);
-    request.reject({ statusCode: 401, extraHeaders: [`WWW-Authenticate: ${challengeHeader(this.options.realm, nonce, stale)}`] });
+    request.reject({ statusCode: 401, extraHeaders: challengeHeaders(this.edge.behaviour(), this.options.realm, nonce, stale) });
     return undefined;
   }
 }

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { BrowserLeg, InviteOptions } from './invite-dialog.js';
 import type { RegistrationRecord } from './control-client.js';
+import { EdgeState } from './edge-state.js';
 import { RegistrationLog } from './registration-log.js';
 import { SipConnection, type Registration, type SipFlow, type SipServerOptions } from './sip-connection.js';
 import { SipUdpSide } from './sip-udp.js';
@@ -14,14 +15,21 @@ import { SipUdpSide } from './sip-udp.js';
  * @remarks
  * Each WebSocket gets its own SIP.js `UserAgentCore`, so transactions, dialogs, ACK and BYE handling come
  * from the same well-tested grammar and state machines the page runs, and every message of a connection
- * goes back down that connection (RFC 5626 flow semantics: a binding lives as long as its socket). An agent
- * registered for outbound (`+sip.instance` with `reg-id`) is one agent across its sockets: when its socket
- * closes, its calls that are up stay, and their requests and responses go down its newest flow.
+ * goes back down that connection (RFC 5626 flow semantics: a binding lives as long as its socket). It speaks as
+ * the edge its profile names (edge-profile.ts) and routes in-dialog requests as a real edge does
+ * (edge-routing.ts): when a socket closes, its calls that are up stay, and their requests go down the flow the
+ * page's latest target for the dialog came on.
  */
 
 export type { BrowserLeg, BrowserLegHandlers, InviteOptions, LegEnd } from './invite-dialog.js';
 export type { Registration, SipFlow, SipServerOptions } from './sip-connection.js';
 export type { SipAccount } from './sip-registration.js';
+
+/** Refuses a WebSocket upgrade as an edge that is down behind its load balancer does. */
+function refuseUpgrade(socket: Duplex): void {
+  socket.once('finish', () => socket.destroy());
+  socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+}
 
 /** The registrar and WebSocket endpoint at `/sip`; each socket's SIP is a {@link SipConnection}. */
 export class SipServer {
@@ -36,17 +44,24 @@ export class SipServer {
   private readonly kept = new Set<SipConnection>();
   private readonly log = new RegistrationLog();
   private udp: SipUdpSide | undefined;
-  private edge: string | undefined;
+  private edgeWsUrl: string | undefined;
 
-  constructor(private readonly options: SipServerOptions) {}
+  /** The edge it speaks as: its profile for what comes next, and its restarts. */
+  readonly edge: EdgeState;
 
-  /** Takes over an HTTP upgrade request for `/sip`. */
+  constructor(private readonly options: SipServerOptions) {
+    this.edge = options.edge ?? new EdgeState();
+  }
+
+  /** Takes over an HTTP upgrade request for `/sip`; while the edge restarts, refuses it `503`. */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    if (this.edge.restarting()) return refuseUpgrade(socket);
     this.wss.handleUpgrade(request, socket, head, (ws) => {
-      const connection = new SipConnection(ws, this, this.options);
+      const connection = new SipConnection(ws, this, { ...this.options, edge: this.edge });
       this.connections.add(connection);
       ws.on('close', () => {
         this.connections.delete(connection);
+        for (const other of [...this.connections, ...this.kept]) other.flowClosed(connection);
         if (connection.closed()) this.kept.add(connection);
         for (const registration of [...this.registrations.values()]) {
           if (registration.connection === connection) this.removeRegistration(registration.sessionId, connection);
@@ -95,12 +110,10 @@ export class SipServer {
     this.options.onRegistrationChange?.(sessionId);
   }
 
-  sameAgent(connection: SipConnection, holds?: (other: SipConnection) => boolean): SipConnection | undefined {
+  holder(connection: SipConnection, holds: (other: SipConnection) => boolean): SipConnection | undefined {
     // Asked for every message a connection receives: the connection that holds what it needs answers first.
-    if (holds?.(connection)) return undefined;
-    // Newest first: a later socket of the agent is its current flow.
-    const candidates = [...this.connections, ...this.kept].reverse().filter((other) => other !== connection && other.sameAgentAs(connection));
-    return candidates.find(holds ?? ((other) => other.open));
+    if (holds(connection)) return undefined;
+    return [...this.connections, ...this.kept].find((other) => other !== connection && holds(other));
   }
 
   forget(connection: SipConnection): void {
@@ -118,14 +131,23 @@ export class SipServer {
    * SIP (sip-udp.ts); resolves with the port. The WebSocket endpoint stays as it is.
    */
   async listenUdp(port: number, edgeUrl?: string): Promise<number> {
-    this.udp = new SipUdpSide(this, this.options);
-    this.edge = edgeUrl;
+    this.udp = new SipUdpSide(this, { ...this.options, edge: this.edge });
+    this.edgeWsUrl = edgeUrl;
     return this.udp.listen(port);
   }
 
   /** The WebSocket URL of the edge in front of the UDP side, where the pages connect; undefined without one. */
   get edgeUrl(): string | undefined {
-    return this.edge;
+    return this.edgeWsUrl;
+  }
+
+  /**
+   * The edge restarts for `ms`: every SIP socket drops at once with no closing handshake, their bindings with
+   * them, and new WebSocket upgrades are refused until it is back. Calls that are up keep their media.
+   */
+  restartEdge(ms: number): void {
+    this.edge.restart(ms);
+    for (const connection of this.connections) connection.socket.terminate();
   }
 
   /** Closes every socket. */

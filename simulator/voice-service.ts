@@ -3,6 +3,7 @@ import { AgentDirectory } from './agents.js';
 import { BrowserCalls, type CreateCallInput } from './browser-calls.js';
 import { BrowserSessions } from './browser-sessions.js';
 import type { CallFacts } from './call-facts.js';
+import type { EdgeState } from './edge-state.js';
 import type { MediaAddressMode } from './media-address-mode.js';
 import type { MediaCounts } from './media.js';
 import { QUEUE_ANSWER_TIMEOUT_MS, type Agent, type BrowserCall, type BrowserSession, type QueueCall, type SessionTransport } from './model.js';
@@ -42,6 +43,8 @@ export interface VoiceServiceOptions extends RecipientTimings {
   queueAnswerTimeoutMs?: number | undefined;
   /** The armed faults the queue webhooks meet (`drop-webhook`, `delay-webhook`): the FaultPlan of the control API. */
   webhookFaults?: WebhookFaultSource | undefined;
+  /** The SIP edge the registrar and the INVITEs speak as (edge-state.ts); default the `kamailio` profile, never changed. */
+  edge?: EdgeState | undefined;
   now?: () => number;
 }
 
@@ -54,17 +57,13 @@ export class VoiceService {
   readonly supervision: Supervision;
   private readonly agents: AgentDirectory;
   private readonly sessions: BrowserSessions;
-  private readonly calls: BrowserCalls;
+  /** The browser calls (spec 4.7); the control API holds one through it. */
+  readonly calls: BrowserCalls;
   private readonly webhooks: WebhookDelivery;
 
   constructor(private readonly options: VoiceServiceOptions) {
     const now = options.now ?? Date.now;
-    this.sip = new SipServer({
-      realm: options.host,
-      host: options.host,
-      now,
-      lookupAccount: (username) => this.sessions.sipAccount(username),
-    });
+    this.sip = new SipServer({ realm: options.host, host: options.host, edge: options.edge, now, lookupAccount: (username) => this.sessions.sipAccount(username) });
     this.agents = new AgentDirectory(now);
     this.webhooks = createWebhookDelivery(options.webhookFaults);
     this.queues = new QueueDesk({

@@ -28,6 +28,7 @@ describe('parseCli', () => {
   it('sets SIM_PORT, SIM_API_KEY and SIM_MEDIA_ADDRESSES from --port, --api-key and --media-addresses, over the environment', () => {
     expect(parseCli(['--port', '0', `--api-key=${KEY}`], { SIM_PORT: '9999', OTHER: 'x' })).toEqual({ help: false, env: { SIM_PORT: '0', SIM_API_KEY: KEY, OTHER: 'x' } });
     expect(parseCli(['--media-addresses', 'loopback'], { SIM_MEDIA_ADDRESSES: 'host' })).toEqual({ help: false, env: { SIM_MEDIA_ADDRESSES: 'loopback' } });
+    expect(parseCli(['--edge-profile', 'asterisk'], { SIM_EDGE_PROFILE: 'kamailio' })).toEqual({ help: false, env: { SIM_EDGE_PROFILE: 'asterisk' } });
     expect(parseCli([], { SIM_PORT: '9999' })).toEqual({ help: false, env: { SIM_PORT: '9999' } });
     expect(parseCli(['--help'], {})).toEqual({ help: true });
   });
@@ -47,6 +48,8 @@ describe('parseCli', () => {
     expect(inFlagTerms(error, ['--port', '1']).message).toBe(error.message);
     const media = new ConfigError('configuration: SIM_MEDIA_ADDRESSES must be "host" or "loopback"');
     expect(inFlagTerms(media, ['--media-addresses=lan']).message).toBe('simulator: --media-addresses must be "host" or "loopback"');
+    const edge = new ConfigError('configuration: SIM_EDGE_PROFILE must be "kamailio", "no-crlf-pong", "asterisk", "carrier-sbc"');
+    expect(inFlagTerms(edge, ['--edge-profile', 'opensips']).message).toBe('simulator: --edge-profile must be "kamailio", "no-crlf-pong", "asterisk", "carrier-sbc"');
   });
 });
 
@@ -58,7 +61,7 @@ describe('npm run simulator', () => {
 
   it('listens on the --port it was given with the --api-key it was given, and says so', async () => {
     const { stdout } = await runSimulator(['--port', '0', '--api-key', KEY]);
-    expect(stdout).toMatch(/^simulator on http:\/\/127\.0\.0\.1:\d+\n {2}VOICE_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/api\n {2}media on (\d+\.){3}\d+\b.*\n {2}API key: vsk_CliTestKey0+\n$/);
+    expect(stdout).toMatch(/^simulator on http:\/\/127\.0\.0\.1:\d+\n {2}VOICE_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/api\n {2}media on (\d+\.){3}\d+\b.*\n {2}SIP edge: kamailio \(SIM_EDGE_PROFILE, --edge-profile\)\n {2}API key: vsk_CliTestKey0+\n$/);
   });
 
   it('stops with one line and exit code 1 for a bad flag value, and prints the usage for --help', async () => {

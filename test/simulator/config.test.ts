@@ -59,6 +59,17 @@ describe('the simulator test numbers\' timings', () => {
   });
 });
 
+describe('the SIP edge profile', () => {
+  it('defaults to "kamailio" and takes SIM_EDGE_PROFILE as given', () => {
+    expect(parseSimulatorConfig({}).edgeProfile).toBe('kamailio');
+    expect(parseSimulatorConfig({ SIM_EDGE_PROFILE: 'carrier-sbc' }).edgeProfile).toBe('carrier-sbc');
+  });
+
+  it('stops start-up with one line naming SIM_EDGE_PROFILE and the profiles for any other value', () => {
+    expect(() => parseSimulatorConfig({ SIM_EDGE_PROFILE: 'opensips' })).toThrow(/^configuration: SIM_EDGE_PROFILE must be "kamailio", "no-crlf-pong", "asterisk", "carrier-sbc"$/);
+  });
+});
+
 describe('the calls’ media addresses', () => {
   it('default to "host", so a browser with default settings pairs, and take SIM_MEDIA_ADDRESSES=loopback', () => {
     expect(parseSimulatorConfig({}).mediaAddresses).toBe('host');

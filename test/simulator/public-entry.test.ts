@@ -21,4 +21,10 @@ describe('startSimulator()', () => {
     expect(refusal).toBeInstanceOf(SimulatorOptionsError);
     expect(refusal).toMatchObject({ code: 'invalid_argument', message: expect.stringContaining('vsk_') });
   });
+
+  it('refuses an edgeProfile it does not know, naming the profiles, before starting anything', async () => {
+    const refusal = await startSimulator({ edgeProfile: 'opensips' as 'kamailio' }).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(SimulatorOptionsError);
+    expect(refusal).toMatchObject({ code: 'invalid_argument', message: 'startSimulator: edgeProfile must be "kamailio", "no-crlf-pong", "asterisk", "carrier-sbc"' });
+  });
 });

@@ -89,7 +89,7 @@ export class StubAgentConnection extends SipConnection {
   override invite(_registration: Registration, options: InviteOptions): BrowserLeg {
     this.invites.push(options);
     // A stub leg is never answered: a REFER has no dialog to go in.
-    return { end: async () => 'answered' as const, refer: async () => undefined };
+    return { end: async () => 'answered' as const, refer: async () => undefined, hold: async () => undefined };
   }
 }
 

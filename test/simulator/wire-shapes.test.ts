@@ -3,7 +3,9 @@ import type { BrowserCall as PageCall, SessionTransport as PageTransport } from 
 import { BROWSER_CALL_STATES, TERMINAL_CALL_STATES } from '../../lib/types.js';
 import { TERMINAL_STATES, type BrowserCall, type SessionTransport } from '../../simulator/model.js';
 import type { z } from 'zod';
-import type { InboundCallRecord, SimulatedCall, SimulatorFault } from '../../simulator/control-client.js';
+import type { InboundCallRecord, SimulatedCall, SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile, SimulatorFault } from '../../simulator/control-client.js';
+import { EDGE_PROFILES, type EdgeProfile } from '../../simulator/edge-profile.js';
+import type { EdgeView, edgeInput } from '../../simulator/edge-state.js';
 import type { QueueCallRecord } from '../../contract/queue-call.js';
 import type { faultInput } from '../../simulator/faults.js';
 import type { VoiceService } from '../../simulator/voice-service.js';
@@ -32,6 +34,10 @@ const asPublicFault = (fault: z.input<typeof faultInput>): SimulatorFault => fau
 const asFaultInput = (fault: SimulatorFault): z.input<typeof faultInput> => fault;
 const asPublicInbound = (record: QueueCallRecord): InboundCallRecord => record;
 const asContractInbound = (record: InboundCallRecord): QueueCallRecord => record;
+const asPublicEdge = (edge: EdgeView): SimulatorEdge => edge;
+const asPublicProfile = (profile: EdgeProfile): SimulatorEdgeProfile => profile;
+const asProfile = (profile: SimulatorEdgeProfile): EdgeProfile => profile;
+const asEdgeInput = (edge: SimulatorEdgeInput): z.input<typeof edgeInput> => edge;
 
 describe('the wire between simulator and page', () => {
   it("reads the simulator's session transport and call as the page library's", () => {
@@ -53,5 +59,8 @@ describe('the wire between simulator and page', () => {
     expect(typeof asPublicCall).toBe('function');
     const inbound: QueueCallRecord = { id: 'c_1', direction: 'inbound', queueId: 'q_1', from: '+12025550121', to: '+12025550150', state: 'queued', agentId: null, createdAt: '2026-11-26T10:00:00.000Z', answeredAt: null, endedAt: null };
     expect(asContractInbound(asPublicInbound(inbound))).toEqual(inbound);
+    expect(EDGE_PROFILES.map((profile) => asProfile(asPublicProfile(profile)))).toEqual(['kamailio', 'no-crlf-pong', 'asterisk', 'carrier-sbc']);
+    expect(asEdgeInput({ profile: 'asterisk', sessionExpiresSeconds: 4 })).toEqual({ profile: 'asterisk', sessionExpiresSeconds: 4 });
+    expect(typeof asPublicEdge).toBe('function');
   });
 });

@@ -1,5 +1,5 @@
 import { WebSocket as NodeWebSocket } from 'ws';
-import { Core, Registerer, UserAgent, type Invitation } from 'sip.js';
+import { Core, Registerer, SIPExtension, UserAgent, type Invitation } from 'sip.js';
 import type { SessionTransport } from '../../../simulator/model.js';
 import { fakeSdhFactory } from './fake-sdh.js';
 import { weriftSdhFactory } from './werift-sdh.js';
@@ -43,6 +43,8 @@ export interface SipClientOptions {
   aor?: string;
   /** `fake` (default) answers with a canned SDP and no media; `werift` runs real WebRTC on loopback. */
   media?: 'fake' | 'werift';
+  /** Supports RFC 3262 reliable provisional responses (SIP.js's `sipExtension100rel`), as an edge that requires 100rel needs. */
+  rel100?: boolean;
 }
 
 /** A started SIP.js user agent; INVITEs wait in {@link SipClient.nextInvitation} until the test takes them. */
@@ -64,6 +66,7 @@ export class SipClient {
       transportOptions: { server: transport.websocketUrl, connectionTimeout: 5 },
       sessionDescriptionHandlerFactory: options.media === 'werift' ? weriftSdhFactory : fakeSdhFactory,
       logBuiltinEnabled: false,
+      ...(options.rel100 ? { sipExtension100rel: SIPExtension.Supported } : {}),
       delegate: { onInvite: (invitation) => client?.deliver(invitation) },
     });
     client = new SipClient(ua);

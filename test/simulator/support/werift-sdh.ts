@@ -73,8 +73,13 @@ export class WeriftSessionDescriptionHandler implements SessionDescriptionHandle
   /** The answer to the INVITE's offer; in an established call, a new offer (a re-INVITE, with an ICE restart if asked). */
   async getDescription(options?: SessionDescriptionHandlerOptions & { offerOptions?: { iceRestart?: boolean } }): Promise<BodyAndContentType> {
     const answering = this.pc.signalingState === 'have-remote-offer';
+    if (!answering && !this.transceiver) {
+      // The first offer of the call (an offerless INVITE, RFC 3261 section 13.2.1): the page's microphone goes in.
+      this.transceiver = this.pc.addTransceiver('audio', { direction: 'sendrecv' });
+    }
     const roles = this.pc.iceTransports.map((transport) => transport.connection.iceControlling);
     const description = answering ? await this.pc.createAnswer() : await this.pc.createOffer({ iceRestart: options?.offerOptions?.iceRestart });
+    if (!answering) disableStun(this.pc);
     // Non-trickle: werift's setLocalDescription waits for gathering, so the description carries its candidates.
     await this.pc.setLocalDescription(description);
     if (!answering && options?.offerOptions?.iceRestart && this.keepIceRoleOnRestart) {
