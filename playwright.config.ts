@@ -30,9 +30,6 @@ export default defineConfig<object, { sipEdge: SipEdge }>({
       name: 'kamailio',
       workers: 1,
       testMatch: ['**/call.spec.ts', '**/dtmf.spec.ts', '**/mute.spec.ts', '**/remote-hangup.spec.ts', '**/reconnect.spec.ts', '**/media-blackhole.spec.ts', '**/offers.spec.ts'],
-      // Behind an edge the service's BYE after a reconnect follows the dialog's remote target, the dropped
-      // connection, until the page refreshes it by re-INVITE on its new one (RFC 3261 section 12.2): not yet done.
-      grepInvert: /the service's BYE reaches the page on its new socket/,
       use: { browserName: 'chromium', launchOptions: CHROMIUM_LAUNCH, sipEdge: 'kamailio' },
     },
     // Chromium's once-a-minute timers and its Page Lifecycle freeze; Firefox has neither (docs/browsers.md).
