@@ -32,7 +32,7 @@ test('the page reconnects and registers again after its SIP socket drops, then c
   await expect.poll(async () => (await pageAudioStats(page)).connectionState).toBe('closed');
 });
 
-test("after a SIP socket drop mid-call, the page refreshes the dialog's target on its new socket and the service's BYE reaches it there", async ({ page, simulator }) => {
+test("after a SIP socket drop mid-call, the page refreshes the dialog's target on its new socket and the service's BYE reaches it there", async ({ page, simulator, sipEdge }) => {
   await logInAndConnect(page, 'e2e-reconnect-bye');
   const callId = await callConnected(page);
   const { call } = await simulator.call(callId);
@@ -46,7 +46,8 @@ test("after a SIP socket drop mid-call, the page refreshes the dialog's target o
   await expect(page.getByTestId('busy')).toHaveText('false');
   const { facts } = await simulator.call(callId);
   expect(facts.browserLegEnd).toBe('answered');
-  expect(facts.transportLostAt).not.toBeNull();
+  // Behind an edge the simulator holds no socket of the page's, so only without one can it see the drop.
+  if (sipEdge === 'none') expect(facts.transportLostAt).not.toBeNull();
   await expect.poll(async () => (await pageAudioStats(page)).connectionState).toBe('closed');
 });
 
