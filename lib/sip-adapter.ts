@@ -12,7 +12,7 @@ import { createMediaControls, type MediaControls } from './media-controls.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
 import { watchSession } from './call-watch.js';
 import { SUPPORTED_OPTION_TAGS } from './sip-invite-body.js';
-import { refreshTarget } from './sip-offer-answer.js';
+import { answerUpdate, refreshTarget } from './sip-offer-answer.js';
 import { callIdOf, createInvites, hangUp, sendInfo, type Call } from './sip-session.js';
 import { DigestCredentials } from './sip-digest.js';
 import { createReconnection } from './sip-reconnect.js';
@@ -82,7 +82,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     // Followed from its first state change; once it ends, no call is current.
     watchSession(call, callIdOf(call.request.message), { emit, media, clock, onTerminated: () => current === call && (current = undefined) });
   };
-  const headers = () => [`Contact: <${contact}>`, `Allow: ${AllowedMethods.join(', ')}`];
+  const headers = () => [`Contact: <${contact}>`, `Allow: ${[...AllowedMethods, 'UPDATE'].join(', ')}`];
   const invites = createInvites({ emit, microphone, clock, onAccept, makeHandler, headers });
   const media: MediaControls = createMediaControls({
     peerConnection: () => current?.handler?.peerConnection,
@@ -99,7 +99,10 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
   const socket = createSipSocket(transport.websocketUrl, 5000, clock, {
     onFrame: (frame) => {
       keepAlive.heard();
-      receiveFrame(core, frame, parserLog);
+      // An UPDATE (RFC 3311), which SIP.js's core cannot answer, is the call's if it came in the call's dialog.
+      receiveFrame(core, frame, parserLog, (message, dialog) =>
+        answerUpdate(current?.dialog?.id === dialog.id ? current : undefined, message, (options) => core.replyStateless(message, options), headers()),
+      );
     },
     onDrop: () => {
       keepAlive.stop();

@@ -1,3 +1,4 @@
+import type { Dialog } from 'sip.js/lib/core/dialogs/dialog.js';
 import type { Logger } from 'sip.js/lib/core/log/logger.js';
 import { IncomingRequestMessage } from 'sip.js/lib/core/messages/incoming-request-message.js';
 import { IncomingResponseMessage } from 'sip.js/lib/core/messages/incoming-response-message.js';
@@ -11,15 +12,20 @@ import { keepStrongestChallenge } from './sip-digest.js';
  * death means for the requests still on it. Through the core's public API only.
  */
 
+/** Answers an UPDATE (RFC 3311) that came in `dialog`, one of the core's. */
+export type UpdateHandler = (message: IncomingRequestMessage, dialog: Dialog) => void;
+
 /**
  * Hands one frame to the core: a request, or a response with the strongest of its challenges kept (sip-digest.ts).
- * A message the core cannot take is logged and dropped (RFC 3261 section 18.3: a malformed one is discarded),
- * never thrown into the page from the socket's event. A CRLF pong is nothing to hand on.
+ * An UPDATE goes to `onUpdate` instead, as the core's session dialog has no case for it. A message the core cannot
+ * take is logged and dropped (RFC 3261 section 18.3: a malformed one is discarded), never thrown into the page
+ * from the socket's event. A CRLF pong is nothing to hand on.
  */
-export function receiveFrame(core: UserAgentCore, frame: string, log: Logger): void {
+export function receiveFrame(core: UserAgentCore, frame: string, log: Logger, onUpdate?: UpdateHandler): void {
   try {
     const message = frame.trim() ? Parser.parseMessage(frame, log) : undefined;
-    if (message instanceof IncomingRequestMessage) core.receiveIncomingRequestFromTransport(message);
+    if (message instanceof IncomingRequestMessage && message.method === 'UPDATE' && onUpdate) receiveUpdate(core, message, onUpdate);
+    else if (message instanceof IncomingRequestMessage) core.receiveIncomingRequestFromTransport(message);
     else if (message instanceof IncomingResponseMessage) {
       keepStrongestChallenge(frame, message);
       core.receiveIncomingResponseFromTransport(message);
@@ -27,6 +33,19 @@ export function receiveFrame(core: UserAgentCore, frame: string, log: Logger): v
   } catch (error) {
     log.error(`a SIP message could not be handled: ${String(error)}`);
   }
+}
+
+/**
+ * An UPDATE matched to its dialog as the core matches a request (RFC 3261 section 12.2.2: the Call-ID, our tag in
+ * the To, theirs in the From); none, or no To tag (the page sends no early dialog an UPDATE could need): 481
+ * (section 12.2.2). A CSeq not above the dialog's last one is out of order: 500, as the core answers it.
+ */
+function receiveUpdate(core: UserAgentCore, message: IncomingRequestMessage, onUpdate: UpdateHandler): void {
+  const dialog = message.toTag ? core.dialogs.get(message.callId + message.toTag + message.fromTag) : undefined;
+  if (!dialog) return void core.replyStateless(message, { statusCode: 481 });
+  const last = dialog.remoteSequenceNumber;
+  if (last !== undefined && message.cseq <= last) return void core.replyStateless(message, { statusCode: 500 });
+  onUpdate(message, dialog);
 }
 
 /** The states of a client transaction still waiting for its final response (RFC 3261 section 17.1). */

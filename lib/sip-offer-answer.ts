@@ -1,15 +1,17 @@
 import type { AckableIncomingResponseWithSession, IncomingInviteRequest } from 'sip.js/lib/core/messages/methods/invite.js';
+import type { IncomingRequestMessage } from 'sip.js/lib/core/messages/incoming-request-message.js';
+import type { ResponseOptions } from 'sip.js/lib/core/messages/outgoing-response.js';
 import type { Session } from 'sip.js/lib/core/session/session.js';
 import type { Clock } from './clock.js';
-import { offerOf } from './sip-invite-body.js';
+import { ACCEPTED_BODIES, offerOf, unsupportedExtensions } from './sip-invite-body.js';
 import { enter, hangUp, sdp, type Call, type Hold } from './sip-call.js';
 
 /**
  * The offer/answer exchanges of an answered call, owned by its dialog (RFC 3264 section 4: one at a time), not
- * read from the peer connection's signaling state: the far end's re-INVITE answered (or refused 491 while ours is
- * under way, RFC 3261 section 14.2), its hold kept (RFC 3264 section 8.4), and our re-INVITE: an ICE restart, or
- * the target refresh after a reconnect (RFC 3261 section 12.2), retried after a 491 (section 14.1). Part of the
- * SIP chunk.
+ * read from the peer connection's signaling state: the far end's re-INVITE or UPDATE answered (or refused 491 while
+ * ours is under way, RFC 3261 section 14.2, RFC 3311 section 5.2), its hold kept (RFC 3264 section 8.4), and our
+ * re-INVITE: an ICE restart, or the target refresh after a reconnect (RFC 3261 section 12.2), retried after a 491
+ * (section 14.1). Part of the SIP chunk.
  */
 
 /** The far end's hold, read from its offer: `sendonly`, `inactive`, or the old `c=0.0.0.0` (RFC 3264 section 8.4). */
@@ -100,6 +102,37 @@ async function answerReinvite(call: Call, request: IncomingInviteRequest): Promi
       // Answered already: the failure came after.
     }
   }
+}
+
+/**
+ * Answers the far end's UPDATE in the call's dialog (RFC 3311), with `headers` (the Contact and Allow) on its 2xx.
+ * Without a body, a session refresh (RFC 4028): 200, the call goes on; no `Session-Expires`, as the page does not
+ * support the timer extension (RFC 4028 section 9). With an offer, answered in the 200 as a re-INVITE's is (RFC
+ * 3311 section 5.2), one exchange at a time: 491 while another is under way, 488 (rolled back) if it cannot be,
+ * and outside an answered call. An extension required: 420; a body the page cannot read: 415 or 488.
+ */
+export function answerUpdate(call: Call | undefined, message: IncomingRequestMessage, reply: (options: ResponseOptions) => void, headers: string[]): void {
+  const unsupported = unsupportedExtensions(message);
+  if (unsupported.length) return reply({ statusCode: 420, extraHeaders: [`Unsupported: ${unsupported.join(', ')}`] });
+  const offer = offerOf(message);
+  if ('refuse' in offer) return reply({ statusCode: offer.refuse, extraHeaders: offer.refuse === 415 ? [`Accept: ${ACCEPTED_BODIES}`] : [] });
+  const { sdp: remote } = offer;
+  if (!remote) return reply({ statusCode: 200, extraHeaders: headers });
+  const handler = call?.state === 'established' ? call.handler : undefined;
+  if (!call || !handler) return reply({ statusCode: 488 });
+  if (call.exchange) return reply({ statusCode: 491 });
+  call.exchange = 'theirs';
+  handler
+    .setDescription(remote)
+    .then(() => handler.getDescription())
+    .then(
+      (local) => {
+        reply({ statusCode: 200, body: sdp(keepHold(local, holdOf(remote))), extraHeaders: headers });
+        noteHold(call, remote);
+      },
+      () => handler.rollbackDescription().catch(() => undefined).then(() => reply({ statusCode: 488 })),
+    )
+    .finally(() => exchanged(call, 'theirs'));
 }
 
 /**

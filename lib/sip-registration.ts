@@ -20,8 +20,8 @@ import { backoffMs } from './sip-reconnect.js';
  * binding's time to be retried in.
  */
 const REFRESH_AT = 0.5;
-/** The methods this page takes, as SIP.js's Registerer listed them. */
-const ALLOW = 'Allow: ACK,CANCEL,INVITE,MESSAGE,BYE,OPTIONS,INFO,NOTIFY,REFER';
+/** The methods this page takes: those SIP.js's Registerer listed, and UPDATE (RFC 3311). */
+const ALLOW = 'Allow: ACK,CANCEL,INVITE,MESSAGE,BYE,OPTIONS,INFO,NOTIFY,REFER,UPDATE';
 /**
  * Refusals that say the credentials are gone: after the core answered a fresh challenge (401, 407), or the
  * registrar does not know them or will not take them (RFC 3261 section 21.4), or anywhere (section 21.6). Any

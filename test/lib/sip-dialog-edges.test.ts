@@ -188,4 +188,40 @@ describe("an answered call's dialog", () => {
     await wait(0);
     expect(told()).not.toContain('session_ended');
   });
+
+  it('an UPDATE (RFC 3311): a session refresh without a body gets 200 with our Contact and the call goes on; an offer is answered in the 200, or 491 while another exchange is under way; an unknown dialog gets 481', async () => {
+    const { edge, pc } = await established();
+    const contact = header(edge.response(200), 'Contact');
+    const refresh = edge.send('UPDATE', ['Session-Expires: 1800;refresher=uac']);
+    await wait(0);
+    expect(edge.answers.at(-1)).toBe(`200 ${refresh} UPDATE`);
+    const refreshed = edge.response(200);
+    expect(header(refreshed, 'Contact')).toBe(contact);
+    expect(header(refreshed, 'Allow')).toMatch(/\bUPDATE\b/);
+    expect(bodyOf(refreshed ?? '')).toBe('');
+
+    const hold = edge.send('UPDATE', [], edgeSdp('sendonly', 2));
+    await wait(0);
+    expect(edge.answers.at(-1)).toBe(`200 ${hold} UPDATE`);
+    expect(direction(edge.response(200))).toBe('recvonly');
+    expect(pc.signalingState).toBe('stable');
+    expect(told()).toContain('media_held');
+
+    // An offerless re-INVITE's exchange lasts until its ACK: an offer in an UPDATE meanwhile crosses it.
+    const asking = edge.send('INVITE');
+    await wait(100);
+    const crossing = edge.send('UPDATE', [], edgeSdp('sendrecv', 3));
+    await wait(0);
+    expect(edge.answers.at(-1)).toBe(`491 ${crossing} UPDATE`);
+    edge.ack(asking, edgeSdp('sendonly', 3));
+    await wait(0);
+
+    const stray = world.dialog();
+    stray.toTag = 'unknown';
+    const unknown = stray.send('UPDATE');
+    await wait(0);
+    expect(stray.answers).toEqual([`481 ${unknown} UPDATE`]);
+    expect(edge.requests.map((request) => request.split(' ')[0])).not.toContain('BYE');
+    expect(told()).not.toContain('session_ended');
+  });
 });
