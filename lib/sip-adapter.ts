@@ -100,9 +100,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     onFrame: (frame) => {
       keepAlive.heard();
       // An UPDATE (RFC 3311), which SIP.js's core cannot answer, is the call's if it came in the call's dialog.
-      receiveFrame(core, frame, parserLog, (message, dialog) =>
-        answerUpdate(current?.dialog?.id === dialog.id ? current : undefined, message, (options) => core.replyStateless(message, options), headers()),
-      );
+      receiveFrame(core, frame, parserLog, (message, dialog) => answerUpdate(current?.dialog?.id === dialog.id ? current : undefined, message, (options) => core.replyStateless(message, options), headers()));
     },
     onDrop: () => {
       keepAlive.stop();
