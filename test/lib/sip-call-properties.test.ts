@@ -101,7 +101,7 @@ interface EdgeCall {
 function rawEdge(sockets: FakeSipSockets, rtc: FakeWebRtc, backend: FakeBackend) {
   const world = { sockets, rtc, inject: (message: string) => sockets.last.receive(message) } as unknown as RawSipWorld;
   const calls: EdgeCall[] = [];
-  /** The final status codes the page sent to each delivered INVITE, by `Call-ID CSeq`. */
+  /** The distinct final responses the page sent to each delivered INVITE, by `Call-ID CSeq`. */
   const finals = new Map<string, string[]>();
   const read = new Map<object, number>();
   const racked = new Set<string>();
@@ -130,7 +130,8 @@ function rawEdge(sockets: FakeSipSockets, rtc: FakeWebRtc, backend: FakeBackend)
     if (code < 200) return;
     const key = `${call.dialog.callId} ${cseq}`;
     const seen = finals.get(key);
-    if (seen && !seen.includes(String(code))) seen.push(String(code));
+    // A retransmission is the same message again (RFC 3261 section 17.2.1); another final response differs.
+    if (seen && !seen.includes(message)) seen.push(message);
     if (call.pending === cseq) call.pending = undefined;
     if (code < 300) {
       call.dialog.response(code);
@@ -248,7 +249,7 @@ async function run(steps: Step[], hangupFirst: boolean, thrown: unknown[]): Prom
   await settle(40_000);
   await disconnecting;
   expect(thrown, 'end').toEqual([]);
-  for (const [key, codes] of edge.finals) expect(codes, `final responses to the INVITE ${key}`).toHaveLength(1);
+  for (const [key, responses] of edge.finals) expect(responses, `final responses to the INVITE ${key}`).toHaveLength(1);
   expect(rtc.tracks.filter((track) => track.readyState === 'live'), 'microphone left live').toEqual([]);
 
   async function act(step: Step): Promise<void> {
