@@ -49,13 +49,13 @@ describe('the voice-browser package', () => {
     expect(shipped.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
   });
 
-  it("installs with sip.js alone: nothing of the server's or the simulator's dependencies", () => {
+  it("installs with sip.js and @noble/hashes alone (SHA-256 digest, RFC 8760): nothing of the server's or the simulator's dependencies", () => {
     const installed = npm(app, 'ls', '--all', '--parseable')
       .trim()
       .split('\n')
       .filter((path) => path.includes('/node_modules/'))
       .map((path) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length));
-    expect(installed.sort()).toEqual(['sip.js', 'voice-browser']);
+    expect(installed.sort()).toEqual(['@noble/hashes', 'sip.js', 'voice-browser']);
     expect(installed.filter((name) => SERVER_PACKAGES.includes(name))).toEqual([]);
   });
 
