@@ -41,6 +41,11 @@ export class InboundRtp {
   // RFC 4733 section 2.5.1.4: an event's end packet is sent three times, all with the event's timestamp;
   // remembering the last few reported timestamps also absorbs a late retransmission.
   private readonly reportedEvents: number[] = [];
+  /**
+   * The payload type the browser's telephone-events carry: ours when we offered; when the browser offered (the
+   * 2xx to an offerless INVITE), its own, which the answer keeps (RFC 3264 section 6.1).
+   */
+  telephoneEventType = TELEPHONE_EVENT_PAYLOAD_TYPE;
 
   constructor(private readonly now: () => number) {}
 
@@ -52,7 +57,7 @@ export class InboundRtp {
   /** Counts one packet from the browser; true when it is PCMU audio, which the recipient may echo. */
   receive(rtp: RtpPacket): boolean {
     const pt = rtp.header.payloadType;
-    if (pt === TELEPHONE_EVENT_PAYLOAD_TYPE) {
+    if (pt === this.telephoneEventType) {
       this.counts.dtmfPacketsFromBrowser++; // RFC 4733 events are signalling, not audio: never echoed
       this.onTelephoneEvent(rtp);
       return false;
