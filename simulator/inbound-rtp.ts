@@ -1,6 +1,6 @@
 import type { RtpPacket } from 'werift';
 import { mulawRms } from './g711.js';
-import { PCMU_PAYLOAD_TYPE, TELEPHONE_EVENT_PAYLOAD_TYPE } from './loopback-webrtc.js';
+import { PCMU_CLOCK_RATE, PCMU_PAYLOAD_TYPE, TELEPHONE_EVENT_PAYLOAD_TYPE } from './loopback-webrtc.js';
 import { dtmfDigit, parseTelephoneEvent } from './telephone-event.js';
 
 /**
@@ -41,17 +41,25 @@ export class InboundRtp {
   // RFC 4733 section 2.5.1.4: an event's end packet is sent three times, all with the event's timestamp;
   // remembering the last few reported timestamps also absorbs a late retransmission.
   private readonly reportedEvents: number[] = [];
-  /**
-   * The payload type the browser's telephone-events carry: ours when we offered; when the browser offered (the
-   * 2xx to an offerless INVITE), its own, which the answer keeps (RFC 3264 section 6.1).
-   */
-  telephoneEventType = TELEPHONE_EVENT_PAYLOAD_TYPE;
+  /** The payload type the browser's telephone-events carry: ours, unless {@link agreeTelephoneEvent} read another. */
+  private telephoneEventType = TELEPHONE_EVENT_PAYLOAD_TYPE;
 
   constructor(private readonly now: () => number) {}
 
   /** Calls `listener` once per DTMF event, when its first end packet arrives. */
   onDtmf(listener: (digit: string) => void): void {
     this.dtmfListeners.push(listener);
+  }
+
+  /**
+   * Takes the payload type of telephone-event on PCMU's clock from our answer to the browser's offer (the 2xx to
+   * an offerless INVITE): the browser's own, which the answer keeps (RFC 3264 section 6.1; RFC 4733 section 7.1.1).
+   * Returns the answer as it came.
+   */
+  agreeTelephoneEvent(answer: string): string {
+    const type = new RegExp(`^a=rtpmap:(\\d+) telephone-event/${PCMU_CLOCK_RATE}\\s*$`, 'im').exec(answer)?.[1];
+    if (type !== undefined) this.telephoneEventType = Number(type);
+    return answer;
   }
 
   /** Counts one packet from the browser; true when it is PCMU audio, which the recipient may echo. */

@@ -8,7 +8,7 @@
  */
 import { RTCPeerConnection, type RtpPacket } from 'werift';
 import { InboundRtp, type InboundCounts } from './inbound-rtp.js';
-import { blackholeUntil, disableStun, mediaPeerConfig, PCMU_CLOCK_RATE } from './loopback-webrtc.js';
+import { blackholeUntil, disableStun, mediaPeerConfig } from './loopback-webrtc.js';
 import { selectMediaAddresses, usableCandidatesSdp, type MediaAddresses } from './media-addresses.js';
 import type { MediaPeerOptions } from './media-peer-options.js';
 import { PcmuSender } from './outbound-rtp.js';
@@ -34,12 +34,6 @@ export type MediaPhase = 'idle' | 'tone' | 'echo' | 'monitor' | 'closed';
 /** The session's ICE username fragment (RFC 8839 section 5.4), from its first media section that has one. */
 function iceUfrag(sdp: string): string | undefined {
   return /^a=ice-ufrag:(\S+)/m.exec(sdp)?.[1];
-}
-
-/** The payload type of telephone-event on PCMU's clock (RFC 4733 section 7.1.1) in `sdp`, if it has one. */
-function telephoneEventType(sdp: string): number | undefined {
-  const type = new RegExp(`^a=rtpmap:(\\d+) telephone-event/${PCMU_CLOCK_RATE}\\s*$`, 'im').exec(sdp)?.[1];
-  return type === undefined ? undefined : Number(type);
 }
 
 /** One simulated recipient audio endpoint backed by a werift RTCPeerConnection. */
@@ -199,9 +193,7 @@ class WeriftMediaPeer implements MediaPeer {
     await this.pc.setRemoteDescription({ type: 'offer', sdp: usableCandidatesSdp(sdp, this.addresses) });
     const answer = await this.pc.createAnswer();
     disableStun(this.pc);
-    const local = await this.describeLocally(answer);
-    this.inbound.telephoneEventType = telephoneEventType(local) ?? this.inbound.telephoneEventType;
-    return local;
+    return this.inbound.agreeTelephoneEvent(await this.describeLocally(answer));
   }
 
   hold(held: boolean): void {
