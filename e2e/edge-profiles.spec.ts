@@ -49,6 +49,8 @@ for (const { edge, noPong, hold, rel100 } of CASES) {
       const readyAt = Date.now();
       const callId = await callConnected(page);
       await expect.poll(async () => (await simulator.call(callId)).facts.mediaConnectedAt).not.toBeNull();
+      // The page hears the far end too: its audio plays, whichever side made the offer.
+      await expect(page.getByTestId('audio')).toHaveText('playing');
       await keyDigit(page, simulator, callId, '5');
       if (rel100) expect((await simulator.call(callId)).facts.edgeRequests[0]).toMatchObject({ method: 'PRACK', statusCode: 200 });
 

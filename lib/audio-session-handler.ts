@@ -86,6 +86,10 @@ export class AudioSessionHandler {
     // The call's answer: ours to the INVITE's offer, or the far end's to an earlier re-offer.
     const agreed = [pc.currentLocalDescription, pc.currentRemoteDescription].find((description) => description?.type === 'answer')?.sdp;
     await pc.setLocalDescription(offering ? await pc.createOffer(options?.offerOptions) : await pc.createAnswer());
+    // Our offer in the 2xx to an offerless INVITE (RFC 3264 section 5) gets its answer only in the ACK, after the
+    // call is up and its audio element plays this stream: an element given a stream with no track never starts
+    // (Chromium), so it gets the receiver's track now, the same one the `track` event brings with the answer.
+    if (offering && !pc.currentRemoteDescription) for (const { receiver } of pc.getTransceivers()) this.remoteMediaStream.addTrack(receiver.track);
     await this.gathered(restart);
     const sdp = pc.localDescription?.sdp ?? '';
     return offering && agreed ? keepAgreedCodecs(sdp, agreed) : sdp;

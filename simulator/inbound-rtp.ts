@@ -1,6 +1,6 @@
 import type { RtpPacket } from 'werift';
 import { mulawRms } from './g711.js';
-import { PCMU_PAYLOAD_TYPE, TELEPHONE_EVENT_PAYLOAD_TYPE } from './loopback-webrtc.js';
+import { PCMU_CLOCK_RATE, PCMU_PAYLOAD_TYPE, TELEPHONE_EVENT_PAYLOAD_TYPE } from './loopback-webrtc.js';
 import { dtmfDigit, parseTelephoneEvent } from './telephone-event.js';
 
 /**
@@ -41,6 +41,8 @@ export class InboundRtp {
   // RFC 4733 section 2.5.1.4: an event's end packet is sent three times, all with the event's timestamp;
   // remembering the last few reported timestamps also absorbs a late retransmission.
   private readonly reportedEvents: number[] = [];
+  /** The payload type the browser's telephone-events carry: ours, unless {@link agreeTelephoneEvent} read another. */
+  private telephoneEventType = TELEPHONE_EVENT_PAYLOAD_TYPE;
 
   constructor(private readonly now: () => number) {}
 
@@ -49,10 +51,21 @@ export class InboundRtp {
     this.dtmfListeners.push(listener);
   }
 
+  /**
+   * Takes the payload type of telephone-event on PCMU's clock from our answer to the browser's offer (the 2xx to
+   * an offerless INVITE): the browser's own, which the answer keeps (RFC 3264 section 6.1; RFC 4733 section 7.1.1).
+   * Returns the answer as it came.
+   */
+  agreeTelephoneEvent(answer: string): string {
+    const type = new RegExp(`^a=rtpmap:(\\d+) telephone-event/${PCMU_CLOCK_RATE}\\s*$`, 'im').exec(answer)?.[1];
+    if (type !== undefined) this.telephoneEventType = Number(type);
+    return answer;
+  }
+
   /** Counts one packet from the browser; true when it is PCMU audio, which the recipient may echo. */
   receive(rtp: RtpPacket): boolean {
     const pt = rtp.header.payloadType;
-    if (pt === TELEPHONE_EVENT_PAYLOAD_TYPE) {
+    if (pt === this.telephoneEventType) {
       this.counts.dtmfPacketsFromBrowser++; // RFC 4733 events are signalling, not audio: never echoed
       this.onTelephoneEvent(rtp);
       return false;

@@ -193,7 +193,7 @@ class WeriftMediaPeer implements MediaPeer {
     await this.pc.setRemoteDescription({ type: 'offer', sdp: usableCandidatesSdp(sdp, this.addresses) });
     const answer = await this.pc.createAnswer();
     disableStun(this.pc);
-    return this.describeLocally(answer);
+    return this.inbound.agreeTelephoneEvent(await this.describeLocally(answer));
   }
 
   hold(held: boolean): void {

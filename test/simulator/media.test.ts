@@ -5,7 +5,7 @@
  */
 import dgram from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RTCPeerConnection, RtpHeader, RtpPacket } from 'werift';
+import { RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket } from 'werift';
 import { linearToMulaw, mulawRms, mulawToLinear } from '../../simulator/g711.js';
 import { VOICE_RMS_THRESHOLD } from '../../simulator/inbound-rtp.js';
 import { disableStun, loopbackOnlySdp, loopbackPeerConfig } from '../../simulator/loopback-webrtc.js';
@@ -130,6 +130,43 @@ describe('media peer', () => {
     await accepted;
     await peer.connected;
     await waitFor(() => browser.connectionState === 'connected', 'browser connected');
+    await Promise.all([peer.close(), browser.close()]);
+  }, 60_000);
+
+  it("answers the browser's offer (an offerless INVITE's 2xx) and hears its digits on the browser's telephone-event type", async () => {
+    const peer = createMediaPeer({ toneMs: TONE_MS });
+    const digits: string[] = [];
+    peer.onDtmf((digit) => digits.push(digit));
+    // The browser offers telephone-event on a payload type of its own, as Chromium does (126); the answer keeps it.
+    const browser = new RTCPeerConnection({
+      ...loopbackPeerConfig(),
+      codecs: {
+        audio: [
+          new RTCRtpCodecParameters({ mimeType: 'audio/PCMU', clockRate: 8000, channels: 1, payloadType: 0 }),
+          new RTCRtpCodecParameters({ mimeType: 'audio/telephone-event', clockRate: 8000, payloadType: 126, parameters: '0-16' }),
+        ],
+        video: [],
+      },
+    });
+    const transceiver = browser.addTransceiver('audio', { direction: 'sendrecv' });
+    const offer = await browser.createOffer();
+    disableStun(browser);
+    await browser.setLocalDescription(offer);
+    if (browser.iceGatheringState !== 'complete') await browser.iceGatheringStateChange.watch((state) => state === 'complete');
+    const answer = await peer.answerOffer(browser.localDescription?.sdp ?? '');
+    expect(answer).toMatch(/^a=rtpmap:126 telephone-event\/8000\r?$/m);
+    await browser.setRemoteDescription({ type: 'answer', sdp: answer });
+    await peer.connected;
+    await waitFor(() => browser.connectionState === 'connected', 'browser connected');
+
+    // RFC 4733 section 2.5.1.4: the end packet three times, with the event's timestamp.
+    for (let i = 0; i < 3; i++) {
+      const header = new RtpHeader({ payloadType: 126, sequenceNumber: 100 + i, timestamp: 4000, ssrc: transceiver.sender.ssrc });
+      void transceiver.dtlsTransport.sendRtp(Buffer.from([5, 0x80 | 10, 0x00, 0xa0]), header);
+    }
+    await waitFor(() => digits.length > 0, 'the digit at the peer', 5000);
+    expect(digits).toEqual(['5']);
+    expect(peer.counts().dtmfPacketsFromBrowser).toBe(3);
     await Promise.all([peer.close(), browser.close()]);
   }, 60_000);
 
