@@ -19,11 +19,12 @@ describe('an edge restart', () => {
     const w = await registeredWorld({ mediaTimeoutMs: 60_000 }, { media: 'werift' });
     const { callId, invitation, fromPage } = await talkingCall(w);
     const control = createSimulatorControl(w.sim.url);
-    const restarting = await control.restartEdge(1.5);
+    // Long enough that a busy machine still tries a socket while the edge is away.
+    const restarting = await control.restartEdge(5);
     expect(restarting.restartingUntil).not.toBeNull();
+    await expect(RawSip.open(w.transport)).rejects.toThrow('upgrade refused 503');
     await waitFor(() => (w.client.ua.transport.isConnected() ? undefined : true), 'the page to see its socket drop');
     expect((await control.registration(w.session.id)).registered).toBe(false);
-    await expect(RawSip.open(w.transport)).rejects.toThrow('upgrade refused 503');
 
     const before = await fromPage();
     await waitFor(async () => ((await fromPage()) > before + 25 ? true : undefined), 'the page audio to go on');
