@@ -4,9 +4,10 @@ import type { SipEdge } from './e2e/sip-edge.js';
 
 /**
  * e2e: the demo in real Chromium and real Firefox ESR with fake media, against the real proxy and simulator.
- * Each project runs one test at a time, and two run at once (Chromium's beside Firefox's, the background-tab
- * spec, which spends minutes with its tab asleep in a Chromium it starts itself, beside either), each worker with
- * an app of its own (fixtures.ts), so no browser meets another's callers, quotas or key changes.
+ * Each project runs one test at a time, and two run at once, each worker with an app of its own (fixtures.ts), so
+ * no browser meets another's callers, quotas or key changes. Tests are handed out in the order the projects are
+ * listed: Firefox's, the longest lane, starts at once beside Chromium's, and the shorter projects follow
+ * Chromium's on whichever worker is free.
  */
 export default defineConfig<object, { sipEdge: SipEdge }>({
   testDir: 'e2e',
@@ -24,16 +25,6 @@ export default defineConfig<object, { sipEdge: SipEdge }>({
   },
   projects: [
     { name: 'chromium', workers: 1, testIgnore: ['**/background-tab.spec.ts', '**/stock-browser.spec.ts'], use: { browserName: 'chromium', launchOptions: CHROMIUM_LAUNCH } },
-    // The core specs behind a real SIP edge, Debian's Kamailio (e2e/sip-edge.ts); Chromium only: the edge's SIP does not
-    // depend on the engine, and the Firefox lane has no room left in the e2e time budget.
-    {
-      name: 'kamailio',
-      workers: 1,
-      testMatch: ['**/call.spec.ts', '**/dtmf.spec.ts', '**/mute.spec.ts', '**/remote-hangup.spec.ts', '**/reconnect.spec.ts', '**/media-blackhole.spec.ts', '**/offers.spec.ts'],
-      use: { browserName: 'chromium', launchOptions: CHROMIUM_LAUNCH, sipEdge: 'kamailio' },
-    },
-    // Chromium's once-a-minute timers and its Page Lifecycle freeze; Firefox has neither (docs/browsers.md).
-    { name: 'background', workers: 1, testMatch: '**/background-tab.spec.ts', use: { browserName: 'chromium', launchOptions: CHROMIUM_LAUNCH } },
     {
       name: 'firefox',
       workers: 1,
@@ -45,9 +36,19 @@ export default defineConfig<object, { sipEdge: SipEdge }>({
         '**/stock-browser.spec.ts',
         // Firefox's media toward the simulator's werift does not come back after a DTLS handshake a blackhole held back.
         '**/media-path-recovers.spec.ts',
-        // Chromium only for now: the Firefox lane is the suite's long pole, and the lead decides what it adds.
+        // Chromium only: the edges' SIP does not depend on the engine, and the Firefox lane is the suite's long pole.
         '**/edge-profiles.spec.ts',
       ],
+    },
+    // Chromium's once-a-minute timers and its Page Lifecycle freeze; Firefox has neither (docs/browsers.md).
+    { name: 'background', workers: 1, testMatch: '**/background-tab.spec.ts', use: { browserName: 'chromium', launchOptions: CHROMIUM_LAUNCH } },
+    // The core specs behind a real SIP edge, Debian's Kamailio (e2e/sip-edge.ts); Chromium only: the edge's SIP does not
+    // depend on the engine, and the Firefox lane has no room left in the e2e time budget.
+    {
+      name: 'kamailio',
+      workers: 1,
+      testMatch: ['**/call.spec.ts', '**/dtmf.spec.ts', '**/mute.spec.ts', '**/remote-hangup.spec.ts', '**/reconnect.spec.ts', '**/media-blackhole.spec.ts', '**/offers.spec.ts'],
+      use: { browserName: 'chromium', launchOptions: CHROMIUM_LAUNCH, sipEdge: 'kamailio' },
     },
     // A person's own browsers: a fake microphone and nothing else, in the run's network namespace (docs/testing.md).
     {
