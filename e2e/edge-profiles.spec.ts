@@ -56,9 +56,11 @@ for (const { edge, noPong, hold, rel100 } of CASES) {
 
       if (hold) {
         expect(await simulator.hold(callId)).toBe(200);
+        await expect(page.getByTestId('audio')).toHaveText('held');
         // A far end that holds is not a failed call: no advice to hang up while it lasts.
         await page.waitForTimeout(3000);
         await expect(page.getByTestId('call-warnings')).toHaveCount(0);
+        await expect(page.getByTestId('audio')).toHaveText('held');
         expect(await simulator.unhold(callId)).toBe(200);
         await expect(page.getByTestId('call-state')).toHaveText('connected');
       }
