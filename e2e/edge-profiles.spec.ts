@@ -62,6 +62,7 @@ for (const { edge, noPong, hold, rel100 } of CASES) {
         await expect(page.getByTestId('call-warnings')).toHaveCount(0);
         await expect(page.getByTestId('audio')).toHaveText('held');
         expect(await simulator.unhold(callId)).toBe(200);
+        await expect(page.getByTestId('audio')).toHaveText('playing');
         await expect(page.getByTestId('call-state')).toHaveText('connected');
       }
       if (noPong) await page.waitForTimeout(Math.max(0, PAST_KEEPALIVE_MS - (Date.now() - readyAt)));

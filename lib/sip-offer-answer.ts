@@ -14,10 +14,15 @@ import { enter, hangUp, sdp, type Call, type Hold } from './sip-call.js';
  * (section 14.1). Part of the SIP chunk.
  */
 
-/** The far end's hold, read from its offer: `sendonly`, `inactive`, or the old `c=0.0.0.0` (RFC 3264 section 8.4). */
+/**
+ * The far end's hold, read from its offer: `sendonly`, `inactive`, or the old `c=0.0.0.0` (RFC 3264 section 8.4).
+ * The old form counts only from a far end without ICE: an ICE agent may write 0.0.0.0 there as a placeholder while
+ * its candidates say where media goes (RFC 8838, RFC 8839), as the service's WebRTC stack does in every offer.
+ */
 export function holdOf(offer: string): Hold | undefined {
   const direction = /^a=(sendonly|inactive)\s*$/m.exec(offer)?.[1] as Hold | undefined;
-  return direction ?? (/^c=IN IP4 0\.0\.0\.0\s*$/m.test(offer) ? 'inactive' : undefined);
+  const ice = /^a=(ice-ufrag|candidate):/m.test(offer);
+  return direction ?? (!ice && /^c=IN IP4 0\.0\.0\.0\s*$/m.test(offer) ? 'inactive' : undefined);
 }
 
 /**

@@ -57,18 +57,33 @@ describe("an answered call's dialog", () => {
     expect(told().slice(told().indexOf('media_held'))).toEqual(['media_held', 'media_resumed']);
   });
 
-  it('held with a=inactive, or the old c=0.0.0.0: answered inactive, held', async () => {
+  it('held with a=inactive, or the old c=0.0.0.0 from a far end without ICE: answered inactive, held', async () => {
     const { edge } = await established();
     const inactive = edge.send('INVITE', [], edgeSdp('inactive', 2));
     await wait(0);
     expect(direction(edge.response(200))).toBe('inactive');
     edge.ack(inactive);
-    const zero = edge.send('INVITE', [], edgeSdp('sendrecv', 3, '0.0.0.0'));
+    // RFC 2543's hold: the address zeroed, no direction, no ICE.
+    const zero = edge.send('INVITE', [], edgeSdp('sendrecv', 3, '0.0.0.0').replace(/a=(ice-ufrag:edge|sendrecv)\r\n/g, ''));
     await wait(0);
     expect(direction(edge.response(200))).toBe('inactive');
     edge.ack(zero);
     await wait(10_000);
     expect(told().filter((event) => /held|failed|reconnecting|no_/.test(event))).toEqual(['media_held']);
+  });
+
+  it('off hold by an ICE offer whose address is the 0.0.0.0 placeholder (as WebRTC stacks write it): resumed, sendrecv', async () => {
+    const { edge } = await established();
+    const hold = edge.send('INVITE', [], edgeSdp('sendonly', 2, '0.0.0.0'));
+    await wait(0);
+    expect(direction(edge.response(200))).toBe('recvonly');
+    edge.ack(hold);
+    const unhold = edge.send('INVITE', [], edgeSdp('sendrecv', 3, '0.0.0.0'));
+    await wait(0);
+    expect(direction(edge.response(200))).toBe('sendrecv');
+    edge.ack(unhold);
+    await wait(2000);
+    expect(told().filter((event) => /held|resumed/.test(event))).toEqual(['media_held', 'media_resumed']);
   });
 
   it('reconnected mid-call: a re-INVITE on the new socket refreshes the target, its offer keeping the hold (recvonly) and the session version', async () => {
