@@ -1,7 +1,6 @@
 /**
- * The parts of the SIP chunk that act only with a link: the one list of them. sip-adapter.ts re-exports them
- * beside the link itself (`openSipLink`), so the chunk's type is the module's own (`SipParts` in
- * voice-browser.ts); the testing kit hands the same parts in with a fake link, without SIP.js. The runtime takes
+ * The parts of the SIP chunk that act only with a link: the one list of them. The chunk's entry puts them
+ * beside the link itself (`openSipLink`), so the chunk's type is this module's own (`SipParts`); the testing kit hands the same parts in with a fake link, without SIP.js. The runtime takes
  * the media's status, the link's events, the invite and reconciliation effects and the expiry timer from here on
  * the first connect(); the helper its connect(), renew(), startCall(), sendDtmf(), preflight() and watchQueues().
  */

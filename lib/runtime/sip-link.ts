@@ -1,6 +1,8 @@
 import type { Clock } from '../core/clock.js';
-import type { DtmfMethod } from '../platform/web/media/media-controls.js';
 import type { CallQuality, CallWarning, SessionTransport, StatusError } from '../core/types.js';
+
+/** How a digit left the page (the simulator records the same names). */
+export type DtmfMethod = 'rfc4733' | 'sip-info';
 
 /**
  * What the helper and its SIP layer say to each other: the link it opens, the INVITEs and events it gets.

@@ -1,5 +1,5 @@
 import type { VoiceBrowserError } from '../core/errors.js';
-import { microphoneError } from '../platform/web/media/media-controls.js';
+import { microphoneError } from '../core/microphone-error.js';
 import type { IncomingInvite, LinkEvent, SipLink, SipLinkOptions } from '../runtime/sip-link.js';
 import type { CallQuality, CallWarning } from '../core/types.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, vi } from 'vitest';
-import { systemClock } from '../../lib/core/clock.js';
+import { systemClock } from '../../lib/platform/web/system-clock.js';
 import { openSipLink } from '../../lib/platform/web/sip/sip-adapter.js';
 import type { LinkEvent, SipLink } from '../../lib/runtime/sip-link.js';
 import type { SessionTransport } from '../../lib/core/types.js';

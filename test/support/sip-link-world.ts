@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, vi } from 'vitest';
-import { systemClock } from '../../lib/core/clock.js';
-import * as sipAdapter from '../../lib/platform/web/sip/sip-adapter.js';
+import { systemClock } from '../../lib/platform/web/system-clock.js';
+import { parts as sipAdapter } from '../../lib/connect.js';
 import { FakeBackend } from '../../lib/testing/fake-backend.js';
 import type { VoiceBrowser } from '../../lib/core/helper-types.js';
 import type { Connection } from '../../lib/core/types.js';

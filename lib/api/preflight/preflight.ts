@@ -1,8 +1,8 @@
 import { LOSS_WARN_PERCENT, RTT_WARN_MS, SILENT_LEVEL } from '../../core/call-warnings.js';
 import { checkStart } from '../../core/call-input.js';
 import type { Clock } from '../../core/clock.js';
-import { microphoneError } from '../../platform/web/media/media-controls.js';
-import type { Phone } from '../../platform/web/tab-environment.js';
+import { microphoneError } from '../../core/microphone-error.js';
+import type { Phone } from '../../runtime/tab-ports.js';
 import type { PreflightCheck, PreflightReport } from '../../core/helper-types.js';
 import type { CallInput, CallQuality, TimingEvent, VoiceBrowserStatus } from '../../core/types.js';
 

@@ -1,5 +1,5 @@
 import { toVoiceError, VoiceBrowserError, type VoiceErrorCode } from '../../core/errors.js';
-import type { Phone, TabAnswer, TabEnvironment, TabMethod } from '../../platform/web/tab-environment.js';
+import type { Phone, TabAnswer, TabEnvironment, TabMethod } from '../../runtime/tab-ports.js';
 import { setMuted } from '../calls/in-call-controls.js';
 import { deepFreeze, INITIAL_STATUS } from '../../core/status-snapshot.js';
 import { canConnect } from '../../core/status-rules.js';

@@ -18,9 +18,9 @@ afterEach(() => vi.unstubAllGlobals());
 describe('the one writer of the status', () => {
   it('is the runtime alone: no other file holds the store or writes a status', () => {
     const writers = sourceFiles('lib').filter((file) => /\bstore\.commit\(/.test(readFileSync(file, 'utf8')));
-    expect(writers).toEqual(['lib/runtime.ts']);
-    expect(readFileSync('lib/runtime.ts', 'utf8').match(/\bstore\.commit\(/g)).toHaveLength(1);
-    expect(sourceFiles('lib').filter((file) => importsOf(file).some((edge) => edge.to === 'lib/status-store.ts'))).toEqual(['lib/runtime.ts']);
+    expect(writers).toEqual(['lib/runtime/runtime.ts']);
+    expect(readFileSync('lib/runtime/runtime.ts', 'utf8').match(/\bstore\.commit\(/g)).toHaveLength(1);
+    expect(sourceFiles('lib').filter((file) => importsOf(file).some((edge) => edge.to === 'lib/runtime/status-store.ts'))).toEqual(['lib/runtime/runtime.ts']);
   });
 
   it('refuses a move the exported lists lack, leaving the status as it was, and throws it outside the helper', async () => {

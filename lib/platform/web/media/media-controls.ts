@@ -1,13 +1,11 @@
 import type { Clock } from '../../../core/clock.js';
 import { VoiceBrowserError } from '../../../core/errors.js';
+import type { DtmfMethod } from '../../../runtime/sip-link.js';
 
 /**
  * The page side of a call's media: remote audio playback (with the autoplay-policy resume), mute of the
  * outgoing track, and DTMF. Part of the SIP chunk: it only ever runs after `connect()`.
  */
-
-/** How a digit left the page (the simulator records the same names). */
-export type DtmfMethod = 'rfc4733' | 'sip-info';
 
 export interface MediaControlsOptions {
   /** The established call's peer connection, if any. */
@@ -30,23 +28,6 @@ export interface MediaControls {
   /** Applies the mute wish to the current call's outgoing track (called when a call's media starts). */
   applyMute(): void;
   sendDtmf(digit: string): Promise<DtmfMethod>;
-}
-
-/** getUserMedia failures, told apart. */
-export function microphoneError(cause: unknown): VoiceBrowserError {
-  const name = (cause as { name?: string } | undefined)?.name;
-  if (name === 'NotAllowedError' || name === 'SecurityError') {
-    return new VoiceBrowserError('microphone_permission_denied', 'the microphone permission was refused; allow it in the browser and try again', { cause });
-  }
-  // Media Capture and Streams, getUserMedia(): NotReadableError is a device the system would not give, most often
-  // because another application holds it; Firefox rejects such a device with AbortError instead.
-  if (name === 'NotReadableError' || name === 'AbortError') {
-    return new VoiceBrowserError('microphone_in_use', 'the microphone is held by another application or tab; close it, then try again', { cause });
-  }
-  if (name === 'NotFoundError' || name === 'OverconstrainedError') {
-    return new VoiceBrowserError('microphone_unavailable', 'no usable microphone was found; plug one in or pick another', { cause });
-  }
-  return new VoiceBrowserError('connection_failed', 'the call could not be answered in the browser', { cause });
 }
 
 /** RFC 4733 event length and the gap Chromium keeps after it (ms), as telephony gear expects. */

@@ -1,6 +1,5 @@
-import type { CallControl } from '../../../api/calls/call-control.js';
 import type { Runtime } from '../../../runtime/runtime.js';
-import type { VoiceBrowserOptions } from '../../../core/helper-types.js';
+import type { VoiceBrowser, VoiceBrowserOptions } from '../../../core/helper-types.js';
 import type { Offer, VoiceBrowserStatus } from '../../../core/types.js';
 
 /**
@@ -11,7 +10,7 @@ import type { Offer, VoiceBrowserStatus } from '../../../core/types.js';
  */
 
 /** The status watcher that rings; `calls` says the agent away after an offer rang out. */
-export function createOfferRinger(rt: Runtime, options: VoiceBrowserOptions, calls: Pick<CallControl, 'setAvailability'>): (status: VoiceBrowserStatus) => void {
+export function createOfferRinger(rt: Runtime, options: VoiceBrowserOptions, calls: Pick<VoiceBrowser, 'setAvailability'>): (status: VoiceBrowserStatus) => void {
   const ringMs = options.offers?.ringMs ?? 15_000;
   let ringing: string | undefined;
   let stop = () => {};

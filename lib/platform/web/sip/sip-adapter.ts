@@ -20,9 +20,6 @@ import { createRegistration, isFinalRefusal } from './sip-registration.js';
 import { failTransactionsInFlight, receiveFrame } from './sip-flow.js';
 import { createSipSocket } from './sip-socket.js';
 
-// Loaded in the same download as the link, as they only act with one (sip-chunk.ts lists them).
-export * from '../../../connect-parts.js';
-
 /**
  * The SIP link over SIP.js's core (sip-link.ts says what it offers): a registered user agent over WebSocket that
  * reconnects after a drop, reports INVITEs and registration, and closes. A call's dialog is in sip-session.ts and

@@ -2,7 +2,7 @@ import type { IncomingInviteRequest } from 'sip.js/lib/core/messages/methods/inv
 import type { AudioSessionHandler } from '../media/audio-session-handler.js';
 import type { Clock } from '../../../core/clock.js';
 import { VoiceBrowserError } from '../../../core/errors.js';
-import { microphoneError } from '../media/media-controls.js';
+import { microphoneError } from '../../../core/microphone-error.js';
 import { enter, refuse, sdp, type Call } from './sip-call.js';
 import { ACCEPTED_BODIES, expiresMs, offerOf, requiresReliable, unsupportedExtensions } from './sip-invite-body.js';
 import type { LinkEvent } from '../../../runtime/sip-link.js';

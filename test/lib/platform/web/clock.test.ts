@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { systemClock } from '../../../../lib/core/clock.js';
+import { systemClock } from '../../../../lib/platform/web/system-clock.js';
 import { FakeClock } from '../../../../lib/testing/fake-clock.js';
 
 describe('systemClock', () => {

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
-import { createMediaControls, microphoneError, type MediaControlsOptions } from '../../../../../lib/platform/web/media/media-controls.js';
+import { microphoneError } from '../../../../../lib/core/microphone-error.js';
+import { createMediaControls, type MediaControlsOptions } from '../../../../../lib/platform/web/media/media-controls.js';
 import { FakeClock } from '../../../../../lib/testing/fake-clock.js';
 import { rejection } from '../../../../support/rejection.js';
 

@@ -1,8 +1,8 @@
 // @vitest-environment happy-dom
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { systemClock } from '../../../../../lib/core/clock.js';
-import * as sipAdapter from '../../../../../lib/platform/web/sip/sip-adapter.js';
+import { systemClock } from '../../../../../lib/platform/web/system-clock.js';
+import { parts as sipAdapter } from '../../../../../lib/connect.js';
 import { FakeBackend } from '../../../../../lib/testing/fake-backend.js';
 import type { VoiceBrowser } from '../../../../../lib/core/helper-types.js';
 import { createVoiceBrowserWith } from '../../../../../lib/voice-browser.js';
