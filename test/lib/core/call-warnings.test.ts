@@ -3,7 +3,7 @@ import { createCallWarnings, LOSS_WARN_PERCENT, RTT_WARN_MS, SILENCE_WARN_MS, SI
 import { FakeClock } from '../../../lib/testing/fake-clock.js';
 
 /**
- * Warnings during a call (lib/call-warnings.ts), on a fake clock: looks every 500 ms at the audio received
+ * Warnings during a call (lib/core/call-warnings.ts), on a fake clock: looks every 500 ms at the audio received
  * (50 packets a second while the far end is heard) and at the microphone's energy, and quality samples.
  */
 

@@ -5,7 +5,7 @@ import { canAnswerNext, canCall, canConnect, canRenew, canRetryCall, canSendDtmf
 import { CALL, connected, inCall, setup, talking, type World } from '../../support/helper-world.js';
 
 /**
- * The rules the library exports (lib/status-rules.ts) are the ones its helper applies: in each state, a method is
+ * The rules the library exports (lib/core/status-rules.ts) are the ones its helper applies: in each state, a method is
  * refused for the state exactly when its rule says no, so a page that offers a control by the rule never offers
  * one the helper refuses, nor hides one it takes.
  */

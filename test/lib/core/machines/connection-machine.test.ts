@@ -3,7 +3,7 @@ import { disconnected, transition, type ConnectionEvent, type ConnectionSlice } 
 import { CONNECTION_TRANSITIONS } from '../../../../lib/core/state-transitions.js';
 import { CONNECTION_STATES, type Connection } from '../../../../lib/core/types.js';
 
-/** The connection machine alone (lib/connection-machine.ts): every arrow of the diagram, and every move it refuses. */
+/** The connection machine alone (lib/core/machines/connection-machine.ts): every arrow of the diagram, and every move it refuses. */
 
 const SESSION = { id: 'bs_1', expiresAt: '2030-01-01T00:00:00.000Z' };
 const NEW_SESSION = { id: 'bs_2', expiresAt: '2030-01-01T01:00:00.000Z' };

@@ -3,7 +3,7 @@ import { noMedia, transition, type MediaEvent, type MediaSlice } from '../../../
 import { AUDIO_TRANSITIONS } from '../../../../lib/core/state-transitions.js';
 import { AUDIO_STATES, type Audio } from '../../../../lib/core/types.js';
 
-/** The media machine alone (lib/media-machine.ts): every arrow of its diagram, and every move it refuses. */
+/** The media machine alone (lib/core/machines/media-machine.ts): every arrow of its diagram, and every move it refuses. */
 
 const CALL = 'call-1';
 /** A slice showing `audio`, as the machine leaves it: the path up while the element's word shows, down while restarting. */

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { listAudioDevices } from '../../../../lib/platform/web/audio-devices.js';
 
 /**
- * `listAudioDevices()` (lib/audio-devices.ts) over the device lists and permission answers browsers give: Chromium
+ * `listAudioDevices()` (lib/platform/web/audio-devices.ts) over the device lists and permission answers browsers give: Chromium
  * with the microphone allowed, Firefox before it (one placeholder input, no outputs), Safari (no setSinkId).
  */
 

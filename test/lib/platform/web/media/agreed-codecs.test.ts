@@ -5,7 +5,7 @@ import { AudioSessionHandler } from '../../../../../lib/platform/web/media/audio
 import { FakeClock } from '../../../../../lib/testing/fake-clock.js';
 
 /**
- * An ICE restart's re-offer keeps to the codecs the call agreed (lib/agreed-codecs.ts), as a gateway that does
+ * An ICE restart's re-offer keeps to the codecs the call agreed (lib/platform/web/media/agreed-codecs.ts), as a gateway that does
  * not transcode needs: Chromium's re-offer lists all its audio codecs, the call's answer PCMU and telephone-event.
  */
 

@@ -3,7 +3,7 @@ import { MAX_RESTARTS, RESTART_WAIT_MS, SAMPLE_MS, SILENT_DOWN_MS, watchMediaPat
 import { FakeClock } from '../../../../../lib/testing/fake-clock.js';
 
 /**
- * A call's media path kept up by ICE restarts (lib/media-path.ts), on a fake clock and a fake path: its state,
+ * A call's media path kept up by ICE restarts (lib/platform/web/media/media-path.ts), on a fake clock and a fake path: its state,
  * and audio that arrives at 50 packets a second while `flowing`.
  */
 

@@ -9,7 +9,7 @@ import { firefoxReport } from '../../../../support/firefox-stats.js';
 import { fakeWebAudio, type WebAudioOptions } from '../../../../support/fake-web-audio.js';
 
 /**
- * The microphone's level where the statistics lack it (lib/microphone-meter.ts): Firefox's media-source, measured
+ * The microphone's level where the statistics lack it (lib/platform/web/media/microphone-meter.ts): Firefox's media-source, measured
  * from the sent track through a fake Web Audio whose clock runs with the test's.
  */
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ANSWER_WAIT_MS, createKeepAlive, PING_EVERY_MS, QUERY_EVERY_MS, QUERY_WAIT_MS } from '../../../../../lib/platform/web/sip/keep-alive.js';
 import { FakeClock } from '../../../../../lib/testing/fake-clock.js';
 
-/** The SIP socket's watchdog (lib/keep-alive.ts), on a fake clock. */
+/** The SIP socket's watchdog (lib/platform/web/sip/keep-alive.ts), on a fake clock. */
 
 /** A watchdog on a fake clock, its pings and death in `seen`; while `socket.answers`, each ping is answered at once. */
 function watched() {

@@ -4,7 +4,7 @@ import { IncomingResponseMessage } from 'sip.js/lib/core/messages/incoming-respo
 import { Parser } from 'sip.js/lib/core/messages/parser.js';
 import { DigestCredentials, keepStrongestChallenge } from '../../../../../lib/platform/web/sip/sip-digest.js';
 
-/** The link's digest (lib/sip-digest.ts): RFC 7616's own examples, and the choice among several challenges (RFC 8760). */
+/** The link's digest (lib/platform/web/sip/sip-digest.ts): RFC 7616's own examples, and the choice among several challenges (RFC 8760). */
 
 // RFC 7616 section 3.9.1: the same request answered with MD5 and with SHA-256.
 const EXAMPLE = {

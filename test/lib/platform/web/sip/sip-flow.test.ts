@@ -6,7 +6,7 @@ import { Grammar } from 'sip.js/lib/grammar/grammar.js';
 import { failTransactionsInFlight } from '../../../../../lib/platform/web/sip/sip-flow.js';
 
 /**
- * The requests of a dead flow (lib/sip-flow.ts) on SIP.js's real core, over a transport that takes every
+ * The requests of a dead flow (lib/platform/web/sip/sip-flow.ts) on SIP.js's real core, over a transport that takes every
  * message and answers none: the socket died under them.
  */
 

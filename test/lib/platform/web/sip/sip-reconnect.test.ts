@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { backoffMs, createReconnection, RETRY_MAX_MS, SETTLED_MS } from '../../../../../lib/platform/web/sip/sip-reconnect.js';
 import { FakeClock } from '../../../../../lib/testing/fake-clock.js';
 
-/** The reconnection's timing (lib/sip-reconnect.ts, RFC 5626 section 4.5), on a fake clock. */
+/** The reconnection's timing (lib/platform/web/sip/sip-reconnect.ts, RFC 5626 section 4.5), on a fake clock. */
 
 describe('the back-off', () => {
   it('goes at once first, then waits between half and all of a bound that doubles from 1 s, capped', () => {
