@@ -1,5 +1,5 @@
 import type { QueueCallRecord } from '../contract/queue-call.js';
-import { TERMINAL_CALL_STATES, type BROWSER_CALL_STATES } from '../lib/types.js';
+import { TERMINAL_CALL_STATES, type BROWSER_CALL_STATES } from '../lib/core/types.js';
 
 /**
  * Wire shapes of the simulated voice service (spec 2.6, 4.7) and the simulator's own call facts.

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { errorAdvice } from '../../lib/error-advice.js';
-import { VOICE_ERROR_CODES } from '../../lib/errors.js';
+import { VOICE_ERROR_CODES } from '../../lib/core/errors.js';
 
-/** The codes the helper gives (lib/errors.ts), the advice the page shows for each, and the README that lists them. */
+/** The codes the helper gives (lib/core/errors.ts), the advice the page shows for each, and the README that lists them. */
 
 describe('errorAdvice()', () => {
   it('tells what to do next for every code the helper gives, each in its own words', () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createFetchBackend } from '../../lib/backend.js';
-import { isDefiniteRejection, VoiceBrowserError } from '../../lib/errors.js';
+import { createFetchBackend } from '../../lib/platform/web/backend.js';
+import { isDefiniteRejection, VoiceBrowserError } from '../../lib/core/errors.js';
 import { KeyRegistry } from '../../simulator/accounts.js';
 import type { ApiKeyRecord } from '../../simulator/rest.js';
 import {

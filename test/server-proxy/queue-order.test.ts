@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { watchQueueStream } from '../../lib/queue-watch.js';
-import type { QueueCaller } from '../../lib/helper-types.js';
+import { watchQueueStream } from '../../lib/platform/web/queue-watch.js';
+import type { QueueCaller } from '../../lib/core/helper-types.js';
 import { FakeClock } from '../../lib/testing/fake-clock.js';
 import { HttpError } from '../../contract/http-error.js';
 import { noBudget } from '../../server-proxy/key-budget.js';

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFetchBackend } from '../../lib/backend.js';
-import { VoiceBrowserError } from '../../lib/errors.js';
+import { createFetchBackend } from '../../lib/platform/web/backend.js';
+import { VoiceBrowserError } from '../../lib/core/errors.js';
 import { createVoiceProxy, type VoiceProxy } from '../../server-proxy/proxy.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
 import { API_KEY, createHarness, createSession, send, testAuthenticate, type Fetch, type Harness } from './harness.js';

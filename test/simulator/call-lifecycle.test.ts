@@ -5,7 +5,7 @@
  * simulator's options.
  */
 import { describe, expect, it } from 'vitest';
-import { BROWSER_CALL_TRANSITIONS } from '../../lib/state-transitions.js';
+import { BROWSER_CALL_TRANSITIONS } from '../../lib/core/state-transitions.js';
 import { RegistererState } from 'sip.js';
 import type { BrowserSession } from '../../simulator/model.js';
 import { sleep, waitFor } from './support/sim-api.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { BrowserCall as PageCall, SessionTransport as PageTransport } from '../../lib/types.js';
-import { BROWSER_CALL_STATES, TERMINAL_CALL_STATES } from '../../lib/types.js';
+import type { BrowserCall as PageCall, SessionTransport as PageTransport } from '../../lib/core/types.js';
+import { BROWSER_CALL_STATES, TERMINAL_CALL_STATES } from '../../lib/core/types.js';
 import { TERMINAL_STATES, type BrowserCall, type SessionTransport } from '../../simulator/model.js';
 import type { z } from 'zod';
 import type { InboundCallRecord, SimulatedCall, SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile, SimulatorFault } from '../../simulator/control-client.js';
