@@ -1,12 +1,12 @@
-import { HttpError } from '../contract/http-error.js';
+import { HttpError } from '../../contract/http-error.js';
 import type { CallFacts } from './call-facts.js';
 import { CallRunner, type CallRunnerDeps } from './call-runner.js';
-import type { MediaAddressMode } from './media-address-mode.js';
-import { createMediaPeer, type MediaCounts } from './media.js';
-import type { CallMixer } from './mixer.js';
-import { TERMINAL_STATES, type BrowserCall, type BrowserSession } from './model.js';
-import { newId, type Owned } from './resources.js';
-import type { SipServer } from './sip-server.js';
+import type { MediaAddressMode } from '../media/media-address-mode.js';
+import { createMediaPeer, type MediaCounts } from '../media/media.js';
+import type { CallMixer } from '../media/mixer.js';
+import { TERMINAL_STATES, type BrowserCall, type BrowserSession } from '../service/model.js';
+import { newId, type Owned } from '../service/resources.js';
+import type { SipServer } from '../sip/sip-server.js';
 
 /**
  * The simulated service's browser calls (spec 4.7 `/browser-calls`): each call's record and the runner that

@@ -1,6 +1,6 @@
-import type { LegEnd } from './invite-dialog.js';
-import type { MediaCounts } from './media.js';
-import type { BrowserCallState, GenericCallState } from './model.js';
+import type { LegEnd } from '../sip/invite-dialog.js';
+import type { MediaCounts } from '../media/media.js';
+import type { BrowserCallState, GenericCallState } from '../service/model.js';
 
 /**
  * What the simulator observed of one call beyond its record, for `GET /__sim/calls/:id` (DESIGN.md): the states

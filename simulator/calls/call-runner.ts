@@ -1,10 +1,10 @@
 import { initialFacts, type CallFacts } from './call-facts.js';
 import { LegMedia } from './leg-media.js';
-import type { MediaCounts, MediaPeer } from './media.js';
-import type { CallMixer } from './mixer.js';
-import type { BrowserCall, BrowserCallState, CallError } from './model.js';
-import { recipientFor, type RecipientTimings } from './recipients.js';
-import type { BrowserLeg, SipServer } from './sip-server.js';
+import type { MediaCounts, MediaPeer } from '../media/media.js';
+import type { CallMixer } from '../media/mixer.js';
+import type { BrowserCall, BrowserCallState, CallError } from '../service/model.js';
+import { recipientFor, type RecipientTimings } from '../service/recipients.js';
+import type { BrowserLeg, SipServer } from '../sip/sip-server.js';
 import { TimerSet } from './timer-set.js';
 
 /**

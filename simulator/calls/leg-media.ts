@@ -1,7 +1,7 @@
 import type { CallFacts } from './call-facts.js';
-import type { MediaCounts, MediaPeer } from './media.js';
-import { CallMixer } from './mixer.js';
-import { sipInfoDigit } from './sip-info-dtmf.js';
+import type { MediaCounts, MediaPeer } from '../media/media.js';
+import { CallMixer } from '../media/mixer.js';
+import { sipInfoDigit } from '../sip/sip-info-dtmf.js';
 
 /**
  * The simulator's end of a browser leg's audio (media.ts's peer), and what it records of that audio in the

@@ -1,10 +1,10 @@
 import { initialFacts, type CallFacts } from './call-facts.js';
-import { encodeMulaw } from './g711.js';
+import { encodeMulaw } from '../media/g711.js';
 import { LegMedia } from './leg-media.js';
-import type { MediaCounts, MediaPeer } from './media.js';
-import type { CallMixer, MixListener } from './mixer.js';
-import { TERMINAL_GENERIC_STATES, type CallError, type GenericCallState } from './model.js';
-import type { BrowserLeg, SipServer } from './sip-server.js';
+import type { MediaCounts, MediaPeer } from '../media/media.js';
+import type { CallMixer, MixListener } from '../media/mixer.js';
+import { TERMINAL_GENERIC_STATES, type CallError, type GenericCallState } from '../service/model.js';
+import type { BrowserLeg, SipServer } from '../sip/sip-server.js';
 import { TimerSet } from './timer-set.js';
 
 /**

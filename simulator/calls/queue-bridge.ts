@@ -1,9 +1,9 @@
 import { endWhenQuiet } from './call-runner.js';
 import type { CallFacts } from './call-facts.js';
 import { LegMedia } from './leg-media.js';
-import type { MediaCounts, MediaPeer } from './media.js';
-import type { CallMixer } from './mixer.js';
-import type { BrowserLeg, SipServer } from './sip-server.js';
+import type { MediaCounts, MediaPeer } from '../media/media.js';
+import type { CallMixer } from '../media/mixer.js';
+import type { BrowserLeg, SipServer } from '../sip/sip-server.js';
 import { TimerSet } from './timer-set.js';
 
 /**

@@ -1,6 +1,6 @@
-import { HttpError } from '../contract/http-error.js';
-import type { Account } from './accounts.js';
-import type { BrowserCall } from './model.js';
+import { HttpError } from '../../contract/http-error.js';
+import type { Account } from '../service/accounts.js';
+import type { BrowserCall } from '../service/model.js';
 
 /**
  * The per-account ceiling on active browser calls (spec 8, "Voice concurrency": `429 concurrency_limit`).

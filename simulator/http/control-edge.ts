@@ -1,9 +1,9 @@
 import type { Hono } from 'hono';
-import { HttpError } from '../contract/http-error.js';
-import { readJsonBody } from '../contract/voice-input.js';
+import { HttpError } from '../../contract/http-error.js';
+import { readJsonBody } from '../../contract/voice-input.js';
 import { parseControlInput } from './control-input.js';
-import { edgeRestartInput } from './edge-state.js';
-import type { VoiceService } from './voice-service.js';
+import { edgeRestartInput } from '../sip/edge/edge-state.js';
+import type { VoiceService } from '../service/voice-service.js';
 
 /**
  * The control API's edge routes (DESIGN.md, docs/simulator.md "Edge profiles"): the SIP edge the service speaks

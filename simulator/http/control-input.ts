@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { HttpError } from '../contract/http-error.js';
+import { HttpError } from '../../contract/http-error.js';
 
 /**
  * Bodies of the control API (`/__sim/`): JSON (read by `readJsonBody`, as the service's own routes read theirs),

@@ -1,13 +1,13 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { finishApp, HttpError, noStore } from '../contract/http-error.js';
-import { e164, readJsonBody } from '../contract/voice-input.js';
-import type { KeyRegistry, Quota } from './accounts.js';
+import { finishApp, HttpError, noStore } from '../../contract/http-error.js';
+import { e164, readJsonBody } from '../../contract/voice-input.js';
+import type { KeyRegistry, Quota } from '../service/accounts.js';
 import { edgeRoutes } from './control-edge.js';
 import { parseControlInput } from './control-input.js';
-import type { FaultPlan } from './faults.js';
+import type { FaultPlan } from '../service/faults.js';
 import { KeyControl } from './key-control.js';
-import type { VoiceService } from './voice-service.js';
+import type { VoiceService } from '../service/voice-service.js';
 
 /**
  * The simulator's control API under `/__sim/` (DESIGN.md): what tests use to see inside the service, to make

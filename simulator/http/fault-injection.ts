@@ -1,8 +1,8 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { MiddlewareHandler } from 'hono';
-import { errorResponse, HttpError } from '../contract/http-error.js';
-import type { FaultPlan } from './faults.js';
-import type { VoiceService } from './voice-service.js';
+import { errorResponse, HttpError } from '../../contract/http-error.js';
+import type { FaultPlan } from '../service/faults.js';
+import type { VoiceService } from '../service/voice-service.js';
 
 /**
  * Where the armed faults (faults.ts, `POST /__sim/faults`) meet the requests under `/api/`: each request that

@@ -1,4 +1,4 @@
-import { HttpError } from '../contract/http-error.js';
+import { HttpError } from '../../contract/http-error.js';
 
 /**
  * Idempotency-Key records of the simulated service (spec 3.4): one per namespace (API key and operation)

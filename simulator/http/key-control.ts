@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { HttpError } from '../contract/http-error.js';
-import { isAllowListEntry, VOICE_SCOPES, type Account, type ApiKey, type KeyRegistry, type KeyStatus, type Quota } from './accounts.js';
+import { HttpError } from '../../contract/http-error.js';
+import { isAllowListEntry, VOICE_SCOPES, type Account, type ApiKey, type KeyRegistry, type KeyStatus, type Quota } from '../service/accounts.js';
 import { parseControlInput } from './control-input.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Quota } from './accounts.js';
+import type { Quota } from '../service/accounts.js';
 
 /**
  * The per-key request quota of the simulated service (spec 8, "Voice key quota"): fixed windows of a minute

@@ -1,7 +1,7 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
-import { HttpError } from '../contract/http-error.js';
-import { assertAccountAllowsVoice, assertScope, readCredential, type KeyRegistry, type Principal, type Quota, type Scope } from './accounts.js';
+import { HttpError } from '../../contract/http-error.js';
+import { assertAccountAllowsVoice, assertScope, readCredential, type KeyRegistry, type Principal, type Quota, type Scope } from '../service/accounts.js';
 import type { IdempotencyStore } from './idempotency.js';
 import { DEFAULT_QUOTA, RateLimiter, rateLimitHeaders, type RateDecision } from './rate-limit.js';
 

@@ -1,11 +1,11 @@
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import { HttpError } from '../contract/http-error.js';
-import { emptyInput, parseIdempotencyKey, parseInput, readJsonBody } from '../contract/voice-input.js';
+import { HttpError } from '../../contract/http-error.js';
+import { emptyInput, parseIdempotencyKey, parseInput, readJsonBody } from '../../contract/voice-input.js';
 import type { IdempotencyStore } from './idempotency.js';
 import { idempotent, ownerWith, type RestEnv } from './rest-guard.js';
-import type { VoiceService } from './voice-service.js';
-import { byteRange } from './wav.js';
+import type { VoiceService } from '../service/voice-service.js';
+import { byteRange } from '../media/wav.js';
 
 /**
  * The REST routes of supervision and recording (spec 4.8 names the operations, not their paths; these are the

@@ -1,13 +1,13 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { errorResponse, finishApp, HttpError } from '../contract/http-error.js';
-import { agentInput, callInput, dequeueInput, emptyInput, parseIdempotencyKey, parseInput, queueInput, readJsonBody, sessionInput } from '../contract/voice-input.js';
-import { KeyRegistry, type Scope } from './accounts.js';
+import { errorResponse, finishApp, HttpError } from '../../contract/http-error.js';
+import { agentInput, callInput, dequeueInput, emptyInput, parseIdempotencyKey, parseInput, queueInput, readJsonBody, sessionInput } from '../../contract/voice-input.js';
+import { KeyRegistry, type Scope } from '../service/accounts.js';
 import { CallCeiling } from './concurrency.js';
 import { IdempotencyStore } from './idempotency.js';
 import { answerHeaders, guard, idempotent, ownerWith, type GuardOptions, type RestEnv } from './rest-guard.js';
 import { supervisionRoutes } from './rest-supervision.js';
-import type { VoiceService } from './voice-service.js';
+import type { VoiceService } from '../service/voice-service.js';
 
 /**
  * The simulated service's REST surface under `/api/v1/voice` (spec 4.7), with the credential rules of
@@ -24,7 +24,7 @@ import type { VoiceService } from './voice-service.js';
  * of them (spec 4.7).
  */
 
-export type { Scope } from './accounts.js';
+export type { Scope } from '../service/accounts.js';
 
 /** One key of the single-account form of {@link createRestApp}. */
 export interface ApiKeyRecord {

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { BlockList, isIP, isIPv6 } from 'node:net';
-import { HttpError } from '../contract/http-error.js';
+import { HttpError } from '../../contract/http-error.js';
 
 /**
  * Accounts and API keys of the simulated service (spec 2.1, 3.3, 5): who a credential belongs to, what it

@@ -1,4 +1,4 @@
-import { HttpError } from '../contract/http-error.js';
+import { HttpError } from '../../contract/http-error.js';
 import type { Agent } from './model.js';
 import { newId, type Owned } from './resources.js';
 

@@ -1,7 +1,7 @@
-import { HttpError } from '../contract/http-error.js';
+import { HttpError } from '../../contract/http-error.js';
 import type { Agent, BrowserCall, BrowserSession, SessionTransport } from './model.js';
 import { newId, token, type Owned } from './resources.js';
-import type { SipAccount, SipServer } from './sip-server.js';
+import type { SipAccount, SipServer } from '../sip/sip-server.js';
 
 /**
  * The simulated service's browser sessions (spec 4.7 `/browser-sessions`): the temporary SIP credentials each

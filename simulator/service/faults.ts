@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseControlInput } from './control-input.js';
+import { parseControlInput } from '../http/control-input.js';
 
 /**
  * Scripted faults of the simulator (DESIGN.md, `POST /__sim/faults`): the next N requests that match a

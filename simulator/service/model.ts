@@ -1,5 +1,5 @@
-import type { QueueCallRecord } from '../contract/queue-call.js';
-import { TERMINAL_CALL_STATES, type BROWSER_CALL_STATES } from '../lib/types.js';
+import type { QueueCallRecord } from '../../contract/queue-call.js';
+import { TERMINAL_CALL_STATES, type BROWSER_CALL_STATES } from '../../lib/types.js';
 
 /**
  * Wire shapes of the simulated voice service (spec 2.6, 4.7) and the simulator's own call facts.
@@ -107,7 +107,7 @@ export interface Queue {
 /** Generic call states (spec 3.1); `active` in a listing is every state before the terminal ones. */
 export type GenericCallState = 'calling' | 'ringing' | 'pre_established' | 'established' | 'queued' | 'dequeuing' | 'finished' | 'failed' | 'cancelled' | 'no_answer' | 'busy';
 
-export { TERMINAL_GENERIC_STATES } from '../contract/queue-call.js';
+export { TERMINAL_GENERIC_STATES } from '../../contract/queue-call.js';
 
 /** DESIGN.md: an agent that does not answer a dequeued caller in 20 s puts the caller back at the head. */
 export const QUEUE_ANSWER_TIMEOUT_MS = 20_000;

@@ -1,11 +1,11 @@
-import { HttpError } from '../contract/http-error.js';
-import type { QueueEvent, QueueEventName } from '../contract/queue-webhook.js';
-import { initialFacts, type CallFacts } from './call-facts.js';
-import type { MediaAddressMode } from './media-address-mode.js';
-import { createMediaPeer, type MediaCounts } from './media.js';
-import type { CallMixer } from './mixer.js';
+import { HttpError } from '../../contract/http-error.js';
+import type { QueueEvent, QueueEventName } from '../../contract/queue-webhook.js';
+import { initialFacts, type CallFacts } from '../calls/call-facts.js';
+import type { MediaAddressMode } from '../media/media-address-mode.js';
+import { createMediaPeer, type MediaCounts } from '../media/media.js';
+import type { CallMixer } from '../media/mixer.js';
 import { TERMINAL_GENERIC_STATES, type GenericCallState, type Queue, type QueueCall } from './model.js';
-import { QueueBridge, type QueueBridgeDeps } from './queue-bridge.js';
+import { QueueBridge, type QueueBridgeDeps } from '../calls/queue-bridge.js';
 import { newId, type Owned } from './resources.js';
 
 /**

@@ -1,7 +1,7 @@
-import { HttpError } from '../contract/http-error.js';
-import type { CallMixer, MixListener } from './mixer.js';
+import { HttpError } from '../../contract/http-error.js';
+import type { CallMixer, MixListener } from '../media/mixer.js';
 import { newId, type Owned } from './resources.js';
-import { WAV_HEADER_BYTES, wavFile } from './wav.js';
+import { WAV_HEADER_BYTES, wavFile } from '../media/wav.js';
 
 /**
  * The simulated service's recordings (spec 4.8: start and stop recording, list and download recordings; the

@@ -1,15 +1,15 @@
-import { HttpError } from '../contract/http-error.js';
-import type { BrowserCalls } from './browser-calls.js';
-import type { CallFacts } from './call-facts.js';
-import type { MediaAddressMode } from './media-address-mode.js';
-import { createMediaPeer, type MediaCounts } from './media.js';
-import type { CallMixer } from './mixer.js';
+import { HttpError } from '../../contract/http-error.js';
+import type { BrowserCalls } from '../calls/browser-calls.js';
+import type { CallFacts } from '../calls/call-facts.js';
+import type { MediaAddressMode } from '../media/media-address-mode.js';
+import { createMediaPeer, type MediaCounts } from '../media/media.js';
+import type { CallMixer } from '../media/mixer.js';
 import { TERMINAL_GENERIC_STATES, TERMINAL_STATES } from './model.js';
-import { MonitorLeg, type MonitorCall } from './monitor-leg.js';
+import { MonitorLeg, type MonitorCall } from '../calls/monitor-leg.js';
 import type { QueueDesk } from './queues.js';
 import { RecordingDesk, type Recording } from './recordings.js';
 import { newId, type Owned } from './resources.js';
-import type { SipServer } from './sip-server.js';
+import type { SipServer } from '../sip/sip-server.js';
 
 /**
  * What a supervisor and a recorder do with a call in progress (spec 4.8; DESIGN.md "Supervisors and

@@ -1,16 +1,16 @@
-import { HttpError } from '../contract/http-error.js';
+import { HttpError } from '../../contract/http-error.js';
 import { AgentDirectory } from './agents.js';
-import { BrowserCalls, type CreateCallInput } from './browser-calls.js';
+import { BrowserCalls, type CreateCallInput } from '../calls/browser-calls.js';
 import { BrowserSessions } from './browser-sessions.js';
-import type { CallFacts } from './call-facts.js';
-import type { EdgeState } from './edge-state.js';
-import type { MediaAddressMode } from './media-address-mode.js';
-import type { MediaCounts } from './media.js';
+import type { CallFacts } from '../calls/call-facts.js';
+import type { EdgeState } from '../sip/edge/edge-state.js';
+import type { MediaAddressMode } from '../media/media-address-mode.js';
+import type { MediaCounts } from '../media/media.js';
 import { QUEUE_ANSWER_TIMEOUT_MS, type Agent, type BrowserCall, type BrowserSession, type QueueCall, type SessionTransport } from './model.js';
 import { QueueDesk } from './queues.js';
 import { recipientFor, type RecipientTimings } from './recipients.js';
-import type { RegistrationRecord } from './control-client.js';
-import { SipServer } from './sip-server.js';
+import type { RegistrationRecord } from '../http/control-client.js';
+import { SipServer } from '../sip/sip-server.js';
 import { Supervision } from './supervision.js';
 import { createWebhookDelivery, type WebhookDelivery, type WebhookFaultSource } from './webhook-sender.js';
 

@@ -1,4 +1,4 @@
-import { serializeEvent, webhookHeaders, type QueueEvent } from '../contract/queue-webhook.js';
+import { serializeEvent, webhookHeaders, type QueueEvent } from '../../contract/queue-webhook.js';
 
 /**
  * Delivery of a queue's webhooks (spec 6.1): one POST of the sorted-key JSON body, signed when the queue has a

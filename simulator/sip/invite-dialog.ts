@@ -7,9 +7,9 @@ import type {
   Session,
   UserAgentCore,
 } from 'sip.js/lib/core/index.js';
-import type { InviteEdgeRules } from './edge-invite.js';
-import { sendReinvite } from './edge-requests.js';
-import { SessionRefresher } from './edge-session-timer.js';
+import type { InviteEdgeRules } from './edge/edge-invite.js';
+import { sendReinvite } from './edge/edge-requests.js';
+import { SessionRefresher } from './edge/edge-session-timer.js';
 
 /**
  * The service side of the INVITE dialog that rings the page's agent: the browser leg of one call, from the

@@ -1,4 +1,4 @@
-import type { RegistrationRecord } from './control-client.js';
+import type { RegistrationRecord } from '../http/control-client.js';
 
 /**
  * When each session was registered, for the simulator's control API: a test or the bench reads whether a page

@@ -1,8 +1,8 @@
 import type { WebSocket } from 'ws';
 import { Grammar, IncomingRequestMessage, IncomingResponseMessage, LoggerFactory, Parser, UserAgentCore } from 'sip.js/lib/core/index.js';
-import { DialogFlows, dialogOfIncomingRequest, dialogOfTargetResponse, readOutgoing, refreshesTarget, sendFailedResponse } from './edge-routing.js';
-import { inviteShape } from './edge-invite.js';
-import { EdgeState } from './edge-state.js';
+import { DialogFlows, dialogOfIncomingRequest, dialogOfTargetResponse, readOutgoing, refreshesTarget, sendFailedResponse } from './edge/edge-routing.js';
+import { inviteShape } from './edge/edge-invite.js';
+import { EdgeState } from './edge/edge-state.js';
 import { InviteDialog, type BrowserLeg, type InviteOptions } from './invite-dialog.js';
 import { RegistrationHandler, type Binding, type SipAccount } from './sip-registration.js';
 

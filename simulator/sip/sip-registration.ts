@@ -1,7 +1,7 @@
 import type { IncomingRegisterRequest, URI } from 'sip.js/lib/core/index.js';
 import { createNonce, parseDigest, verifyDigest } from './digest.js';
-import { defaultEdgeSettings, edgeBehaviour, type EdgeBehaviour, type EdgeSettings } from './edge-profile.js';
-import { challengeHeaders, refuseRegister, registerOkHeaders } from './edge-registrar.js';
+import { defaultEdgeSettings, edgeBehaviour, type EdgeBehaviour, type EdgeSettings } from './edge/edge-profile.js';
+import { challengeHeaders, refuseRegister, registerOkHeaders } from './edge/edge-registrar.js';
 
 /**
  * The registrar's side of one SIP connection's REGISTERs (RFC 3261 section 10): digest authentication with

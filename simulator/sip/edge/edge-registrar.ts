@@ -1,5 +1,5 @@
 import type { IncomingRequestMessage } from 'sip.js/lib/core/index.js';
-import { challengeHeader } from './digest.js';
+import { challengeHeader } from '../digest.js';
 import type { EdgeBehaviour } from './edge-profile.js';
 
 /**

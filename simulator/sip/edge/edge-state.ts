@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseControlInput } from './control-input.js';
+import { parseControlInput } from '../../http/control-input.js';
 import { CARRIER_INVITE_BODIES, defaultEdgeSettings, EDGE_PROFILES, edgeBehaviour, type EdgeBehaviour, type EdgeProfile, type EdgeSettings } from './edge-profile.js';
 
 /**

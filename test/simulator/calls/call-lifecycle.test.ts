@@ -5,12 +5,12 @@
  * simulator's options.
  */
 import { describe, expect, it } from 'vitest';
-import { BROWSER_CALL_TRANSITIONS } from '../../lib/state-transitions.js';
+import { BROWSER_CALL_TRANSITIONS } from '../../../lib/state-transitions.js';
 import { RegistererState } from 'sip.js';
-import type { BrowserSession } from '../../simulator/model.js';
-import { sleep, waitFor } from './support/sim-api.js';
-import { TIMER_SLACK_MS, answeredCall, ended, ringingCall, terminated, useSipWorlds, type RegisteredWorld } from './support/sip-world.js';
-import { WeriftSessionDescriptionHandler } from './support/werift-sdh.js';
+import type { BrowserSession } from '../../../simulator/service/model.js';
+import { sleep, waitFor } from '../support/sim-api.js';
+import { TIMER_SLACK_MS, answeredCall, ended, ringingCall, terminated, useSipWorlds, type RegisteredWorld } from '../support/sip-world.js';
+import { WeriftSessionDescriptionHandler } from '../support/werift-sdh.js';
 
 const ECHO_AT_ONCE = '+12025550100';
 

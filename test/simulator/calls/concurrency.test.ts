@@ -5,8 +5,8 @@
  * figures come from the same load (support/load.ts) run once and measured.
  */
 import { describe, expect, it } from 'vitest';
-import { runLoad } from './support/load.js';
-import { useSipWorlds } from './support/sip-world.js';
+import { runLoad } from '../support/load.js';
+import { useSipWorlds } from '../support/sip-world.js';
 
 const SESSIONS = 50;
 const CALLS = 10;

@@ -7,10 +7,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Invitation } from 'sip.js';
-import type { QueueCall } from '../../simulator/model.js';
-import { waitFor } from './support/sim-api.js';
-import { terminated, useSipWorlds, type RegisteredWorld, type World } from './support/sip-world.js';
-import { WeriftSessionDescriptionHandler } from './support/werift-sdh.js';
+import type { QueueCall } from '../../../simulator/service/model.js';
+import { waitFor } from '../support/sim-api.js';
+import { terminated, useSipWorlds, type RegisteredWorld, type World } from '../support/sip-world.js';
+import { WeriftSessionDescriptionHandler } from '../support/werift-sdh.js';
 
 const { registeredWorld, world, session, sipClient } = useSipWorlds();
 

@@ -7,12 +7,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Invitation } from 'sip.js';
-import { mulawToLinear } from '../../simulator/g711.js';
-import type { MonitorCall } from '../../simulator/monitor-leg.js';
-import { peakAmplitudeAt } from './support/audio.js';
-import { waitFor } from './support/sim-api.js';
-import { talkingCall, terminated, useSipWorlds, type RegisteredWorld } from './support/sip-world.js';
-import { WeriftSessionDescriptionHandler } from './support/werift-sdh.js';
+import { mulawToLinear } from '../../../simulator/media/g711.js';
+import type { MonitorCall } from '../../../simulator/calls/monitor-leg.js';
+import { peakAmplitudeAt } from '../support/audio.js';
+import { waitFor } from '../support/sim-api.js';
+import { talkingCall, terminated, useSipWorlds, type RegisteredWorld } from '../support/sip-world.js';
+import { WeriftSessionDescriptionHandler } from '../support/werift-sdh.js';
 
 const { registeredWorld, session, sipClient } = useSipWorlds();
 

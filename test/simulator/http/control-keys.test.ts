@@ -5,9 +5,9 @@
  * forgets them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KeyView } from '../../simulator/key-control.js';
-import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
-import { SIM_TEST_KEY, SimulatorApi } from './support/sim-api.js';
+import type { KeyView } from '../../../simulator/http/key-control.js';
+import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
+import { SIM_TEST_KEY, SimulatorApi } from '../support/sim-api.js';
 
 let sim: RunningSimulator;
 let api: SimulatorApi;

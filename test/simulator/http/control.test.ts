@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { createControlApp } from '../../simulator/control.js';
-import { FaultPlan } from '../../simulator/faults.js';
-import { DEFAULT_QUOTA } from '../../simulator/rate-limit.js';
+import { createControlApp } from '../../../simulator/http/control.js';
+import { FaultPlan } from '../../../simulator/service/faults.js';
+import { DEFAULT_QUOTA } from '../../../simulator/http/rate-limit.js';
 import { RestWorld } from './rest-support.js';
 
 /** The control API mounted as server.ts mounts it (`route('/__sim', ...)`): every answer coded and no-store. */

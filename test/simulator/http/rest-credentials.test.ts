@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { generateApiKey, KeyRegistry } from '../../simulator/accounts.js';
+import { generateApiKey, KeyRegistry } from '../../../simulator/service/accounts.js';
 import { DEFAULT_ADDRESS, expectAnswer, KEYS, RestWorld, type ApiRequest, type Expected } from './rest-support.js';
 
 /** Conformance of the simulated service to spec 5 (authentication), 3.3 (key lifecycle) and 4.7 (scopes). */

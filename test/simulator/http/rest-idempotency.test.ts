@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HttpError } from '../../contract/http-error.js';
-import { IdempotencyStore, RETENTION_MS } from '../../simulator/idempotency.js';
+import { HttpError } from '../../../contract/http-error.js';
+import { IdempotencyStore, RETENTION_MS } from '../../../simulator/http/idempotency.js';
 import { expectAnswer, KEYS, RestWorld, type ApiRequest, type Expected } from './rest-support.js';
 
 /** Conformance of the simulated service to spec 3.4 (idempotency key lifecycle), 4.7 and 8 (key limits). */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_QUOTA, RateLimiter } from '../../simulator/rate-limit.js';
+import { DEFAULT_QUOTA, RateLimiter } from '../../../simulator/http/rate-limit.js';
 import { expectAnswer, KEYS, RestWorld, type ApiResponse } from './rest-support.js';
 
 /** Conformance of the simulated service to spec 8: the per-key quota and the per-account call ceiling. */

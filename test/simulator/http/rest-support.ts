@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import { expect, vi } from 'vitest';
 import { WebSocket } from 'ws';
-import { KeyRegistry, type AccountInput, type KeyInput } from '../../simulator/accounts.js';
-import { createRestApp, type RestOptions } from '../../simulator/rest.js';
-import { SipConnection } from '../../simulator/sip-connection.js';
-import type { BrowserLeg, InviteOptions, Registration } from '../../simulator/sip-server.js';
-import { VoiceService } from '../../simulator/voice-service.js';
-import { FakeClock } from '../../lib/testing/fake-clock.js';
+import { KeyRegistry, type AccountInput, type KeyInput } from '../../../simulator/service/accounts.js';
+import { createRestApp, type RestOptions } from '../../../simulator/http/rest.js';
+import { SipConnection } from '../../../simulator/sip/sip-connection.js';
+import type { BrowserLeg, InviteOptions, Registration } from '../../../simulator/sip/sip-server.js';
+import { VoiceService } from '../../../simulator/service/voice-service.js';
+import { FakeClock } from '../../../lib/testing/fake-clock.js';
 
 /**
  * The simulated service's REST app in-process (no ports), with a registry of accounts and keys that covers

@@ -1,8 +1,8 @@
 import type { Invitation } from 'sip.js';
 import { describe, expect, it } from 'vitest';
-import { waitFor } from './support/sim-api.js';
-import { talkingCall, useSipWorlds } from './support/sip-world.js';
-import type { WeriftSessionDescriptionHandler } from './support/werift-sdh.js';
+import { waitFor } from '../support/sim-api.js';
+import { talkingCall, useSipWorlds } from '../support/sip-world.js';
+import type { WeriftSessionDescriptionHandler } from '../support/werift-sdh.js';
 
 /**
  * The simulator answers a re-INVITE that restarts ICE (DESIGN.md, "Calls that survive the network"): the page

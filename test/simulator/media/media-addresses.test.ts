@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Candidate, CandidatePair, classes, Message, methods, StunProtocol } from 'werift';
-import { iceAddressConfig, selectMediaAddresses, usableCandidatesSdp } from '../../simulator/media-addresses.js';
-import { fakeInterfaces } from './support/fake-interfaces.js';
+import { iceAddressConfig, selectMediaAddresses, usableCandidatesSdp } from '../../../simulator/media/media-addresses.js';
+import { fakeInterfaces } from '../support/fake-interfaces.js';
 
 /**
  * Where the simulator's media gathers and whom it may talk to: 127.0.0.1 alone, or this machine's own addresses

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sleep, waitFor } from './support/sim-api.js';
-import { talkingCall, useSipWorlds } from './support/sip-world.js';
+import { sleep, waitFor } from '../support/sim-api.js';
+import { talkingCall, useSipWorlds } from '../support/sip-world.js';
 
 /**
  * The `media-blackhole` fault (DESIGN.md, "Calls that survive the network"): a call's media path drops every

@@ -6,11 +6,11 @@
 import dgram from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket } from 'werift';
-import { linearToMulaw, mulawRms, mulawToLinear } from '../../simulator/g711.js';
-import { VOICE_RMS_THRESHOLD } from '../../simulator/inbound-rtp.js';
-import { disableStun, loopbackOnlySdp, loopbackPeerConfig } from '../../simulator/loopback-webrtc.js';
-import { createMediaPeer } from '../../simulator/media.js';
-import { dtmfDigit, parseTelephoneEvent } from '../../simulator/telephone-event.js';
+import { linearToMulaw, mulawRms, mulawToLinear } from '../../../simulator/media/g711.js';
+import { VOICE_RMS_THRESHOLD } from '../../../simulator/media/inbound-rtp.js';
+import { disableStun, loopbackOnlySdp, loopbackPeerConfig } from '../../../simulator/media/loopback-webrtc.js';
+import { createMediaPeer } from '../../../simulator/media/media.js';
+import { dtmfDigit, parseTelephoneEvent } from '../../../simulator/media/telephone-event.js';
 
 const TONE_MS = 600;
 const TONE_FRAMES = TONE_MS / 20;

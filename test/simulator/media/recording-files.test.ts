@@ -3,10 +3,10 @@
  * as, and the byte range a download asks for (wav.ts, RFC 9110 section 14.1.2).
  */
 import { describe, expect, it } from 'vitest';
-import { encodeMulaw } from '../../simulator/g711.js';
-import { CallMixer, FRAME_SAMPLES, type MixListener } from '../../simulator/mixer.js';
-import { byteRange, wavFile } from '../../simulator/wav.js';
-import { amplitudeAt, readWav } from './support/audio.js';
+import { encodeMulaw } from '../../../simulator/media/g711.js';
+import { CallMixer, FRAME_SAMPLES, type MixListener } from '../../../simulator/media/mixer.js';
+import { byteRange, wavFile } from '../../../simulator/media/wav.js';
+import { amplitudeAt, readWav } from '../support/audio.js';
 
 const sine = (hz: number, amplitude: number, first = 0) => Array.from({ length: FRAME_SAMPLES }, (_, i) => amplitude * Math.sin((2 * Math.PI * hz * (first + i)) / 8000));
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '../../contract/http-error.js';
-import { FaultPlan } from '../../simulator/faults.js';
+import { HttpError } from '../../../contract/http-error.js';
+import { FaultPlan } from '../../../simulator/service/faults.js';
 
 describe('FaultPlan (POST /__sim/faults, DESIGN.md)', () => {
   it('matches the next N requests of a method and a path with :params, then disarms', () => {

@@ -2,11 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIGNATURE_HEADER, verifySignature } from '../../contract/queue-webhook.js';
-import { createControlApp } from '../../simulator/control.js';
-import { FaultPlan } from '../../simulator/faults.js';
-import { DEFAULT_QUOTA } from '../../simulator/rate-limit.js';
-import { KEYS, RestWorld } from './rest-support.js';
+import { SIGNATURE_HEADER, verifySignature } from '../../../contract/queue-webhook.js';
+import { createControlApp } from '../../../simulator/http/control.js';
+import { FaultPlan } from '../../../simulator/service/faults.js';
+import { DEFAULT_QUOTA } from '../../../simulator/http/rate-limit.js';
+import { KEYS, RestWorld } from '../http/rest-support.js';
 
 /**
  * Queues and their inbound callers (spec 4.8, 3.1) with the queue webhook (spec 6.1, DESIGN.md "Support desks"):

@@ -4,11 +4,11 @@
  * endReason and error code, and the browser's side of the dialog.
  */
 import { describe, expect, it } from 'vitest';
-import { BROWSER_CALL_TRANSITIONS } from '../../lib/state-transitions.js';
-import type { BrowserCall, BrowserCallState } from '../../simulator/model.js';
-import { DEFAULT_RECIPIENT_TIMINGS, recipientFor } from '../../simulator/recipients.js';
-import type { SimulatorOptions } from '../../simulator/server.js';
-import { TIMER_SLACK_MS, answeredCall, ended, terminated, useSipWorlds, type RegisteredWorld } from './support/sip-world.js';
+import { BROWSER_CALL_TRANSITIONS } from '../../../lib/state-transitions.js';
+import type { BrowserCall, BrowserCallState } from '../../../simulator/service/model.js';
+import { DEFAULT_RECIPIENT_TIMINGS, recipientFor } from '../../../simulator/service/recipients.js';
+import type { SimulatorOptions } from '../../../simulator/server.js';
+import { TIMER_SLACK_MS, answeredCall, ended, terminated, useSipWorlds, type RegisteredWorld } from '../support/sip-world.js';
 
 const TIMINGS = { ringMs: 300, slowAnswerMs: 500, noAnswerMs: 400, recipientHangupMs: 400, outcomeUnknownMs: 500 } satisfies Partial<SimulatorOptions>;
 

@@ -5,10 +5,10 @@
  * call, kept as a WAV file and downloaded whole or by byte range (RFC 9110 section 14).
  */
 import { describe, expect, it } from 'vitest';
-import type { Recording } from '../../simulator/recordings.js';
-import { peakAmplitudeAt, readWav } from './support/audio.js';
-import { SIM_TEST_KEY, waitFor } from './support/sim-api.js';
-import { ended, talkingCall, useSipWorlds, type RegisteredWorld } from './support/sip-world.js';
+import type { Recording } from '../../../simulator/service/recordings.js';
+import { peakAmplitudeAt, readWav } from '../support/audio.js';
+import { SIM_TEST_KEY, waitFor } from '../support/sim-api.js';
+import { ended, talkingCall, useSipWorlds, type RegisteredWorld } from '../support/sip-world.js';
 
 const { registeredWorld } = useSipWorlds();
 

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSimulatorControl, SimulatorControlError, type SimulatorControl } from '../../simulator/control-client.js';
-import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
+import { createSimulatorControl, SimulatorControlError, type SimulatorControl } from '../../../simulator/http/control-client.js';
+import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
 
 /**
  * The webhook faults through the control API, against the simulator on its port: `drop-webhook` loses the next

@@ -1,7 +1,7 @@
 import { Registerer, SessionState, type Invitation } from 'sip.js';
 import { describe, expect, it } from 'vitest';
-import { sleep, waitFor } from './support/sim-api.js';
-import { answeredCall, ended, talkingCall, terminated, useSipWorlds, type RegisteredWorld } from './support/sip-world.js';
+import { sleep, waitFor } from '../support/sim-api.js';
+import { answeredCall, ended, talkingCall, terminated, useSipWorlds, type RegisteredWorld } from '../support/sip-world.js';
 
 /**
  * In-dialog routing as real edges do it (RFC 3261 section 12.2.1.1; Kamailio's `add_contact_alias()` and

@@ -9,8 +9,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { UA, WebSocketInterface } from 'jssip';
-import { waitFor } from './support/sim-api.js';
-import { useSipWorlds, type World } from './support/sip-world.js';
+import { waitFor } from '../support/sim-api.js';
+import { useSipWorlds, type World } from '../support/sip-world.js';
 
 const { world, received, defer } = useSipWorlds();
 

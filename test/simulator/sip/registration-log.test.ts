@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { RegistrationLog } from '../../simulator/registration-log.js';
+import { RegistrationLog } from '../../../simulator/sip/registration-log.js';
 
-/** The simulator's record of each session's registration (simulator/registration-log.ts), read by `/__sim`. */
+/** The simulator's record of each session's registration, read by `/__sim`. */
 describe('the registration log', () => {
   const socket = {};
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { requestDestination, responseDestination, stampVia } from '../../simulator/sip-udp-routing.js';
+import { requestDestination, responseDestination, stampVia } from '../../../simulator/sip/sip-udp-routing.js';
 
 /** A request or response with the given start line and headers, and no body. */
 const message = (start: string, ...headers: string[]): string => [start, ...headers, 'Content-Length: 0', '', ''].join('\r\n');

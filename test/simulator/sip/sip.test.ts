@@ -12,9 +12,9 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { Core, RegistererState } from 'sip.js';
-import { sleep, waitFor } from './support/sim-api.js';
-import { answeredCall, ringingCall, terminated, useSipWorlds } from './support/sip-world.js';
-import { WeriftSessionDescriptionHandler } from './support/werift-sdh.js';
+import { sleep, waitFor } from '../support/sim-api.js';
+import { answeredCall, ringingCall, terminated, useSipWorlds } from '../support/sip-world.js';
+import { WeriftSessionDescriptionHandler } from '../support/werift-sdh.js';
 
 const ECHO_AT_ONCE = '+12025550100';
 const RINGS_THREE_SECONDS = '+12025550101';

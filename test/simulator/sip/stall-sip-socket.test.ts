@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sleep } from './support/sim-api.js';
-import { ringingCall, useSipWorlds } from './support/sip-world.js';
+import { sleep } from '../support/sim-api.js';
+import { ringingCall, useSipWorlds } from '../support/sip-world.js';
 
 /**
  * The `stall-sip-socket` fault (DESIGN.md, "Calls that survive the network"): the page's SIP WebSocket stays

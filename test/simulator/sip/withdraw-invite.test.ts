@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SessionState } from 'sip.js';
-import { answeredCall, ended, ringingCall, terminated, useSipWorlds, type RegisteredWorld } from './support/sip-world.js';
+import { answeredCall, ended, ringingCall, terminated, useSipWorlds, type RegisteredWorld } from '../support/sip-world.js';
 
 const ECHO_AT_ONCE = '+12025550100';
 const WITHDRAWN = {

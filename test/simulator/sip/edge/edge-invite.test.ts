@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createSimulatorControl, type SimulatorEdgeInput } from '../../simulator/control-client.js';
-import { parseResponse } from './support/raw-sip.js';
-import { waitFor } from './support/sim-api.js';
-import { answeredCall, ringingCall, talkingCall, useSipWorlds, type RegisteredWorld } from './support/sip-world.js';
-import type { SipClientOptions } from './support/sip-client.js';
+import { createSimulatorControl, type SimulatorEdgeInput } from '../../../../simulator/http/control-client.js';
+import { parseResponse } from '../../support/raw-sip.js';
+import { waitFor } from '../../support/sim-api.js';
+import { answeredCall, ringingCall, talkingCall, useSipWorlds, type RegisteredWorld } from '../../support/sip-world.js';
+import type { SipClientOptions } from '../../support/sip-client.js';
 
 /**
  * The INVITEs and in-dialog requests of each edge profile (docs/simulator.md, "Edge profiles"), on the wire:

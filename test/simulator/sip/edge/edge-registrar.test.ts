@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createSimulatorControl, type SimulatorEdgeInput } from '../../simulator/control-client.js';
-import { challenges, RawSip } from './support/raw-sip.js';
-import { useSipWorlds, type World } from './support/sip-world.js';
+import { createSimulatorControl, type SimulatorEdgeInput } from '../../../../simulator/http/control-client.js';
+import { challenges, RawSip } from '../../support/raw-sip.js';
+import { useSipWorlds, type World } from '../../support/sip-world.js';
 
 /**
  * The registrar and keep-alives of each edge profile (docs/simulator.md, "Edge profiles"), on the wire: raw

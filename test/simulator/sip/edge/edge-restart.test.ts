@@ -1,9 +1,9 @@
 import { SessionState } from 'sip.js';
 import { describe, expect, it } from 'vitest';
-import { createSimulatorControl } from '../../simulator/control-client.js';
-import { RawSip } from './support/raw-sip.js';
-import { waitFor } from './support/sim-api.js';
-import { ended, talkingCall, useSipWorlds } from './support/sip-world.js';
+import { createSimulatorControl } from '../../../../simulator/http/control-client.js';
+import { RawSip } from '../../support/raw-sip.js';
+import { waitFor } from '../../support/sim-api.js';
+import { ended, talkingCall, useSipWorlds } from '../../support/sip-world.js';
 
 /**
  * An edge restart (docs/simulator.md, "Edge profiles"), as a restart or an HA switch-over of a real edge looks

@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionState } from 'sip.js';
-import { freeUdpPort, startKamailio, type RunningKamailio } from '../../scripts/start-kamailio.js';
-import { answeredCall, terminated, useSipWorlds, type RegisteredWorld } from './support/sip-world.js';
+import { freeUdpPort, startKamailio, type RunningKamailio } from '../../../../scripts/start-kamailio.js';
+import { answeredCall, terminated, useSipWorlds, type RegisteredWorld } from '../../support/sip-world.js';
 
 const worlds = useSipWorlds();
 const { received, registeredWorld } = worlds;
