@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import type { BrowserCall, VoiceBrowser, VoiceBrowserStatus } from '../lib/index.js';
 import { createVoiceProxy, type ProxyUser } from '../server-proxy/proxy.js';
 import { DEFAULT_SIM_API_KEY } from '../simulator/config.js';
-import { createSimulatorControl } from '../simulator/control-client.js';
+import { createSimulatorControl } from '../simulator/http/control-client.js';
 import { openBenchPage, type BenchPage } from './browser.js';
 import { STEP_TIMEOUT_MS } from './desk-app.js';
 import { startBenchSimulator } from './simulator-process.js';

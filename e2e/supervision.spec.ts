@@ -142,7 +142,7 @@ test.describe('supervisors and recordings', () => {
       if (test.info().project.name === 'firefox') {
         // Firefox offers its 127.0.0.1 candidate only to a page that captures (or holds a microphone permission);
         // a page that never did offers only its default-route address, which the loopback-only simulator cannot
-        // reach (simulator/firefox-prefs.ts). So the test, not the page's code, holds a fake capture in that page;
+        // reach (the simulator's Firefox preferences). So the test, not the page's code, holds a fake capture in that page;
         // the counted getUserMedia below stays the page's own.
         await lead.page.evaluate(async () => {
           const w = window as unknown as { __uncountedGetUserMedia: MediaDevices['getUserMedia']; __held: MediaStream };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../../scripts/start-app.js';
-import { createSimulatorControl } from '../../simulator/control-client.js';
+import { createSimulatorControl } from '../../simulator/http/control-client.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
 import { SIM_TEST_KEY } from '../simulator/support/sim-api.js';
 import { useSipWorlds } from '../simulator/support/sip-world.js';

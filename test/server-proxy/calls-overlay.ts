@@ -1,4 +1,4 @@
-import type { BrowserCall } from '../../simulator/model.js';
+import type { BrowserCall } from '../../simulator/service/model.js';
 import type { Fetch } from './harness.js';
 
 /**

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDemoApp } from '../../server-proxy/app.js';
 import { createVoiceProxy } from '../../server-proxy/proxy.js';
-import type { VoiceService } from '../../simulator/voice-service.js';
+import type { VoiceService } from '../../simulator/service/voice-service.js';
 import { callRecord, withCalls } from './calls-overlay.js';
 import { API_KEY, BASE_URL, createHarness, createSession, createSimulator, send, type Harness } from './harness.js';
 

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { createDemoApp } from '../../server-proxy/app.js';
-import type { VoiceService } from '../../simulator/voice-service.js';
+import type { VoiceService } from '../../simulator/service/voice-service.js';
 import { API_KEY, BASE_URL, createSimulator, type Fetch } from './harness.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startApp } from '../../scripts/start-app.js';
-import { createSimulatorControl } from '../../simulator/control-client.js';
+import { createSimulatorControl } from '../../simulator/http/control-client.js';
 import { useRedis } from './redis-server.js';
 
 /**

@@ -8,7 +8,7 @@ import { createDemoApp } from '../../server-proxy/app.js';
 import { DEFAULT_SIM_API_KEY } from '../../simulator/config.js';
 import { createVoiceProxy } from '../../server-proxy/proxy.js';
 import { demoSecurityHeaders } from '../../server-proxy/security-headers.js';
-import type { VoiceService } from '../../simulator/voice-service.js';
+import type { VoiceService } from '../../simulator/service/voice-service.js';
 import { callRecord, withCalls } from './calls-overlay.js';
 import { API_KEY, BASE_URL, createSimulator, testAuthenticate, type Fetch } from './harness.js';
 import { createQueue, SECRET, webhook, webhookRequest } from './queue-support.js';

@@ -1,9 +1,9 @@
 import { expect } from 'vitest';
 import { Hono } from 'hono';
 import { createVoiceProxy, type ProxyUser, type VoiceProxy, type VoiceProxyOptions } from '../../server-proxy/proxy.js';
-import type { KeyRegistry } from '../../simulator/accounts.js';
-import { createRestApp, type ApiKeyRecord, type Scope } from '../../simulator/rest.js';
-import { VoiceService } from '../../simulator/voice-service.js';
+import type { KeyRegistry } from '../../simulator/service/accounts.js';
+import { createRestApp, type ApiKeyRecord, type Scope } from '../../simulator/http/rest.js';
+import { VoiceService } from '../../simulator/service/voice-service.js';
 
 /**
  * The proxy wired to the real simulated service in-process (no ports): the proxy's `fetch` calls the

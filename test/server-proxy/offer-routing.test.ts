@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Invitation } from 'sip.js';
 import type { OfferOptions } from '../../server-proxy/queue-routes.js';
-import { createSimulatorControl } from '../../simulator/control-client.js';
+import { createSimulatorControl } from '../../simulator/http/control-client.js';
 import { SIM_TEST_KEY } from '../simulator/support/sim-api.js';
 import { useSipWorlds, type RegisteredWorld } from '../simulator/support/sip-world.js';
 import { createHarness, send } from './harness.js';

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createFetchBackend } from '../../lib/platform/web/backend.js';
 import { isDefiniteRejection, VoiceBrowserError } from '../../lib/core/errors.js';
-import { KeyRegistry } from '../../simulator/accounts.js';
-import type { ApiKeyRecord } from '../../simulator/rest.js';
+import { KeyRegistry } from '../../simulator/service/accounts.js';
+import type { ApiKeyRecord } from '../../simulator/http/rest.js';
 import {
   ALL_SCOPES,
   API_KEY,

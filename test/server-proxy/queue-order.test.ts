@@ -8,7 +8,7 @@ import { createMemoryQueueEvents, type QueueEventBus, type QueueUpdate } from '.
 import { createQueueReconciler } from '../../server-proxy/queue-reconcile.js';
 import { createWaitingView } from '../../server-proxy/queue-view.js';
 import type { Upstream } from '../../server-proxy/upstream.js';
-import { createSimulatorControl, type SimulatorControl } from '../../simulator/control-client.js';
+import { createSimulatorControl, type SimulatorControl } from '../../simulator/http/control-client.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
 import { API_KEY, type Fetch } from './harness.js';
 import { deskProxy, readStream, recordingBus, redisReplica, SECRET, serveOnLoopback, type StreamEvent } from './queue-support.js';

@@ -5,7 +5,7 @@ import type { VoiceProxy } from '../../server-proxy/proxy.js';
 import { createMemoryQueueEvents, type QueueEventBus } from '../../server-proxy/queue-events.js';
 import { createQueueReconciler } from '../../server-proxy/queue-reconcile.js';
 import type { Upstream } from '../../server-proxy/upstream.js';
-import { createSimulatorControl, type SimulatorControl } from '../../simulator/control-client.js';
+import { createSimulatorControl, type SimulatorControl } from '../../simulator/http/control-client.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
 import { API_KEY, type Fetch } from './harness.js';
 import { deskProxy, readStream, recordingBus, redisReplica, SECRET, serveOnLoopback } from './queue-support.js';

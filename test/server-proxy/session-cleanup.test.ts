@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpError } from '../../contract/http-error.js';
 import { createVoiceProxy, type VoiceProxy } from '../../server-proxy/proxy.js';
-import type { SessionTransport } from '../../simulator/model.js';
+import type { SessionTransport } from '../../simulator/service/model.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
 import { lendWebSocket, SipClient } from '../simulator/support/sip-client.js';
 import { callRecord, withCalls } from './calls-overlay.js';
