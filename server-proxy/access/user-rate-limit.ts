@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { HttpError } from '../../contract/http-error.js';
 import { withinDeadline } from '../time/deadline.js';
 import { createMemoryRateStore, type RateStore } from './rate-store.js';
+import type { Clock } from '../time/clock.js';
 
 /**
  * Per-user request limits, kept below the key's quota (100 a minute, 10,000 an hour by default) so
@@ -36,13 +37,14 @@ export function userRateLimit(
   options: UserRateLimitOptions,
   subject: (c: Parameters<MiddlewareHandler>[0]) => string,
   log: (message: string) => void,
-  exempt: (c: Parameters<MiddlewareHandler>[0]) => boolean = () => false,
+  exempt: (c: Parameters<MiddlewareHandler>[0]) => boolean,
+  clock: Clock,
 ): MiddlewareHandler {
   const store = options.store ?? createMemoryRateStore();
   const timeoutMs = options.storeTimeoutMs ?? 1000;
   // The in-memory default answers at once; only a store of the integrator's (Redis) needs a deadline.
   // `undefined` when the store was too slow: the request then goes on (fail open).
-  const hit = options.store ? (key: string, windowMs: number) => withinDeadline(store.hit(key, windowMs), timeoutMs, () => undefined) : (key: string, windowMs: number) => store.hit(key, windowMs);
+  const hit = options.store ? (key: string, windowMs: number) => withinDeadline(store.hit(key, windowMs), timeoutMs, () => undefined, clock) : (key: string, windowMs: number) => store.hit(key, windowMs);
   const windows: Array<[name: string, limit: number, windowMs: number]> = [
     ['m', options.perMinute ?? 80, MINUTE],
     ['h', options.perHour ?? 5000, HOUR],

@@ -1,5 +1,6 @@
 import { HttpError } from '../../contract/http-error.js';
 import { createMemoryBudgetStore, type BudgetStore, type QuotaReading } from './budget-store.js';
+import { systemClock } from '../time/clock.js';
 
 /**
  * The key's quota as a budget (DESIGN.md, "The key's quota is a budget"): one key serves every user, and the
@@ -141,7 +142,7 @@ function callOf(value: unknown): { id: string; busy: boolean } | null {
 /** Creates the key's budget over `store` (one process's memory by default). */
 export function createKeyBudget(options: KeyBudgetOptions): KeyBudget {
   const store = options.store ?? createMemoryBudgetStore();
-  const now = options.now ?? Date.now;
+  const now = options.now ?? systemClock.now;
   const log = options.log;
   let latest: QuotaReading | null = null;
   let said: { perMinute: number | null } | undefined;
@@ -230,7 +231,7 @@ export function createKeyBudget(options: KeyBudgetOptions): KeyBudget {
 }
 
 /** A budget that admits everything and keeps nothing: `budget: false`. */
-export function noBudget(): KeyBudget {
+export function noBudget(now: () => number = systemClock.now): KeyBudget {
   return {
     observe() {},
     admitCall: async (attempt) => ({ member: attempt }),
@@ -238,7 +239,7 @@ export function noBudget(): KeyBudget {
     admitSession: async () => {},
     admitRecoveryRead: async () => {},
     callSeen() {},
-    snapshot: async () => ({ reading: null, callsInProgress: 0, now: Date.now(), places: null }),
+    snapshot: async () => ({ reading: null, callsInProgress: 0, now: now(), places: null }),
     ping: async () => {},
     close: async () => {},
   };

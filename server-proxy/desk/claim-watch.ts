@@ -4,6 +4,7 @@ import { budgetViewOf, callerOf, queueCallOf, type QueueCall } from './queue-cal
 import type { QueueEventBus } from './queue-events.js';
 import type { Relay } from '../upstream/relay.js';
 import type { Upstream } from '../upstream/upstream.js';
+import { unref, type Clock } from '../time/clock.js';
 
 /**
  * After a dequeue, the proxy watches the claimed call while it is `dequeuing`: an agent that does not answer
@@ -39,16 +40,17 @@ export interface ClaimWatchParts {
   budget: Pick<KeyBudget, 'admitRecoveryRead' | 'callSeen'>;
   events: QueueEventBus;
   log: (line: string) => void;
+  clock: Clock;
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts; the timer never keeps the process alive. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
+function pause(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    timer.unref?.();
+    const timer = clock.setTimeout(done, ms);
+    unref(timer);
     signal.addEventListener('abort', done, { once: true });
     function done() {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       signal.removeEventListener('abort', done);
       resolve();
     }
@@ -70,11 +72,11 @@ async function readCall({ upstream, ensureOk, budget }: ClaimWatchParts, id: str
 
 /** Reads the call until it leaves `dequeuing` or the time is up; back in `queued`, the caller is published. */
 async function watch(parts: ClaimWatchParts, id: string, options: ClaimWatchOptions, signal: AbortSignal): Promise<void> {
-  const deadline = Date.now() + options.maxMs;
+  const deadline = parts.clock.now() + options.maxMs;
   /** Why the latest read was not made, while the budget refuses them. */
   let refused: string | undefined;
-  while (Date.now() + options.intervalMs <= deadline) {
-    await pause(options.intervalMs, signal);
+  while (parts.clock.now() + options.intervalMs <= deadline) {
+    await pause(parts.clock, options.intervalMs, signal);
     if (signal.aborted) return;
     refused = await parts.budget.admitRecoveryRead().then(() => undefined, message);
     if (refused !== undefined) continue;

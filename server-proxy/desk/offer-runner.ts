@@ -8,6 +8,7 @@ import type { QueueEventBus, QueueUpdate, Unsubscribe } from './queue-events.js'
 import type { QueueReconciler } from './queue-reconcile.js';
 import type { Relay } from '../upstream/relay.js';
 import type { Upstream } from '../upstream/upstream.js';
+import { every, type Clock } from '../time/clock.js';
 
 /**
  * The offer router's I/O (issue 33 point 2): feeds offer-router.ts the bus's updates, the availability store and
@@ -38,6 +39,7 @@ export interface OfferRunnerParts {
   events: QueueEventBus;
   availability: AvailabilityStore;
   log: (line: string) => void;
+  clock: Clock;
   router: RouterOptions;
   /** Time between checks. */
   intervalMs: number;
@@ -100,7 +102,8 @@ export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
   let checking = false;
   let saidFailing = false;
   let unsubscribe: Unsubscribe | undefined;
-  let timer: ReturnType<typeof setInterval> | undefined;
+  /** Stops the checks' timer while they run. */
+  let stopChecks: (() => void) | undefined;
   /** Whether the router has made no read of its own since it last started afresh: until it has, it reads for itself. */
   let unread = true;
   /** The subject of each agent id, for its session read. */
@@ -113,7 +116,7 @@ export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
   };
 
   const dispatch = (event: RouterEvent): void => {
-    if (stopped || Date.now() >= holdingUntil) return;
+    if (stopped || parts.clock.now() >= holdingUntil) return;
     const [next, decisions] = route(state, event, parts.router);
     state = next;
     for (const decision of decisions) void run(decision).catch((error: unknown) => parts.log(`voice proxy: an offer could not be carried out (${message(error)})`));
@@ -129,7 +132,7 @@ export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
   }
 
   async function offer(queueId: string, agentId: string): Promise<void> {
-    const failed = (reason: 'queue_empty' | 'agent_unavailable' | 'error') => dispatch({ type: 'offer-failed', agentId, reason, at: Date.now() });
+    const failed = (reason: 'queue_empty' | 'agent_unavailable' | 'error') => dispatch({ type: 'offer-failed', agentId, reason, at: parts.clock.now() });
     if (!(await parts.events.lease(agentLease(agentId), holder, AGENT_LEASE_MS).catch(() => false))) return failed('error');
     const release = () => parts.events.releaseLease(agentLease(agentId), holder).catch(() => undefined);
     if (!(await canRing(agentId).catch(() => false))) return void (await release(), failed('agent_unavailable'));
@@ -137,7 +140,7 @@ export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
     const call = response.status === 200 ? queueCallOf((response.body as { call?: unknown } | undefined)?.call) : null;
     if (!call) return failed(response.status === 409 && (response.body as { code?: unknown } | undefined)?.code === 'queue_empty' ? 'queue_empty' : response.status === 409 ? 'agent_unavailable' : 'error');
     parts.budget.callSeen(budgetViewOf(call));
-    dispatch({ type: 'offered', agentId, queueId, callId: call.id, at: Date.now() });
+    dispatch({ type: 'offered', agentId, queueId, callId: call.id, at: parts.clock.now() });
     await parts.events.publish({ event: 'call.claimed', callId: call.id, queueId: call.queueId });
     void watchClaim(parts, call, { intervalMs: parts.claimReadIntervalMs, maxMs: parts.claimWatchMs });
   }
@@ -148,14 +151,14 @@ export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
     const subject = subjects.get(decision.agentId);
     const record = subject === undefined ? null : await parts.availability.get(subject);
     // An absent agent is not offered caller after caller (issue 33 point 3).
-    if (record) await parts.availability.set({ ...record, availability: 'away', since: Date.now() });
+    if (record) await parts.availability.set({ ...record, availability: 'away', since: parts.clock.now() });
   }
 
   // The re-reads' reads, each taken as it is answered, as fresh as one of the router's own.
-  const stopTaking = parts.reads?.onRead((calls) => dispatch({ type: 'read', calls: callsReadOf(calls), at: Date.now() }));
+  const stopTaking = parts.reads?.onRead((calls) => dispatch({ type: 'read', calls: callsReadOf(calls), at: parts.clock.now() }));
 
   const listen = (update: QueueUpdate) => {
-    const event = eventOf(update, state, Date.now());
+    const event = eventOf(update, state, parts.clock.now());
     if (event) dispatch(event);
   };
   /**
@@ -163,8 +166,8 @@ export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
    * page says available, or opens its event stream, as pages do again after a drop).
    */
   const lost = () => {
-    clearInterval(timer);
-    timer = undefined;
+    stopChecks?.();
+    stopChecks = undefined;
     unsubscribe = undefined;
     holdingUntil = 0;
     forget();
@@ -174,7 +177,7 @@ export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
   async function check(): Promise<void> {
     // The router must hear every update while it routes: it takes the lease only while subscribed.
     unsubscribe ??= await parts.events.subscribe(listen, lost);
-    const takenAt = Date.now();
+    const takenAt = parts.clock.now();
     const holding = await parts.events.lease(LEASE, holder, leaseMs(parts.intervalMs));
     holdingUntil = holding ? takenAt + leaseMs(parts.intervalMs) / 2 : 0;
     if (!holding) return forget();
@@ -182,13 +185,13 @@ export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
     for (const record of records) {
       subjects.set(record.agentId, record.subject);
       const { agentId, availability, since, queues } = record;
-      dispatch({ type: 'agent', agent: { agentId, availability, idleSince: since, queues }, at: Date.now() });
+      dispatch({ type: 'agent', agent: { agentId, availability, idleSince: since, queues }, at: parts.clock.now() });
     }
     if (records.some((record) => record.availability === 'available') && (unread || !parts.reads?.reading())) {
-      dispatch({ type: 'read', calls: await readCalls(parts), at: Date.now() });
+      dispatch({ type: 'read', calls: await readCalls(parts), at: parts.clock.now() });
       unread = false;
     }
-    dispatch({ type: 'tick', at: Date.now() });
+    dispatch({ type: 'tick', at: parts.clock.now() });
   }
 
   const tick = () => {
@@ -207,10 +210,7 @@ export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
   };
   const nudge = () => {
     if (stopped) return;
-    if (!timer) {
-      timer = setInterval(tick, parts.intervalMs);
-      timer.unref?.();
-    }
+    stopChecks ??= every(parts.clock, parts.intervalMs, tick, true);
     tick();
   };
   const stop = () => {

@@ -1,4 +1,5 @@
 import { HttpError } from '../../contract/http-error.js';
+import { systemClock } from '../time/clock.js';
 
 /**
  * What agents learn about their queues, and the bus that carries it between proxy replicas: the service's
@@ -136,7 +137,7 @@ export function createSubscribers() {
  */
 export function createMemoryQueueEvents(options: MemoryQueueEventsOptions = {}): QueueEventBus {
   const maxKeys = options.maxKeys ?? 100_000;
-  const now = options.now ?? Date.now;
+  const now = options.now ?? systemClock.now;
   /** Key to the time it is forgotten; a Map iterates in insertion order, so the oldest come first. */
   const seen = new Map<string, number>();
   const subscribers = createSubscribers();

@@ -6,6 +6,7 @@ import type { QueueEventBus, QueueUpdate, Unsubscribe } from './queue-events.js'
 import { DEDUPE_TTL_SECONDS } from '../routes/queue-webhook-receiver.js';
 import type { Relay } from '../upstream/relay.js';
 import type { Upstream } from '../upstream/upstream.js';
+import { unref, type Clock } from '../time/clock.js';
 
 /**
  * The queue webhook is best effort (spec 6.1: one attempt, 5 s, no retry), so the agents' event streams do not
@@ -62,6 +63,7 @@ export interface ReconcileParts {
   budget: KeyBudget;
   events: QueueEventBus;
   log: (line: string) => void;
+  clock: Clock;
   /** Default {@link RECONCILE_INTERVAL_MS}. */
   intervalMs: number;
 }
@@ -82,7 +84,7 @@ interface Run {
   waiting: Map<string, { queueId: string; since: string }>;
   /** Call ids the bus told of during the round under way; null between rounds. */
   touched: Set<string> | null;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  timer: unknown;
   unsubscribe: Unsubscribe | undefined;
   stopped: boolean;
   /** Whether the latest round took the lease. */
@@ -198,8 +200,8 @@ export function createQueueReconciler(parts: ReconcileParts): QueueReconciler {
 
   const next = (current: Run) => {
     if (current.stopped) return;
-    current.timer = setTimeout(() => void tick(current), parts.intervalMs);
-    current.timer.unref?.();
+    current.timer = parts.clock.setTimeout(() => void tick(current), parts.intervalMs);
+    unref(current.timer);
   };
 
   async function tick(current: Run): Promise<void> {
@@ -237,7 +239,7 @@ export function createQueueReconciler(parts: ReconcileParts): QueueReconciler {
     if (!current) return;
     run = undefined;
     current.stopped = true;
-    clearTimeout(current.timer);
+    parts.clock.clearTimeout(current.timer);
     current.unsubscribe?.();
     void parts.events.releaseLease(LEASE, holder).catch(() => undefined);
   }

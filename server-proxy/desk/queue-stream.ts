@@ -7,6 +7,7 @@ import type { QueueReconciler } from './queue-reconcile.js';
 import { createWaitingView, type WaitingView } from './queue-view.js';
 import type { Relay } from '../upstream/relay.js';
 import type { Upstream } from '../upstream/upstream.js';
+import { every, type Clock } from '../time/clock.js';
 
 /**
  * `GET /queue-events`: the logged-in agent's Server-Sent Events. On connect, a `snapshot` of the callers
@@ -38,6 +39,7 @@ export interface StreamParts {
   reconciler: QueueReconciler;
   headers: Readonly<Record<string, string>>;
   heartbeatMs: number;
+  clock: Clock;
 }
 
 /** The callers waiting now in the `allowed` queues, oldest first, as the service lists its active calls. */
@@ -90,7 +92,7 @@ interface Opening {
 }
 
 /** Streams the snapshot, the held updates and then the live ones, until the client goes or the bus ends. */
-async function runStream(stream: SSEStreamingApi, opening: Opening, heartbeatMs: number, request: Request): Promise<void> {
+async function runStream(stream: SSEStreamingApi, opening: Opening, parts: Pick<StreamParts, 'heartbeatMs' | 'clock'>, request: Request): Promise<void> {
   const outbox = createOutbox(stream);
   let finish = () => {};
   const finished = new Promise<void>((resolve) => (finish = resolve));
@@ -105,9 +107,9 @@ async function runStream(stream: SSEStreamingApi, opening: Opening, heartbeatMs:
 
   stream.onAbort(finish);
   request.signal.addEventListener('abort', () => stream.abort(), { once: true });
-  const heartbeat = setInterval(() => outbox.comment('heartbeat'), heartbeatMs);
+  const stopHeartbeat = every(parts.clock, parts.heartbeatMs, () => outbox.comment('heartbeat'));
   await finished;
-  clearInterval(heartbeat);
+  stopHeartbeat();
   opening.unsubscribe();
   // The bus ended (shutdown, a lost Redis connection): what was written goes out, then the stream ends.
   if (!stream.aborted) await outbox.flushed();
@@ -155,7 +157,7 @@ export async function followQueues(parts: StreamParts, c: Context, allowed: Read
     stopWatching();
     throw error;
   });
-  const response = streamSSE(c, (stream) => runStream(stream, opening, parts.heartbeatMs, c.req.raw).finally(stopWatching));
+  const response = streamSSE(c, (stream) => runStream(stream, opening, parts, c.req.raw).finally(stopWatching));
   for (const [name, value] of Object.entries(parts.headers)) response.headers.set(name, value);
   // Every answer of the proxy is no-store; `no-transform` and the nginx hint keep the stream unbuffered.
   response.headers.set('Cache-Control', 'no-store, no-transform');

@@ -3,6 +3,7 @@ import type { KeyBudget } from '../budget/key-budget.js';
 import type { RateStore } from '../access/rate-store.js';
 import { keyRefused } from '../upstream/relay.js';
 import type { Upstream } from '../upstream/upstream.js';
+import type { Clock } from '../time/clock.js';
 
 /**
  * Whether the proxy can serve (`/readyz`): the voice service answers and takes the key, and the shared stores
@@ -25,11 +26,12 @@ const PROBE = { method: 'GET', path: '/browser-sessions', query: { externalSubje
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Resolves `ok` or why not, within {@link STORE_TIMEOUT_MS}. */
-const answers = (ping: () => Promise<void>): Promise<string> =>
+const answers = (ping: () => Promise<void>, clock: Clock): Promise<string> =>
   withinDeadline(
     ping().then(() => 'ok', message),
     STORE_TIMEOUT_MS,
     () => `no answer within ${STORE_TIMEOUT_MS} ms`,
+    clock,
   );
 
 export interface ReadinessParts {
@@ -39,12 +41,12 @@ export interface ReadinessParts {
   rateStore?: RateStore;
   /** Whether the budget's store is a shared one worth checking. */
   sharedBudget: boolean;
-  now?: () => number;
+  clock: Clock;
 }
 
 /** The readiness of one proxy; `heard(status)` is told of every answer of the service. */
 export function createReadiness(parts: ReadinessParts) {
-  const now = parts.now ?? Date.now;
+  const now = () => parts.clock.now();
   let lastAnswerAt = -Infinity;
   let probed: { at: number; verdict: Promise<string> } | undefined;
 
@@ -72,9 +74,9 @@ export function createReadiness(parts: ReadinessParts) {
         service = probed.verdict;
       }
       const checks: Record<string, Promise<string>> = { service };
-      if (parts.sharedBudget) checks.budgetStore = answers(() => parts.budget.ping());
+      if (parts.sharedBudget) checks.budgetStore = answers(() => parts.budget.ping(), parts.clock);
       const ping = parts.rateStore?.ping?.bind(parts.rateStore);
-      if (ping) checks.rateStore = answers(ping);
+      if (ping) checks.rateStore = answers(ping, parts.clock);
       const verdicts = Object.fromEntries(await Promise.all(Object.entries(checks).map(async ([name, verdict]) => [name, await verdict] as const)));
       return { ready: Object.values(verdicts).every((verdict) => verdict === 'ok'), checks: verdicts };
     },

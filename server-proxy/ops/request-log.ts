@@ -6,6 +6,7 @@ import type { ProxyMetrics } from './metrics.js';
 import type { ProxyEnv } from '../routes/route-parts.js';
 import { routeTemplate } from '../routes/routes.js';
 import { redact } from './redact.js';
+import type { Clock } from '../time/clock.js';
 
 /**
  * One structured line per request (pino): its id, the user's subject hashed, the route, the status the page
@@ -37,14 +38,14 @@ export function defaultLogger(secrets: readonly string[], level = 'info'): Proxy
  * to the service last heard (route-parts.ts), counts a `429` the proxy gave itself, and answers its id as
  * `X-Request-Id` and its time as `Server-Timing`.
  */
-export function requestLog(logger: ProxyLogger | null, metrics: ProxyMetrics): MiddlewareHandler<ProxyEnv> {
+export function requestLog(logger: ProxyLogger | null, metrics: ProxyMetrics, clock: Clock): MiddlewareHandler<ProxyEnv> {
   return async (c, next) => {
     const id = requestId(c.req.header('x-request-id'));
-    const started = performance.now();
+    const started = clock.now();
     await next();
     const status = c.res.status;
     if (status === 429 && c.error instanceof HttpError) metrics.refused(c.error.code);
-    const ms = Math.round((performance.now() - started) * 10) / 10;
+    const ms = Math.round((clock.now() - started) * 10) / 10;
     // The proxy's own time, the service's included, as browsers' devtools show it (W3C Server Timing).
     const answered = { 'X-Request-Id': id, 'Server-Timing': `proxy;dur=${ms}` };
     for (const [name, value] of Object.entries(answered)) {

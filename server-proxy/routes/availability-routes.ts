@@ -30,7 +30,7 @@ export async function setAvailability(q: Queues, c: ProxyContext): Promise<Respo
   const subject = c.get('subject');
   const [before, agentId, queues] = await Promise.all([q.availability.get(subject), q.agents.ensure(c.get('user'), subject), q.queuesFor(c.get('user'))]);
   // Saying it again keeps the time: an agent idle for long stays first in line.
-  const since = before?.availability === availability ? before.since : Date.now();
+  const since = before?.availability === availability ? before.since : q.clock.now();
   const record: AvailabilityRecord = { subject, agentId, availability, since, queues: [...queues] };
   await q.availability.set(record);
   // Either word reaches the router at once: an agent gone away is offered nobody more, not only after its next check.

@@ -5,6 +5,7 @@ import { SIGNATURE_HEADER, verifySignature } from '../../contract/queue-webhook.
 import { withinDeadline } from '../time/deadline.js';
 import { isResourceId } from '../access/ownership.js';
 import type { QueueEventBus, QueueUpdate } from '../desk/queue-events.js';
+import type { Clock } from '../time/clock.js';
 
 /**
  * `POST /queue-events`: the queue's `notifyUrl`, where the service posts `call.received` and `call.ended`
@@ -38,6 +39,7 @@ export interface ReceiverParts {
   events: QueueEventBus;
   log: (line: string) => void;
   headers: Readonly<Record<string, string>>;
+  clock: Clock;
 }
 
 /** The raw body, as text only when its signature is right; anything else is the one `401`. */
@@ -81,11 +83,11 @@ async function accept({ events }: ReceiverParts, webhook: Webhook, receivedAt: s
 
 /** `POST /queue-events`. */
 export async function receiveWebhook(parts: ReceiverParts, c: Context): Promise<Response> {
-  const receivedAt = new Date().toISOString();
+  const receivedAt = new Date(parts.clock.now()).toISOString();
   const webhook = parseWebhook(await verifiedBody(c, parts.notifySecret));
   // The service does not retry (spec 6.1), so a failure here has nobody to tell but the log.
   const failed = (error: unknown) => parts.log(`voice proxy: a queue webhook (${webhook.event}) could not be passed on (${error instanceof Error ? error.message : String(error)})`);
   const late = () => parts.log(`voice proxy: a queue webhook (${webhook.event}) is still being passed on after ${ACCEPT_DEADLINE_MS} ms; answered anyway`);
-  await withinDeadline(accept(parts, webhook, receivedAt).catch(failed), ACCEPT_DEADLINE_MS, late);
+  await withinDeadline(accept(parts, webhook, receivedAt).catch(failed), ACCEPT_DEADLINE_MS, late, parts.clock);
   return new Response(null, { status: 204, headers: { ...parts.headers, 'Cache-Control': 'no-store' } });
 }

@@ -7,6 +7,7 @@ import { createSessionCleanup, type SessionCleanup, type SessionCleanupOptions }
 import type { ProxyUser } from '../access/subject.js';
 import { heardBy, type Upstream } from '../upstream/upstream.js';
 import { heardStream, type UpstreamStream } from '../upstream/upstream-stream.js';
+import type { Clock } from '../time/clock.js';
 
 /**
  * What a route's handler works through, made for each request: its door to the service tells the request what
@@ -41,6 +42,8 @@ export interface RouteParts {
   log: (line: string) => void;
   /** The integrator's headers, for the answers the proxy writes itself. */
   headers: Readonly<Record<string, string>>;
+  /** The proxy's one clock. */
+  clock: Clock;
 }
 
 /** A route's handler: its parts, the request, and the route's `:id` (empty on a route without one). */
@@ -56,6 +59,7 @@ export interface SharedParts {
   cleanup: SessionCleanupOptions;
   log: (line: string) => void;
   headers: Readonly<Record<string, string>>;
+  clock: Clock;
 }
 
 /** The parts of the request `c`, over `shared`. */
@@ -74,5 +78,6 @@ export function routePartsFor(shared: SharedParts, c: ProxyContext): RouteParts 
     budget: shared.budget,
     log: shared.log,
     headers: shared.headers,
+    clock: shared.clock,
   };
 }

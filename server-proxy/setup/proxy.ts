@@ -20,6 +20,7 @@ import { checkRequiredOptions } from './proxy-setup.js';
 import { createStartCheck, type StartCheck } from './start-check.js';
 import { createUpstreamStream, type UpstreamStream } from '../upstream/upstream-stream.js';
 import { userRateLimit, type UserRateLimitOptions } from '../access/user-rate-limit.js';
+import { systemClock, type Clock } from '../time/clock.js';
 
 /**
  * `createVoiceProxy`: the server piece that holds the persistent key and forwards the page's six browser
@@ -49,6 +50,11 @@ export interface VoiceProxyOptions {
   fetch?: typeof fetch;
   /** Upstream request limit in ms (default 10 s); past it the page gets a `504` with a code. */
   timeoutMs?: number;
+  /**
+   * The time every timer and deadline of the proxy runs on, and every time it reads; default the process's.
+   * A test passes a fake one (the library's `FakeClock` fits) to move time instead of waiting.
+   */
+  clock?: Clock;
   /** Per-user limits below the key's quota (default 80 a minute, 5,000 an hour, in memory); `false` turns them off. */
   rateLimit?: UserRateLimitOptions | false;
   /**
@@ -147,7 +153,7 @@ function mountStartCheck(app: Hono<ProxyEnv>, check: StartCheck | undefined): vo
 }
 
 /** The checks every user's request passes after those: a logged-in user, the user's rate. */
-function mountUserGuards(app: Hono<ProxyEnv>, options: VoiceProxyOptions, log: (line: string) => void): void {
+function mountUserGuards(app: Hono<ProxyEnv>, options: VoiceProxyOptions, log: (line: string) => void, clock: Clock): void {
   app.use('*', async (c, next) => {
     const user = await options.authenticate(c.req.raw);
     if (!user) throw new HttpError(401, 'unauthenticated', 'log in first');
@@ -155,7 +161,7 @@ function mountUserGuards(app: Hono<ProxyEnv>, options: VoiceProxyOptions, log: (
     c.set('subject', subjectOf(user));
     await next();
   });
-  if (options.rateLimit !== false) app.use('*', userRateLimit(options.rateLimit ?? {}, (c) => c.get('subject'), log, (c) => isCleanup(c.req.method, c.req.path)));
+  if (options.rateLimit !== false) app.use('*', userRateLimit(options.rateLimit ?? {}, (c) => c.get('subject'), log, (c) => isCleanup(c.req.method, c.req.path), clock));
 }
 
 /**
@@ -163,11 +169,11 @@ function mountUserGuards(app: Hono<ProxyEnv>, options: VoiceProxyOptions, log: (
  * the service is there, and each exchange is timed and counted. The request it serves hears of it through its
  * own door (route-parts.ts).
  */
-function observed(upstream: Upstream, budget: KeyBudget, metrics: ProxyMetrics, heard: (status: number) => void): Upstream {
+function observed(upstream: Upstream, budget: KeyBudget, metrics: ProxyMetrics, heard: (status: number) => void, clock: Clock): Upstream {
   return async (request) => {
-    const started = performance.now();
+    const started = clock.now();
     const done = (status: number) => {
-      metrics.upstream(routeTemplate(request.path), request.method, status, (performance.now() - started) / 1000);
+      metrics.upstream(routeTemplate(request.path), request.method, status, (clock.now() - started) / 1000);
       heard(status);
     };
     try {
@@ -183,11 +189,11 @@ function observed(upstream: Upstream, budget: KeyBudget, metrics: ProxyMetrics, 
 }
 
 /** The file door, watched as the service's door is: the budget, the metrics and the readiness hear its answers. */
-function observedStream(stream: UpstreamStream, budget: KeyBudget, metrics: ProxyMetrics, heard: (status: number) => void): UpstreamStream {
+function observedStream(stream: UpstreamStream, budget: KeyBudget, metrics: ProxyMetrics, heard: (status: number) => void, clock: Clock): UpstreamStream {
   return async (request) => {
-    const started = performance.now();
+    const started = clock.now();
     const done = (status: number) => {
-      metrics.upstream(routeTemplate(request.path), 'GET', status, (performance.now() - started) / 1000);
+      metrics.upstream(routeTemplate(request.path), 'GET', status, (clock.now() - started) / 1000);
       heard(status);
     };
     try {
@@ -214,38 +220,41 @@ function observedStream(stream: UpstreamStream, budget: KeyBudget, metrics: Prox
  */
 export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   checkRequiredOptions(options);
+  // The one place the proxy's time is chosen: everything below runs on it.
+  const clock = options.clock ?? systemClock;
   const logger = options.logger === false ? null : (options.logger ?? defaultLogger([options.apiKey], options.logLevel));
   const log = redactingLog([options.apiKey], options.log ?? (logger ? (line) => logger.warn(line) : undefined));
-  const budget = options.budget === false ? noBudget() : createKeyBudget({ log, ...(options.budget?.store ? { store: options.budget.store } : {}) });
+  const budget = options.budget === false ? noBudget(clock.now) : createKeyBudget({ log, now: clock.now, ...(options.budget?.store ? { store: options.budget.store } : {}) });
   const metrics = createProxyMetrics(budget);
-  const raw = createUpstream(options);
+  const raw = createUpstream({ ...options, clock });
   // The readiness probe goes through the watched door below, so its answer teaches the budget too.
   let upstream: Upstream = raw;
   const readiness = createReadiness({
     upstream: (request) => upstream(request),
     budget,
+    clock,
     sharedBudget: Boolean(options.budget && options.budget.store),
     ...(options.rateLimit && options.rateLimit.store ? { rateStore: options.rateLimit.store } : {}),
   });
-  upstream = observed(raw, budget, metrics, readiness.heard);
+  upstream = observed(raw, budget, metrics, readiness.heard, clock);
   const startCheck = options.checkService === false ? undefined : createStartCheck(upstream, options.baseUrl, log);
   const headers = options.headers ?? {};
   const relayer = createRelay(log, headers);
-  const cleanupOptions = { waitMs: options.revokeWaitMs ?? 10_000, intervalMs: REVOKE_READ_INTERVAL_MS, log };
+  const cleanupOptions = { waitMs: options.revokeWaitMs ?? 10_000, intervalMs: REVOKE_READ_INTERVAL_MS, log, clock };
   const cleanup = createSessionCleanup(upstream, relayer, cleanupOptions);
-  const stream = observedStream(createUpstreamStream(options), budget, metrics, readiness.heard);
-  const shared: SharedParts = { upstream, stream, relayer, budget, agentIds: new Map(), cleanup: cleanupOptions, log, headers };
+  const stream = observedStream(createUpstreamStream({ ...options, clock }), budget, metrics, readiness.heard, clock);
+  const shared: SharedParts = { upstream, stream, relayer, budget, agentIds: new Map(), cleanup: cleanupOptions, log, headers, clock };
   const partsFor = (c: ProxyContext) => routePartsFor(shared, c);
-  const desk = options.queues ? createDesk(options.queues, { upstream, ensureOk: relayer.ensureOk, budget, log }) : undefined;
+  const desk = options.queues ? createDesk(options.queues, { upstream, ensureOk: relayer.ensureOk, budget, log, clock }) : undefined;
   const app = new Hono<ProxyEnv>({ getPath: routePath });
 
   // First, so it times and logs every answer, the guards' refusals included.
-  app.use('*', requestLog(logger, metrics));
+  app.use('*', requestLog(logger, metrics, clock));
   mountStartCheck(app, startCheck);
   mountRequestGuards(app, options, headers, log);
   // Before the login: the service's webhook is signed, not logged in.
   mountRoutes(app, (owner) => owner === 'signature', partsFor, desk);
-  mountUserGuards(app, options, log);
+  mountUserGuards(app, options, log, clock);
   mountRoutes(app, (owner) => owner !== 'signature', partsFor, desk);
   finishApp(app, 'voice proxy', 'no such route', log, headers);
 

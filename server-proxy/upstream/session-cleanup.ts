@@ -2,6 +2,7 @@ import { HttpError } from '../../contract/http-error.js';
 import { isResourceId } from '../access/ownership.js';
 import type { Relay } from './relay.js';
 import type { Upstream } from './upstream.js';
+import { pause, type Clock } from '../time/clock.js';
 
 /**
  * Sessions the page does not hold, ended by the proxy itself: the user's session and call at logout, and a
@@ -21,6 +22,7 @@ export interface SessionCleanupOptions {
   /** Time between those reads, in ms. */
   intervalMs: number;
   log: (message: string) => void;
+  clock: Clock;
 }
 
 /** What {@link createSessionCleanup} returns: the two cleanups one proxy runs. */
@@ -64,8 +66,6 @@ const running = (call: Current['call']): boolean => call !== null && call !== un
 
 const codeOf = (error: unknown): string => (error instanceof HttpError ? error.code : 'unexpected error');
 
-const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 const notProven = () => new HttpError(504, 'cleanup_unknown', 'the user’s call could not be proven ended and may still run: hang it up, or revoke again');
 
 /** The user's current session and call, as the service lists them under `subject`. */
@@ -96,8 +96,8 @@ async function awaitEnded(deps: Deps, id: string, deadline: number): Promise<voi
   // spec 3.2: hangup 202 is no proof; a terminal read is.
   for (;;) {
     if (await readsEnded(deps, id)) return;
-    if (Date.now() + deps.options.intervalMs > deadline) break;
-    await pause(deps.options.intervalMs);
+    if (deps.options.clock.now() + deps.options.intervalMs > deadline) break;
+    await pause(deps.options.clock, deps.options.intervalMs);
   }
   throw notProven();
 }
@@ -105,7 +105,7 @@ async function awaitEnded(deps: Deps, id: string, deadline: number): Promise<voi
 /** Ends a call the session's end may have left running, and resolves once a read proves it over. */
 async function endCall(deps: Deps, id: unknown): Promise<void> {
   if (!isResourceId(id)) throw notProven();
-  const deadline = Date.now() + deps.options.waitMs;
+  const deadline = deps.options.clock.now() + deps.options.waitMs;
   // The session's end may have ended the call already: a hangup goes only to a call still shown running.
   if (await readsEnded(deps, id)) return;
   await askHangup(deps, id);

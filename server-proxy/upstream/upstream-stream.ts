@@ -1,6 +1,8 @@
 import { HttpError } from '../../contract/http-error.js';
 import { redact } from '../ops/redact.js';
 import { noAnswer, PASSED_RESPONSE_HEADERS, type UpstreamOptions, type UpstreamResponse } from './upstream.js';
+import { systemClock, type Clock } from '../time/clock.js';
+import { timeoutSignal } from '../time/deadline.js';
 
 /**
  * The proxy's door to the service for a file (a recording's audio): the answer's body is handed on as it
@@ -31,14 +33,14 @@ export type UpstreamStream = (request: StreamRequest) => Promise<StreamAnswer>;
 const FILE_HEADERS = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'content-disposition'];
 
 /** `body` pulled only as the page reads, erroring and cancelling the service's body when no bytes come for `idleMs`. */
-function withIdleDeadline(body: ReadableStream<Uint8Array>, idleMs: number): ReadableStream<Uint8Array> {
+function withIdleDeadline(body: ReadableStream<Uint8Array>, idleMs: number, clock: Clock): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
+        let timer: unknown;
         const stalled = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new HttpError(504, 'upstream_timeout', 'the voice service stopped sending the file')), idleMs);
+          timer = clock.setTimeout(() => reject(new HttpError(504, 'upstream_timeout', 'the voice service stopped sending the file')), idleMs);
         });
         try {
           const next = await Promise.race([reader.read(), stalled]);
@@ -48,7 +50,7 @@ function withIdleDeadline(body: ReadableStream<Uint8Array>, idleMs: number): Rea
           controller.error(error);
           await reader.cancel(error).catch(() => undefined);
         } finally {
-          clearTimeout(timer);
+          clock.clearTimeout(timer);
         }
       },
       cancel: (reason) => reader.cancel(reason),
@@ -62,23 +64,23 @@ export function createUpstreamStream(options: UpstreamOptions): UpstreamStream {
   const base = `${options.baseUrl.replace(/\/+$/, '')}/v1/voice`;
   const doFetch = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const clock = options.clock ?? systemClock;
   return async ({ path, range }) => {
     // identity: a compressed answer's ranges and length would not be the file's.
     const headers: Record<string, string> = { accept: 'audio/*, application/json', 'accept-encoding': 'identity', 'x-api-key': options.apiKey };
     if (range !== undefined) headers['range'] = range;
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(new DOMException('the voice service did not answer in time', 'TimeoutError')), timeoutMs);
+    const deadline = timeoutSignal(clock, timeoutMs, 'the voice service did not answer in time');
     let response: Response;
     try {
-      response = await doFetch(base + path, { method: 'GET', headers, signal: abort.signal, redirect: 'error' });
+      response = await doFetch(base + path, { method: 'GET', headers, signal: deadline.signal, redirect: 'error' });
     } catch (error) {
-      throw noAnswer(abort.signal.aborted ? abort.signal.reason : error, { method: 'GET', path });
+      throw noAnswer(deadline.signal.aborted ? deadline.signal.reason : error, { method: 'GET', path });
     } finally {
-      clearTimeout(timer);
+      deadline.clear();
     }
     const picked = (names: readonly string[]) => Object.fromEntries(names.flatMap((name) => (response.headers.has(name) ? [[name, response.headers.get(name) as string]] : [])));
     if (response.status === 200 || response.status === 206) {
-      const body = response.body && withIdleDeadline(response.body, timeoutMs);
+      const body = response.body && withIdleDeadline(response.body, timeoutMs, clock);
       return { streamed: true, status: response.status, headers: picked([...PASSED_RESPONSE_HEADERS, ...FILE_HEADERS]), body };
     }
     // A refusal is a small JSON body: read whole, the key redacted, as any answer of the service.

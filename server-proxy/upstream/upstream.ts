@@ -1,6 +1,8 @@
 import { Agent } from 'undici';
 import { HttpError } from '../../contract/http-error.js';
 import { redact } from '../ops/redact.js';
+import { systemClock, type Clock } from '../time/clock.js';
+import { timeoutSignal } from '../time/deadline.js';
 
 /**
  * The proxy's one door to the voice service: builds requests from an allow-list of headers, adds the
@@ -22,6 +24,8 @@ export interface UpstreamOptions {
   fetch?: typeof fetch;
   /** Per-request limit, answer body included; past it the page gets a `504`. Default 10 s. */
   timeoutMs?: number;
+  /** The time its deadlines run on; default the process's. */
+  clock?: Clock;
 }
 
 /** One request to the service, as the proxy's routes describe it. */
@@ -97,12 +101,12 @@ interface Outgoing {
   headers: Record<string, string>;
   body: string | undefined;
   /** One deadline for the headers and the body: a service that stalls mid-body still ends in time. */
-  timeoutMs: number;
+  signal: AbortSignal;
 }
 
 /**
  * Sends one request to `path` (from the service's origin, query included) and reads the whole answer;
- * rejects on any network fault, and with a `TimeoutError` `DOMException` when the deadline passes first.
+ * rejects on any network fault, or once `signal` aborts.
  */
 type Transport = (path: string, outgoing: Outgoing) => Promise<Exchange>;
 
@@ -110,8 +114,7 @@ type Transport = (path: string, outgoing: Outgoing) => Promise<Exchange>;
 class RedirectError extends Error {}
 
 function viaFetch(doFetch: typeof fetch, origin: string): Transport {
-  return async (path, { method, headers, body, timeoutMs }) => {
-    const signal = AbortSignal.timeout(timeoutMs);
+  return async (path, { method, headers, body, signal }) => {
     const response = await doFetch(origin + path, { method, headers, body, signal, redirect: 'error' });
     const text = await response.text();
     return { status: response.status, header: (name) => response.headers.get(name), text };
@@ -121,8 +124,7 @@ function viaFetch(doFetch: typeof fetch, origin: string): Transport {
 function viaPool(origin: string): Transport {
   // As many connections as requests in flight; idle ones close by themselves and never keep the process alive.
   const pool = new Agent();
-  return async (path, { method, headers, body, timeoutMs }) => {
-    const signal = AbortSignal.timeout(timeoutMs);
+  return async (path, { method, headers, body, signal }) => {
     const response = await pool.request({ origin, path, method: method as 'GET', headers, body, signal });
     const text = await response.body.text();
     if (response.statusCode >= 300 && response.statusCode < 400) throw new RedirectError(`the voice service redirected (${response.statusCode})`);
@@ -143,6 +145,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   const base = new URL(`${options.baseUrl.replace(/\/+$/, '')}/v1/voice`);
   const send = options.fetch ? viaFetch(options.fetch, base.origin) : viaPool(base.origin);
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const clock = options.clock ?? systemClock;
 
   return async (request) => {
     const { method, path, query, body, idempotencyKey } = request;
@@ -153,10 +156,13 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
     let exchange: Exchange;
+    const deadline = timeoutSignal(clock, timeoutMs, 'the voice service did not answer in time');
     try {
-      exchange = await send(target, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs });
+      exchange = await send(target, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: deadline.signal });
     } catch (error) {
-      throw noAnswer(error, request);
+      throw noAnswer(deadline.signal.aborted ? deadline.signal.reason : error, request);
+    } finally {
+      deadline.clear();
     }
     // Should the service ever echo the key (an error quoting the request), it is not relayed.
     const text = redact(exchange.text, [options.apiKey]);

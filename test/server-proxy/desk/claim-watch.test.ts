@@ -5,11 +5,13 @@ import { noBudget } from '../../../server-proxy/budget/key-budget.js';
 import type { QueueCall } from '../../../server-proxy/desk/queue-calls.js';
 import type { Upstream } from '../../../server-proxy/upstream/upstream.js';
 import { recordingBus } from '../support/queue-support.js';
+import { FakeClock } from '../../../lib/testing/fake-clock.js';
 
 /**
  * The watch over a claimed call reads it within the key's budget (claim-watch.ts): a read the budget refuses is
  * not made and the watch reads again at its next interval, and a watch whose time runs out on refused reads
- * says so once and ends. Against a scripted service and budget; the watch's end is awaited, nothing is timed.
+ * says so once and ends. Against a scripted service and budget, on a fake clock the test moves: the watch's
+ * timers run as the clock passes them, with no real waiting.
  */
 
 const claimed: QueueCall = { id: 'c_1', queueId: 'q_1', from: '+12025550121', to: '+12025550150', state: 'dequeuing', agentId: 'ag_1', createdAt: '2026-01-01T00:00:00.000Z' };
@@ -34,15 +36,21 @@ function scripted(states: string[], refusals: number) {
   };
   const bus = recordingBus();
   const lines: string[] = [];
-  const parts = { upstream, ensureOk: <T>(response: T) => response, budget, events: bus, log: (line: string) => void lines.push(line) };
-  return { parts, reads, seen, asked: () => asked, bus, lines };
+  const clock = new FakeClock();
+  const parts = { upstream, ensureOk: <T>(response: T) => response, budget, events: bus, log: (line: string) => void lines.push(line), clock };
+  return { parts, reads, seen, asked: () => asked, bus, lines, clock };
 }
 
 describe('the claim watch and the key’s budget', () => {
   it('makes no read the budget refuses, reads again at its next interval, and tells the caller put back', async () => {
     const s = scripted(['dequeuing', 'queued'], 2);
-    await watchClaim(s.parts, claimed, { intervalMs: 5, maxMs: 5000 });
+    const watching = watchClaim(s.parts, claimed, { intervalMs: 1000, maxMs: 30_000 });
+    await s.clock.advance(3999);
+    expect(s.asked()).toBe(3);
+    await s.clock.advance(1);
+    await watching;
     expect(s.asked()).toBe(4);
+    expect(s.clock.pendingTimers).toBe(0);
     expect(s.reads).toEqual(['/calls/c_1', '/calls/c_1']);
     expect(s.bus.published).toEqual([{ event: 'call.requeued', callId: 'c_1', queueId: 'q_1', from: '+12025550121', to: '+12025550150', since: claimed.createdAt }]);
     // Each read that showed the call kept its place in the budget, as a page’s read of its call does.
@@ -55,8 +63,11 @@ describe('the claim watch and the key’s budget', () => {
 
   it('ends when its time runs out on refused reads, with one line saying so and nothing published', async () => {
     const s = scripted(['queued'], Infinity);
-    await watchClaim(s.parts, claimed, { intervalMs: 5, maxMs: 60 });
-    expect(s.asked()).toBeGreaterThanOrEqual(1);
+    const watching = watchClaim(s.parts, claimed, { intervalMs: 1000, maxMs: 5000 });
+    await s.clock.advance(5000);
+    await watching;
+    // One ask at each interval that fits in the watch's time, none after it.
+    expect(s.asked()).toBe(5);
     expect(s.reads).toEqual([]);
     expect(s.bus.published).toEqual([]);
     expect(s.lines).toEqual([expect.stringContaining('a claimed call was watched no longer, its reads refused (kept for calls)')]);
@@ -64,8 +75,11 @@ describe('the claim watch and the key’s budget', () => {
 
   it('ends quietly when its time runs out on a call still ringing', async () => {
     const s = scripted(['dequeuing'], 0);
-    await watchClaim(s.parts, claimed, { intervalMs: 5, maxMs: 60 });
+    const watching = watchClaim(s.parts, claimed, { intervalMs: 1000, maxMs: 5000 });
+    await s.clock.advance(5000);
+    await watching;
     expect(s.reads.length).toBe(s.asked());
+    expect(s.reads.length).toBe(5);
     expect(s.bus.published).toEqual([]);
     expect(s.lines).toEqual([]);
   });

@@ -13,6 +13,7 @@ import { startSimulator, type RunningSimulator } from '../../../simulator/server
 import { API_KEY, type Fetch } from '../support/harness.js';
 import { deskProxy, readStream, recordingBus, redisReplica, SECRET, serveOnLoopback, type StreamEvent } from '../support/queue-support.js';
 import { useRedis } from '../support/redis-server.js';
+import { systemClock } from '../../../server-proxy/time/clock.js';
 
 /**
  * The queue webhook carries no creation time, so a caller it tells of waits since the proxy received it, and
@@ -126,7 +127,7 @@ function scriptedService() {
 /** A replica's re-reads on `bus`, made to read every round (no lease between them), so only the dedupe keeps them apart. */
 function replica(bus: QueueEventBus, upstream: Upstream): void {
   const everyRound: QueueEventBus = { ...bus, lease: async () => true };
-  const reconciler = createQueueReconciler({ upstream, ensureOk: (response) => response, budget: noBudget(), events: everyRound, log: () => undefined, intervalMs: INTERVAL_MS });
+  const reconciler = createQueueReconciler({ upstream, ensureOk: (response) => response, budget: noBudget(), clock: systemClock, events: everyRound, log: () => undefined, intervalMs: INTERVAL_MS });
   const stop = reconciler.watch();
   closers.push(async () => stop());
 }

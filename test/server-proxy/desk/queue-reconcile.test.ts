@@ -10,6 +10,7 @@ import { startSimulator, type RunningSimulator } from '../../../simulator/server
 import { API_KEY, type Fetch } from '../support/harness.js';
 import { deskProxy, readStream, recordingBus, redisReplica, SECRET, serveOnLoopback } from '../support/queue-support.js';
 import { useRedis } from '../support/redis-server.js';
+import { systemClock } from '../../../server-proxy/time/clock.js';
 
 /**
  * The queue webhook is best effort (spec 6.1), so while a page watches the proxy re-reads the queues
@@ -202,7 +203,7 @@ describe('the key’s budget', () => {
       return { status: 200, headers: {}, body: { calls: [] }, text: '{"calls":[]}' };
     };
     const lines: string[] = [];
-    const reconciler = createQueueReconciler({ upstream, ensureOk: (response) => response, budget, events: createMemoryQueueEvents(), log: (line) => lines.push(line), intervalMs: 50 });
+    const reconciler = createQueueReconciler({ upstream, ensureOk: (response) => response, budget, clock: systemClock, events: createMemoryQueueEvents(), log: (line) => lines.push(line), intervalMs: 50 });
     const stop = reconciler.watch();
     try {
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -233,7 +234,7 @@ describe('what a re-read publishes, against a scripted service', () => {
       if (!found) throw new HttpError(404, 'not_found', 'no such call');
       return { status: 200, headers: {}, body: { call: found }, text: '' };
     };
-    const reconciler = createQueueReconciler({ upstream, ensureOk: (response) => response, budget: noBudget(), events: bus, log: () => undefined, intervalMs: 20 });
+    const reconciler = createQueueReconciler({ upstream, ensureOk: (response) => response, budget: noBudget(), clock: systemClock, events: bus, log: () => undefined, intervalMs: 20 });
     const start = () => {
       const stop = reconciler.watch();
       closers.push(async () => stop());

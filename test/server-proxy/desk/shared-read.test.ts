@@ -6,6 +6,7 @@ import { queueCallsIn, type QueueCall } from '../../../server-proxy/desk/queue-c
 import { createMemoryQueueEvents } from '../../../server-proxy/desk/queue-events.js';
 import { createDesk, type OfferOptions } from '../../../server-proxy/routes/queue-routes.js';
 import type { Upstream, UpstreamResponse } from '../../../server-proxy/upstream/upstream.js';
+import { systemClock } from '../../../server-proxy/time/clock.js';
 
 /**
  * The offer router and the panels' re-reads need the same read of the key's calls in progress: while both run
@@ -53,7 +54,7 @@ async function availableAgent() {
 async function scriptedDesk(service: ReturnType<typeof scriptedService>, intervals: { reconcileIntervalMs: number; checkIntervalMs: number }) {
   const offers: OfferOptions = { queues: ['q_1'], checkIntervalMs: intervals.checkIntervalMs };
   const options = { notifySecret: 'whsec_shared_read', queuesFor: () => ['q_1'], events: createMemoryQueueEvents(), availability: await availableAgent(), reconcileIntervalMs: intervals.reconcileIntervalMs, offers };
-  return createDesk(options, { upstream: service.upstream, ensureOk: (response) => response, budget: noBudget(), log: () => undefined });
+  return createDesk(options, { upstream: service.upstream, ensureOk: (response) => response, budget: noBudget(), log: () => undefined, clock: systemClock });
 }
 
 /** The reads of the calls in progress made over `n` intervals. */
@@ -86,7 +87,7 @@ describe('one read of the calls in progress for the router and the re-reads', ()
     const service = scriptedService();
     const pull = createDesk(
       { notifySecret: 'whsec_shared_read', queuesFor: () => ['q_1'], events: createMemoryQueueEvents(), reconcileIntervalMs: INTERVAL_MS },
-      { upstream: service.upstream, ensureOk: (response) => response, budget: noBudget(), log: () => undefined },
+      { upstream: service.upstream, ensureOk: (response) => response, budget: noBudget(), log: () => undefined, clock: systemClock },
     );
     const stopWatching = pull.reconciler.watch();
     await vi.advanceTimersByTimeAsync(INTERVAL_MS);
@@ -119,6 +120,7 @@ describe('the router on the re-reads’ reads', () => {
       upstream: service.upstream,
       ensureOk: (response) => response,
       budget: noBudget(),
+      clock: systemClock,
       events: createMemoryQueueEvents(),
       availability: await availableAgent(),
       log: () => undefined,
