@@ -9,7 +9,7 @@ import { Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { Page } from 'playwright-core';
 import type { BrowserCall, VoiceBrowser, VoiceBrowserStatus } from '../lib/index.js';
-import { createVoiceProxy, type ProxyUser } from '../server-proxy/proxy.js';
+import { createVoiceProxy, type ProxyUser } from '../server-proxy/setup/proxy.js';
 import { DEFAULT_SIM_API_KEY } from '../simulator/config.js';
 import { createSimulatorControl } from '../simulator/http/control-client.js';
 import { openBenchPage, type BenchPage } from './browser.js';

@@ -6,7 +6,7 @@ import type { Availability, Connection, Offer } from 'voice-browser';
  */
 
 /**
- * The demo's queue in offer mode, by name: the demo server puts it there (server-proxy/demo-queues.ts), and the
+ * The demo's queue in offer mode, by name: the demo server puts it there, and the
  * page, which the proxy does not tell, names it the same (a unit test holds the two to one name).
  */
 export const OFFER_QUEUE_NAMES: readonly string[] = ['Sales'];

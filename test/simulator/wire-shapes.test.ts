@@ -9,7 +9,7 @@ import type { EdgeView, edgeInput } from '../../simulator/sip/edge/edge-state.js
 import type { QueueCallRecord } from '../../contract/queue-call.js';
 import type { faultInput } from '../../simulator/service/faults.js';
 import type { VoiceService } from '../../simulator/service/voice-service.js';
-import { callRecord } from '../server-proxy/calls-overlay.js';
+import { callRecord } from '../server-proxy/support/calls-overlay.js';
 
 /**
  * The simulator writes what the page library reads: its exact wire shapes are assignable to the library's

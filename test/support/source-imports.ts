@@ -15,7 +15,7 @@ import ts from 'typescript';
 const ROOT = resolve(import.meta.dirname, '../..');
 
 export interface SourceImport {
-  /** The importing file, relative to the repository: `server-proxy/main.ts`. */
+  /** The importing file, relative to the repository: `demo/server/main.ts`. */
   from: string;
   /** Our file it names (`simulator/index.ts`), or the package (`werift`, `node:http`). */
   to: string;
