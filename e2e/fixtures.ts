@@ -71,7 +71,8 @@ export const test = base.extend<TestFixtures, { app: RunningApp; sipEdge: SipEdg
         await edge.stop();
       }
     },
-    { scope: 'worker', auto: true },
+    // Past the app's own start-up limit, so that limit is the error a slow start reports.
+    { scope: 'worker', auto: true, timeout: 120_000 },
   ],
   baseURL: async ({ app }, use) => use(app.demo),
   simulator: async ({ app }, use) => {

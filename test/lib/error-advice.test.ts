@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { errorAdvice } from '../../lib/error-advice.js';
-import { VOICE_ERROR_CODES } from '../../lib/errors.js';
+import { VOICE_ERROR_CODES } from '../../lib/core/errors.js';
 
 /** The codes the helper gives, the advice the page shows for each, and the errors page that lists them. */
 
