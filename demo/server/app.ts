@@ -8,7 +8,7 @@ import { demoSecurityHeaders } from './security-headers.js';
 
 /**
  * The demo server: the voice proxy at `/voice`, its health, readiness and metrics at `/healthz`, `/readyz`
- * and `/metrics`, the demo login at `/auth`, callers on demand at `/demo/callers` (demo-callers.ts), the built
+ * and `/metrics`, the demo login at `/auth`, callers on demand at `/demo/callers` (`createDemoCallers`), the built
  * demo page at `/` and the built library at `/lib/`.
  */
 

@@ -5,7 +5,7 @@ import { parseEnvironment, port, requestCount } from '../../contract/environment
 /**
  * The proxy's start-up configuration from the environment (DESIGN.md, "Environment"), parsed once with zod.
  * A bad value stops start-up with one line naming the variable. The embedded simulator reads its own
- * (simulator/config.ts), and only when `npm start` runs it.
+ * (the simulator's own `SIM_*` settings), and only when `npm start` runs it.
  */
 
 /** Every environment variable the configuration reads, with its rule; {@link CONFIG_VARIABLES} names them. */
@@ -29,7 +29,7 @@ const variables = {
  * The names of every environment variable the proxy's configuration reads.
  *
  * @remarks
- * Whoever starts the app for a test (scripts/start-app.ts) removes these, and the simulator's, from the
+ * Whoever starts the app for a test removes these, and the simulator's, from the
  * environment it passes on, so a variable exported in the caller's shell (`PORT`, say) cannot change what the
  * test runs against.
  */

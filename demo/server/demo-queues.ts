@@ -13,7 +13,7 @@ import { createUpstream, type UpstreamOptions } from '../../server-proxy/upstrea
 /** The demo's queues, by name. */
 export const DEMO_QUEUE_NAMES = ['Support', 'Sales'] as const;
 
-/** The demo queue in offer mode; the other is pulled. The demo page names it too (demo/queue-labels.ts). */
+/** The demo queue in offer mode; the other is pulled. The demo page names it too (its queue labels). */
 export const DEMO_OFFER_QUEUE_NAME: (typeof DEMO_QUEUE_NAMES)[number] = 'Sales';
 
 /** The hold music the service plays to waiting callers (spec 4.8 needs one; the simulator never fetches it). */

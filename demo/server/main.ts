@@ -17,7 +17,7 @@ import { checkService } from './service-check.js';
 /**
  * `npm start`: the proxy serving the demo on HOST:PORT, with the embedded simulator on SIM_PORT unless
  * VOICE_BASE_URL points at a real service (checked before the demo listens), and the support desk's two queues
- * made at the service once the demo's port is known (demo-queues.ts), one pulled and one in offer mode. SIGTERM
+ * made at the service once the demo's port is known (`createDemoQueues`), one pulled and one in offer mode. SIGTERM
  * or Ctrl-C drains it: the queue event streams end, no new connections, the requests in flight finish (10 s at
  * most), then Redis and the simulator close and the process exits 0.
  */
