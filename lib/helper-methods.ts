@@ -1,37 +1,27 @@
 import type { VoiceBrowser } from './helper-types.js';
 
 /**
- * Every method of the helper ({@link VoiceBrowser}), the one list of them, with where each runs when the tabs of
- * an origin share one phone: `leader`, in the tab holding the phone, whichever tab calls it (a follower sends the
- * call and waits for its answer); `tab`, in the tab that calls it (its own status, its own audio's autoplay, its
- * leaving, its watch of the queues). The compiler refuses a list that misses a method of the helper or names one
- * it lacks.
+ * The helper's methods ({@link VoiceBrowser}), listed once, by where each runs when the tabs of an origin share one
+ * phone. The compiler refuses the two lists when together they miss a method of the helper or name one it lacks
+ * ({@link HelperMethodsListed}).
  */
-export const HELPER_METHODS = {
-  recover: 'leader',
-  connect: 'leader',
-  disconnect: 'leader',
-  startCall: 'leader',
-  answerNext: 'leader',
-  setAvailability: 'leader',
-  accept: 'leader',
-  decline: 'leader',
-  monitor: 'leader',
-  startRecording: 'leader',
-  stopRecording: 'leader',
-  watchQueues: 'tab',
-  hangup: 'leader',
-  mute: 'leader',
-  sendDtmf: 'leader',
-  renew: 'leader',
-  resumeAudio: 'tab',
-  status: 'tab',
-  preflight: 'leader',
-  destroy: 'tab',
-} as const satisfies Record<keyof VoiceBrowser, 'leader' | 'tab'>;
+
+/** The methods that run in the tab holding the phone, whichever tab calls them: a follower sends the call and waits for its answer. */
+export const LEADER_METHODS = ['recover', 'connect', 'disconnect', 'startCall', 'answerNext', 'setAvailability', 'accept', 'decline', 'monitor', 'startRecording', 'stopRecording', 'hangup', 'mute', 'sendDtmf', 'renew', 'preflight'] as const;
+
+/** The methods that run in the tab that calls them: its own status, its own audio's autoplay, its leaving, its watch of the queues. */
+export const TAB_METHODS = ['watchQueues', 'resumeAudio', 'status', 'destroy'] as const;
+
+/** Every method of the helper, in the two lists' order. */
+export const HELPER_METHODS: readonly HelperMethod[] = [...LEADER_METHODS, ...TAB_METHODS];
+
+/** A method of the helper, as the lists name them. */
+export type HelperMethod = (typeof LEADER_METHODS)[number] | (typeof TAB_METHODS)[number];
 
 /** A method of the helper that runs in the tab holding the phone, whichever tab calls it. */
-export type LeaderMethod = { [M in keyof VoiceBrowser]: (typeof HELPER_METHODS)[M] extends 'leader' ? M : never }[keyof VoiceBrowser];
+export type LeaderMethod = (typeof LEADER_METHODS)[number];
 
-/** The methods that run in the tab holding the phone, in {@link HELPER_METHODS}'s order. */
-export const LEADER_METHODS = /* @__PURE__ */ (Object.keys(HELPER_METHODS) as (keyof VoiceBrowser)[]).filter((method): method is LeaderMethod => HELPER_METHODS[method] === 'leader');
+/** True only when the lists name every method of the helper and nothing else (the compiler refuses the line below otherwise). */
+export type HelperMethodsListed = [Exclude<keyof VoiceBrowser, HelperMethod> | Exclude<HelperMethod, keyof VoiceBrowser>] extends [never] ? true : never;
+const listed: HelperMethodsListed = true;
+void listed;

@@ -123,12 +123,13 @@ function answer(helper: Phone, method: TabMethod, args: unknown[], settle: (answ
 
 /** A leader is known (or none, `next` undefined): each call waiting on one goes where {@link redirect} says. */
 function follow(tab: Tab, next: string | undefined): void {
+  const { pending, helper } = tab;
   tab.leader = next;
-  for (const [id, call] of tab.pending) {
-    const where = redirect(call, next, !!tab.helper);
-    if (where !== 'keep' && where !== 'send') tab.pending.delete(id);
+  for (const [id, call] of pending) {
+    const where = redirect(call, next, !!helper);
+    if (where === 'lost' || where === 'run') pending.delete(id);
     if (where === 'lost') call.settle(unanswered(call.method));
-    else if (where === 'run') void answer(tab.helper!, call.method, call.args, call.settle);
+    else if (where === 'run') void answer(helper!, call.method, call.args, call.settle);
     else if (where === 'send') {
       call.to = next;
       tab.channel.post({ kind: 'call', from: tab.me, to: next!, id, method: call.method, args: call.args });
@@ -138,8 +139,9 @@ function follow(tab: Tab, next: string | undefined): void {
 
 /** A method called in this tab: run here when it leads, else sent to the leader (or kept until one is known). */
 function call(tab: Tab, method: TabMethod, args: unknown[]): Promise<unknown> {
+  const { helper } = tab;
   if (tab.left) return Promise.reject(new VoiceBrowserError('browser_session_unavailable', `${method}() on a destroyed helper`));
-  if (tab.helper) return run(tab.helper, method, args);
+  if (helper) return run(helper, method, args);
   return new Promise<TabAnswer>((settle) => {
     tab.pending.set(++tab.nextId, { method, args, settle });
     follow(tab, tab.leader);
@@ -203,12 +205,14 @@ function receive(tab: Tab, message: TabMessage): void {
  * that run in the leader ({@link LEADER_METHODS}) are sent there; the rest are this tab's own.
  */
 export function createSharedTabs(options: VoiceBrowserOptions, env: TabEnvironment, makeLeader: (options: VoiceBrowserOptions) => Phone): Phone {
-  const tab: Tab = { me: Math.random().toString(36).slice(2), options, channel: env.open(TABS_NAME), heard: false, left: false, shown: withTab(INITIAL_STATUS, false), nextId: 0, pending: new Map() };
-  tab.channel.listen((message) => receive(tab, message));
+  const me = Math.random().toString(36).slice(2);
+  const channel = env.open(TABS_NAME);
+  const tab: Tab = { me, options, channel, heard: false, left: false, shown: withTab(INITIAL_STATUS, false), nextId: 0, pending: new Map() };
+  channel.listen((message) => receive(tab, message));
   const release = env.lead(TABS_NAME, () => lead(tab, makeLeader));
-  tab.channel.post({ kind: 'hello', from: tab.me });
+  channel.post({ kind: 'hello', from: me });
   // A leader that leaves says so: the others keep their calls until the next one leads instead of losing them.
-  const bye = () => tab.helper && tab.channel.post({ kind: 'bye', from: tab.me });
+  const bye = () => tab.helper && channel.post({ kind: 'bye', from: me });
   env.page?.addEventListener('pagehide', bye);
 
   // Each method the list says runs in the leader goes there; the list is the helper's own, checked against it.
@@ -238,9 +242,9 @@ export function createSharedTabs(options: VoiceBrowserOptions, env: TabEnvironme
       bye();
       env.page?.removeEventListener('pagehide', bye);
       release();
-      tab.channel.close();
+      channel.close();
       follow(tab, undefined);
     },
   };
-  return { ...forwarded, ...own };
+  return Object.assign(forwarded, own);
 }
