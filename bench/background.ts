@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { chromium as playwright, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { VoiceBrowser, VoiceBrowserStatus } from '../lib/index.js';
 import { launchUserChromium } from '../e2e/browsers.js';
-import { createSimulatorControl, type SimulatorControl } from '../simulator/control-client.js';
+import { createSimulatorControl, type SimulatorControl } from '../simulator/http/control-client.js';
 import { setUpTabs } from './browser.js';
 import { ms, spread, type Row, type Spread } from './stats.js';
 

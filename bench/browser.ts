@@ -142,7 +142,7 @@ export async function setUpTabs(context: BrowserContext, demoUrl: string, userna
 /** A fresh headless browser of `engine` and its one context, whose requests go to `demoUrl`; `close()` ends both. */
 async function launch(engine: Engine, demoUrl: string): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   if (engine === 'firefox') {
-    // No `permissions` option: simulator/firefox-prefs.ts's preferences already grant the fake microphone.
+    // No `permissions` option: the simulator's Firefox preferences already grant the fake microphone.
     const browser = await firefox.launch({ ...FIREFOX_LAUNCH, headless: true });
     const context = await browser.newContext({ baseURL: demoUrl });
     return { context, close: () => browser.close() };

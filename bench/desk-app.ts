@@ -3,9 +3,9 @@ import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
-import { createDemoApp } from '../server-proxy/app.js';
-import { createDemoQueues } from '../server-proxy/demo-queues.js';
-import { createMemoryQueueEvents } from '../server-proxy/queue-events.js';
+import { createDemoApp } from '../demo/server/app.js';
+import { createDemoQueues } from '../demo/server/demo-queues.js';
+import { createMemoryQueueEvents } from '../server-proxy/desk/queue-events.js';
 import { DEFAULT_SIM_API_KEY } from '../simulator/config.js';
 
 /**
@@ -70,8 +70,8 @@ export interface BenchDesk {
 
 /**
  * The demo server's app on a free loopback port, against the simulator at `simUrl`, with its queues made there
- * (their `notifyUrl` needs the port, so it listens first, as server-proxy/main.ts does); with `offers`, its
- * offer-mode queue routed as server-proxy/main.ts routes it. `close()` also closes the bus, which pauses the
+ * (their `notifyUrl` needs the port, so it listens first, as the demo's server does); with `offers`, its
+ * offer-mode queue routed as the demo's server routes it. `close()` also closes the bus, which pauses the
  * router's checks.
  */
 export async function startDesk(simUrl: string, webhooks: Stamps, offers?: { wrapUpMs: number }): Promise<BenchDesk> {

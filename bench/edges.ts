@@ -1,7 +1,7 @@
 import { chromium, type Page } from 'playwright-core';
 import { CHROMIUM_LAUNCH } from '../e2e/browsers.js';
 import type { VoiceBrowser, VoiceBrowserStatus } from '../lib/index.js';
-import { createSimulatorControl, type SimulatorEdgeInput } from '../simulator/control-client.js';
+import { createSimulatorControl, type SimulatorEdgeInput } from '../simulator/http/control-client.js';
 import { openBenchPage, setUpTabs, inPage } from './browser.js';
 import { callOnce, connectOnce, hangupAndSettle } from './latency.js';
 import { ms, spread, type Row, type Spread } from './stats.js';

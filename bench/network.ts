@@ -6,7 +6,7 @@ import { ms, spread, type Row, type Spread } from './stats.js';
 /**
  * Calls that survive the network (DESIGN.md): a call's media path lost for 5 s (the simulator's
  * `media-blackhole`), from the moment the network returns to the page's audio reaching the simulator again on
- * the same call; and a SIP socket that stalls without closing (`stall-sip-socket`), from the stall to the page
+ * the same call, and from the blackhole's start to the page's `no_inbound_audio` warning; and a SIP socket that stalls without closing (`stall-sip-socket`), from the stall to the page
  * showing `reconnecting`. In Chromium against the app on loopback, as a page using the library meets them.
  */
 
@@ -19,6 +19,8 @@ interface PageGlobals {
 export interface NetworkFigures {
   /** From the end of a 5 s blackhole to the first new packet of the page's audio at the simulator. */
   blackholeToAudio: Spread;
+  /** From the start of a blackhole to `no_inbound_audio` in the page's status. */
+  blackholeToWarning: Spread;
   /** From the socket's stall to `reconnecting` on the page. */
   stallToReconnecting: Spread;
 }
@@ -44,8 +46,12 @@ async function armAndTrigger(simUrl: string, path: string, fault: Record<string,
   return Date.now();
 }
 
-/** One blackhole on a call whose audio flows: ms from the network's return to the page's audio arriving again. */
-async function blackholeOnce(bench: BenchPage, simUrl: string, callId: string): Promise<number> {
+/**
+ * One blackhole on a call whose audio flows: ms from the blackhole's start to the page's `no_inbound_audio`, and
+ * from the network's return to the page's audio arriving again.
+ */
+async function blackholeOnce(bench: BenchPage, simUrl: string, callId: string): Promise<{ warned: number; back: number }> {
+  const warned = bench.page.evaluate(() => (window as unknown as PageGlobals).when((s) => s.warnings.includes('no_inbound_audio'), 20_000, 'no_inbound_audio'));
   const started = await armAndTrigger(simUrl, `browser-calls/${callId}`, { fault: 'media-blackhole', ms: BLACKHOLE_MS, callId });
   const back = started + BLACKHOLE_MS;
   await new Promise((resolve) => setTimeout(resolve, back - Date.now()));
@@ -56,9 +62,9 @@ async function blackholeOnce(bench: BenchPage, simUrl: string, callId: string): 
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   const took = Date.now() - back;
-  // The next run starts from a call whose page shows its audio again.
-  await bench.page.evaluate(() => (window as unknown as PageGlobals).when((s) => s.audio === 'playing', 10_000, 'audio playing again'));
-  return took;
+  // The next run starts from a call whose page shows its audio again, its warning cleared.
+  await bench.page.evaluate(() => (window as unknown as PageGlobals).when((s) => s.audio === 'playing' && !s.warnings.includes('no_inbound_audio'), 15_000, 'audio playing again, no warning'));
+  return { warned: (await warned) - started, back: took };
 }
 
 /** One stalled socket of a ready page: ms from the stall to `reconnecting`, then back to `ready`. */
@@ -80,7 +86,12 @@ export async function measureNetwork(bench: BenchPage, simUrl: string, runs: { b
     return call.id;
   });
   const blackholes: number[] = [];
-  for (let i = 0; i < runs.blackholes; i++) blackholes.push(await blackholeOnce(bench, simUrl, callId));
+  const warnings: number[] = [];
+  for (let i = 0; i < runs.blackholes; i++) {
+    const run = await blackholeOnce(bench, simUrl, callId);
+    blackholes.push(run.back);
+    warnings.push(run.warned);
+  }
   await bench.page.evaluate(async () => {
     const { voice, when } = window as unknown as PageGlobals;
     await voice.hangup();
@@ -90,7 +101,7 @@ export async function measureNetwork(bench: BenchPage, simUrl: string, runs: { b
   for (let i = 0; i < runs.stalls; i++) stalls.push(await stallOnce(bench, simUrl));
   await bench.page.evaluate(() => (window as unknown as PageGlobals).voice.disconnect());
 
-  const figures = { blackholeToAudio: spread(blackholes), stallToReconnecting: spread(stalls) };
+  const figures = { blackholeToAudio: spread(blackholes), blackholeToWarning: spread(warnings), stallToReconnecting: spread(stalls) };
   return {
     figures,
     rows: [
@@ -99,6 +110,12 @@ export async function measureNetwork(bench: BenchPage, simUrl: string, runs: { b
         value: `${ms(figures.blackholeToAudio.median)} (p95 ${ms(figures.blackholeToAudio.p95)}, ${blackholes.length} runs, same call)`,
         target: '≤ 1 s',
         met: figures.blackholeToAudio.median <= 1000,
+      },
+      {
+        figure: '`media-blackhole` → `no_inbound_audio` in the status (from the blackhole\'s start, median)',
+        value: `${ms(figures.blackholeToWarning.median)} (p95 ${ms(figures.blackholeToWarning.p95)}, ${warnings.length} runs)`,
+        target: '< 4.5 s',
+        met: figures.blackholeToWarning.p95 < 4500,
       },
       {
         figure: 'stalled SIP socket → `reconnecting` (median)',

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import type { VoiceBrowser, VoiceBrowserStatus } from '../lib/index.js';
-import { createSimulatorControl } from '../simulator/control-client.js';
+import { createSimulatorControl } from '../simulator/http/control-client.js';
 import { openBenchPage } from './browser.js';
 import { createStamps, startDesk, STEP_TIMEOUT_MS, type Stamps } from './desk-app.js';
 import { startBenchSimulator } from './simulator-process.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, get } from 'node:http';
 import { DEFAULT_SIM_API_KEY } from '../simulator/config.js';
-import type { SessionTransport } from '../simulator/model.js';
+import type { SessionTransport } from '../simulator/service/model.js';
 import { startApp } from '../scripts/start-app.js';
 import { SipClient, lendWebSocket } from '../test/simulator/support/sip-client.js';
 import { startBenchSimulator } from './simulator-process.js';

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { DEFAULT_SIM_API_KEY } from '../simulator/config.js';
-import { KeyRegistry, VOICE_SCOPES } from '../simulator/accounts.js';
+import { KeyRegistry, VOICE_SCOPES } from '../simulator/service/accounts.js';
 import { startSimulator } from '../simulator/server.js';
 
 /**

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
 /**
- * How the proxy and the simulator read their start-up configuration (DESIGN.md, "Environment"): parsed once
- * with zod, and a bad value stops start-up with one line naming the variable, never a stack trace. Each keeps
- * its own variables (server-proxy/config.ts, simulator/config.ts); contract/ imports neither of them.
+ * How the proxy and the simulator read their start-up configuration: parsed once with zod, and a bad value
+ * stops start-up with one line naming the variable, never a stack trace. Each keeps its own variables (the demo
+ * server its own, the simulator its `SIM_*`); contract/ imports neither of them.
  */
 
 /** A bad or missing variable; its message is the one line to print. */

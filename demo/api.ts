@@ -1,5 +1,5 @@
 /**
- * The demo's login calls (DESIGN.md: `/auth/login`, `/auth/logout`, `/auth/me`) and the list of the user's
+ * The demo's login calls (the demo server's `/auth/login`, `/auth/logout`, `/auth/me`) and the list of the user's
  * support queues (`GET /voice/queues`).
  */
 

@@ -3,7 +3,7 @@ import { connectionLabel, isCleanupOnly } from './connection-labels.js';
 
 /**
  * The call's words and the controls the call card offers, as pure functions (tested directly in
- * test/demo/labels.test.ts). Whether the helper takes startCall() or sendDtmf() now is the library's rule
+ * the demo's unit tests). Whether the helper takes startCall() or sendDtmf() now is the library's rule
  * (canCall, canRetryCall, canSendDtmf), not restated here.
  */
 
@@ -59,7 +59,7 @@ const plain = (code: string) => code.replace(/_/g, ' ');
 
 /**
  * Why a claimed caller is no longer this page's without an `endReason`: back in its queue (the service's own
- * state, kept as `serviceState`) once the page did not answer in time (DESIGN.md, "Support desks").
+ * state, `queued` in spec 3.1, kept as `serviceState`) once the page did not answer in time.
  */
 const BACK_IN_QUEUE = 'this page did not answer, the caller is back in the queue';
 

@@ -1,7 +1,7 @@
 /**
- * Callers on demand through the demo server (README, "The demo"): whether it can make a caller arrive (only
- * with the embedded simulator), and sending one to a queue. The server asks the simulator's control API; the
- * page never reaches the simulator itself.
+ * Callers on demand through the demo server (the Send a test caller buttons): whether it can make a caller
+ * arrive (only with the embedded simulator), and sending one to a queue. The server asks the simulator's
+ * control API; the page never reaches the simulator itself.
  */
 
 /** What the server said: whether callers can be sent, and to which queues (ids and names). */

@@ -2,7 +2,7 @@ import { canConnect, type VoiceBrowserStatus } from 'voice-browser';
 
 /**
  * The connection's words and the controls it offers, as pure functions (tested directly in
- * test/demo/labels.test.ts). Whether the helper takes connect() or renew() now is the library's rule
+ * the demo's unit tests). Whether the helper takes connect() or renew() now is the library's rule
  * (canConnect, canRenew), not restated here.
  */
 

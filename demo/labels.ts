@@ -1,9 +1,9 @@
 import type { TimingEvent } from 'voice-browser';
 
 /**
- * What spans the page, as pure functions (tested directly in test/demo/labels.test.ts): the event log, and
- * where an error shows. The words of each part are beside it: call-labels.ts, connection-labels.ts,
- * preflight-labels.ts, queue-labels.ts.
+ * What spans the page, as pure functions (tested directly in the demo's unit tests): the event log, and
+ * where an error shows. The words of each part (the call, the connection, the setup test, the queues) are in
+ * label modules of their own beside this one.
  */
 
 /**

@@ -1,12 +1,12 @@
 import type { Availability, Connection, Offer } from 'voice-browser';
 
 /**
- * The words of offered callers (DESIGN.md, "Support desks"; server-proxy/README.md, "Offer mode") and the ringing
- * card's keyboard shortcuts, as pure functions (tested directly in test/demo/offer-labels.test.ts).
+ * The words of offered callers (the proxy's offer mode: a queue's head caller rings the longest-idle agent) and the
+ * ringing card's keyboard shortcuts, as pure functions (tested directly in the demo's unit tests).
  */
 
 /**
- * The demo's queue in offer mode, by name: the demo server puts it there (server-proxy/demo-queues.ts), and the
+ * The demo's queue in offer mode, by name: the demo server puts it there (its `DEMO_OFFER_QUEUE_NAME`), and the
  * page, which the proxy does not tell, names it the same (a unit test holds the two to one name).
  */
 export const OFFER_QUEUE_NAMES: readonly string[] = ['Sales'];

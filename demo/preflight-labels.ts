@@ -1,6 +1,6 @@
 import type { PreflightReport, PreflightStatus } from 'voice-browser';
 
-/** The setup test's words (`preflight()`), as pure functions (tested directly in test/demo/labels.test.ts). */
+/** The setup test's words (`preflight()`), as pure functions (tested directly in the demo's unit tests). */
 
 /** The verdict of "Test my setup" in words. */
 export function preflightVerdictLabel(verdict: PreflightReport['verdict']): string {

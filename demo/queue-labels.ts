@@ -3,7 +3,7 @@ import type { QueueRow } from './models/queue-rows.js';
 
 /**
  * The queue panel's words and what it enables, as pure functions (tested directly in
- * test/demo/queue-labels.test.ts); the call card's words for an inbound caller are in call-labels.ts.
+ * the demo's unit tests); the call card's words for an inbound caller are with the call's own labels.
  */
 
 /** "Answer next" takes the head caller of its queue: when the helper takes answerNext() now, and someone waits there. */

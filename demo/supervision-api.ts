@@ -1,6 +1,6 @@
 /**
- * A supervisor's reads through the proxy (README, "Supervisors and recordings"): the calls in progress of the
- * agents and queues they supervise, and a call's recordings, whose audio the page plays from
+ * A supervisor's reads through the proxy (spec 4.8: list calls, monitor, recordings): the calls in progress of
+ * the agents and queues they supervise, and a call's recordings, whose audio the page plays from
  * `/voice/recordings/<id>/audio`.
  */
 

@@ -3,7 +3,7 @@ import type { CallRecording, SupervisedCall } from './supervision-api.js';
 
 /**
  * A supervisor's words, and the call card's for a monitor leg and a recording, as pure functions (tested in
- * test/demo/supervision-labels.test.ts).
+ * the demo's unit tests).
  */
 
 /** How many calls the supervisor's list keeps, the ones that ended included (their recordings stay reachable). */

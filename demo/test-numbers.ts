@@ -1,4 +1,4 @@
-/** The simulator's recipient test numbers (DESIGN.md), offered in the number field. */
+/** The simulator's recipient test numbers, offered in the number field. */
 export const TEST_NUMBERS: ReadonlyArray<{ number: string; behaviour: string }> = [
   { number: '+12025550100', behaviour: 'answers at once (tone, then echo)' },
   { number: '+12025550101', behaviour: 'rings 3 s, then answers' },

@@ -3,8 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from '@playwright/test';
-import { chromiumArgs, chromiumLaunchOptions } from '../simulator/chromium-flags.js';
-import { firefoxLaunchOptions } from '../simulator/firefox-prefs.js';
+import { chromiumArgs, chromiumLaunchOptions } from '../simulator/browsers/chromium-flags.js';
+import { firefoxLaunchOptions } from '../simulator/browsers/firefox-prefs.js';
 
 /**
  * How every e2e browser starts: Debian's Chromium with the simulator package's flags, and Debian's Firefox ESR
@@ -18,10 +18,10 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** The Firefox binary: `FIREFOX_PATH`, else Debian's ESR. */
 export const FIREFOX_PATH = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 
-/** Chromium's launch options: simulator/chromium-flags.ts's flags on {@link CHROMIUM_PATH}. */
+/** Chromium's launch options: the simulator's Chromium flags on {@link CHROMIUM_PATH}. */
 export const CHROMIUM_LAUNCH = chromiumLaunchOptions({ executablePath: CHROMIUM_PATH });
 
-/** Firefox's launch options: simulator/firefox-prefs.ts's preferences on the `moz-firefox` channel at {@link FIREFOX_PATH}. */
+/** Firefox's launch options: the simulator's Firefox preferences on the `moz-firefox` channel at {@link FIREFOX_PATH}. */
 export const FIREFOX_LAUNCH = firefoxLaunchOptions({ executablePath: FIREFOX_PATH });
 
 /** A Chromium started as a user's runs, and how to stop it. */

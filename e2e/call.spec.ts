@@ -21,13 +21,11 @@ test('a browser call to +12025550100 connects with audio both ways and ends clea
   await expect.poll(async () => (await pageAudioStats(page)).received).toBeGreaterThan(25);
   const before = await simulator.call(callId);
   const pageBefore = await pageAudioStats(page);
-  await page.waitForTimeout(1000);
+  // Still flowing each way, not only at the start; at what rate is the bench's.
+  await expect.poll(async () => ((await simulator.call(callId)).media?.packetsFromBrowser ?? 0) - (before.media?.packetsFromBrowser ?? 0)).toBeGreaterThan(20);
+  await expect.poll(async () => (await pageAudioStats(page)).received - pageBefore.received).toBeGreaterThan(20);
   const after = await simulator.call(callId);
-  const pageAfter = await pageAudioStats(page);
-  // Still flowing, at roughly 50 packets a second each way (20 ms PCMU frames); wide bounds, not a timing test.
-  expect((after.media?.packetsFromBrowser ?? 0) - (before.media?.packetsFromBrowser ?? 0)).toBeGreaterThan(20);
-  expect(pageAfter.received - pageBefore.received).toBeGreaterThan(20);
-  expect(pageAfter.connectionState).toBe('connected');
+  expect((await pageAudioStats(page)).connectionState).toBe('connected');
   expect(after.facts.mediaConnectedAt).not.toBeNull();
 
   await hangUp(page);

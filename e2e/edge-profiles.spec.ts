@@ -1,4 +1,4 @@
-import type { SimulatorEdgeInput } from '../simulator/control-client.js';
+import type { SimulatorEdgeInput } from '../simulator/http/control-client.js';
 import { callConnected, expect, logInAndConnect, test, type Simulator } from './fixtures.js';
 
 /**

@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test as base, type Page } from '@playwright/test';
 import { startApp, type RunningApp } from '../scripts/start-app.js';
-import { createSimulatorControl, type SimulatorControl, type SimulatorEdgeInput, type SimulatorEdgeProfile } from '../simulator/control-client.js';
+import { createSimulatorControl, type SimulatorControl, type SimulatorEdgeInput, type SimulatorEdgeProfile } from '../simulator/http/control-client.js';
 import { startEdge, type SipEdge } from './sip-edge.js';
 
 /**
@@ -71,7 +71,8 @@ export const test = base.extend<TestFixtures, { app: RunningApp; sipEdge: SipEdg
         await edge.stop();
       }
     },
-    { scope: 'worker', auto: true },
+    // Past the app's own start-up limit, so that limit is the error a slow start reports.
+    { scope: 'worker', auto: true, timeout: 120_000 },
   ],
   baseURL: async ({ app }, use) => use(app.demo),
   simulator: async ({ app }, use) => {

@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from '@playwright/test';
 import { createClient } from 'redis';
 import { startApp, type RunningApp } from '../scripts/start-app.js';
 import { startRedis, type RunningRedis } from '../scripts/start-redis.js';
-import { createSimulatorControl, type InboundCallRecord, type SimulatorControl } from '../simulator/control-client.js';
+import { createSimulatorControl, type InboundCallRecord, type SimulatorControl } from '../simulator/http/control-client.js';
 import { expect, hangUp, logInAndConnect, test } from './fixtures.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from '@playwright/test';
 import { startApp } from '../scripts/start-app.js';
-import { createSimulatorControl, type InboundCallRecord } from '../simulator/control-client.js';
+import { createSimulatorControl, type InboundCallRecord } from '../simulator/http/control-client.js';
 import { axeViolations, expect, hangUp, logInAndConnect, pageAudioStats, recordPeerConnections, screenshot, SIM_API_KEY, test, type Simulator } from './fixtures.js';
 import { startEdge } from './sip-edge.js';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from '@playwright/test';
 import { startApp, type RunningApp } from '../scripts/start-app.js';
 import { startRedis, type RunningRedis } from '../scripts/start-redis.js';
-import { createSimulatorControl } from '../simulator/control-client.js';
+import { createSimulatorControl } from '../simulator/http/control-client.js';
 import { expect, logInAndConnect, test } from './fixtures.js';
 
 /**

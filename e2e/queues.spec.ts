@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from '@playwright/test';
 import { SIGNATURE_HEADER, serializeEvent, signBody } from '../contract/queue-webhook.js';
-import type { InboundCallRecord } from '../simulator/control-client.js';
+import type { InboundCallRecord } from '../simulator/http/control-client.js';
 import { axeViolations, expect, SIM_API_KEY, hangUp, logInAndConnect, pageAudioStats, recordPeerConnections, reloadConfirmed, screenshot, test, type Simulator } from './fixtures.js';
 
 /**

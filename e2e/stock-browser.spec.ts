@@ -1,7 +1,7 @@
 import { test as base, type Page } from '@playwright/test';
 import { startApp, type RunningApp } from '../scripts/start-app.js';
 import { inTestNetwork, TEST_NETWORK } from '../scripts/test-network.js';
-import { createSimulatorControl, type SimulatorControl } from '../simulator/control-client.js';
+import { createSimulatorControl, type SimulatorControl } from '../simulator/http/control-client.js';
 import { expect, hangUp, logInAndConnect, pageAudioStats, recordPeerConnections } from './fixtures.js';
 
 /**

@@ -16,7 +16,7 @@
  * @module voice-browser/advice
  */
 
-import type { VoiceErrorCode } from './errors.js';
+import type { VoiceErrorCode } from './core/errors.js';
 
 /** Advice for every code the helper itself gives. */
 export const VOICE_ERROR_ADVICE: Readonly<Record<VoiceErrorCode, string>> = {

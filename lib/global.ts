@@ -1,6 +1,6 @@
-import { listAudioDevices } from './audio-devices.js';
-import { createFetchBackend } from './backend.js';
-import { isVoiceBrowserError, VoiceBrowserError } from './errors.js';
+import { listAudioDevices } from './platform/web/audio-devices.js';
+import { createFetchBackend } from './platform/web/backend.js';
+import { isVoiceBrowserError, VoiceBrowserError } from './core/errors.js';
 import { createVoiceBrowser } from './voice-browser.js';
 
 /**

@@ -1,17 +1,19 @@
-import type { CallControl } from './call-control.js';
-import { systemClock, type Clock } from './clock.js';
-import { createConnectionControl } from './connection-control.js';
-import { toVoiceError, VoiceBrowserError } from './errors.js';
-import { setMuted } from './in-call-controls.js';
-import { createRuntime } from './runtime.js';
-import type { SessionSetup } from './session-setup.js';
-import { createSharedTabs } from './shared-tabs.js';
-import type * as linkParts from './sip-chunk.js';
-import type { SipLink, SipLinkOptions } from './sip-link.js';
-import { canConnect, canRenew } from './status-rules.js';
-import { browserTabs, type Phone, type TabEnvironment } from './tab-environment.js';
-import type { PreflightReport, VoiceBrowser, VoiceBrowserOptions } from './helper-types.js';
-import type { VoiceBrowserStatus } from './types.js';
+import type { CallControl } from './api/calls/call-control.js';
+import type { Clock } from './core/clock.js';
+import { systemClock } from './platform/web/system-clock.js';
+import { createConnectionControl } from './api/session/connection-control.js';
+import { toVoiceError, VoiceBrowserError } from './core/errors.js';
+import { setMuted } from './api/calls/in-call-controls.js';
+import { createRuntime } from './runtime/runtime.js';
+import type { SessionSetup } from './api/session/session-setup.js';
+import { createSharedTabs } from './api/tabs/shared-tabs.js';
+import type * as linkParts from './connect-parts.js';
+import type { SipLink, SipLinkOptions } from './runtime/sip-link.js';
+import { canConnect, canRenew } from './core/status-rules.js';
+import { browserTabs } from './platform/web/tab-environment.js';
+import type { Phone, TabEnvironment } from './runtime/tab-ports.js';
+import type { PreflightReport, VoiceBrowser, VoiceBrowserOptions } from './core/helper-types.js';
+import type { VoiceBrowserStatus } from './core/types.js';
 
 
 /**
@@ -86,7 +88,7 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
 }
 
 /** The SIP chunk: SIP.js, and the parts that act with it, in one download on first use (connect()). */
-const sipOf = (internals: HelperInternals) => (): Promise<SipParts> => (internals.sipParts ? Promise.resolve(internals.sipParts) : import('./sip-adapter.js'));
+const sipOf = (internals: HelperInternals) => (): Promise<SipParts> => (internals.sipParts ? Promise.resolve(internals.sipParts) : import('./connect.js').then((chunk) => chunk.parts));
 
 /** The page where one is (its `beforeunload`), for `closeProtection`. */
 const pageOf = (): EventTarget | undefined => (typeof globalThis.addEventListener === 'function' ? globalThis : undefined);

@@ -2,11 +2,12 @@ import { readFile } from 'node:fs/promises';
 import type { Plugin } from 'esbuild';
 
 /**
- * Where the SIP chunk goes in each build. The helper loads it with `import('./sip-adapter.js')` (connect(),
- * startCall(), preflight()): SIP.js, the link, and the operations that only act with one.
+ * Where the SIP chunk goes in each build. The helper loads its one entry with `import('./connect.js')` (connect(),
+ * startCall(), preflight()): SIP.js, the link, and the operations that only act with one. Built, the chunk keeps
+ * its published name, `sip-adapter.js`.
  */
 
-const DYNAMIC_IMPORT = "import('./sip-adapter.js')";
+const DYNAMIC_IMPORT = "import('./connect.js')";
 
 /**
  * ES module builds: the SIP chunk is left a file of its own beside the entry (`./sip-adapter.js`, built alone by
@@ -18,7 +19,7 @@ const DYNAMIC_IMPORT = "import('./sip-adapter.js')";
 export const sipChunkApart: Plugin = {
   name: 'sip-chunk-apart',
   setup(build) {
-    build.onResolve({ filter: /^\.\/sip-adapter\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './sip-adapter.js', external: true } : undefined));
+    build.onResolve({ filter: /^\.\/connect\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './sip-adapter.js', external: true } : undefined));
   },
 };
 
@@ -37,7 +38,7 @@ export const sipChunkInline: Plugin = {
       const source = await readFile(args.path, 'utf8');
       if (!source.includes(DYNAMIC_IMPORT)) return undefined;
       inlined++;
-      return { contents: `import * as sipChunk from './sip-adapter.js';\n${source.replaceAll(DYNAMIC_IMPORT, 'Promise.resolve(sipChunk)')}`, loader: 'ts' };
+      return { contents: `import * as sipChunk from './connect.js';\n${source.replaceAll(DYNAMIC_IMPORT, 'Promise.resolve(sipChunk)')}`, loader: 'ts' };
     });
     // A renamed or reworded import would silently leave the chunk lazy again: say so instead.
     build.onEnd((result) => {

@@ -1,5 +1,5 @@
 import { expect, type Browser, type Page } from '@playwright/test';
-import type { SimulatorControl } from '../simulator/control-client.js';
+import type { SimulatorControl } from '../simulator/http/control-client.js';
 
 /**
  * The walk through the demo that the README's screenshots show, in one Chromium against an app started as

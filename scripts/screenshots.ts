@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { chromium } from '@playwright/test';
 import { CHROMIUM_LAUNCH } from '../e2e/browsers.js';
-import { createSimulatorControl } from '../simulator/control-client.js';
+import { createSimulatorControl } from '../simulator/http/control-client.js';
 import { buildChanged } from './build-changed.js';
 import { takeTour } from './screenshot-tour.js';
 import { startApp } from './start-app.js';

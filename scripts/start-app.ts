@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { CONFIG_VARIABLES } from '../server-proxy/config.js';
+import { CONFIG_VARIABLES } from '../demo/server/config.js';
 import { SIMULATOR_CONFIG_VARIABLES } from '../simulator/config.js';
 
 /**
- * Starts the app exactly as `npm start` runs it (server-proxy/main.ts, embedded simulator) on free loopback
+ * Starts the app exactly as `npm start` runs it (the demo's server with its embedded simulator) on free loopback
  * ports, for the e2e suite and the benchmark. `stop()` ends it by PID.
  */
 
@@ -38,7 +38,7 @@ export function appEnvironment(env: Record<string, string | undefined>): Record<
  * takes its own default for it.
  */
 export async function startApp(env: Record<string, string | undefined> = {}): Promise<RunningApp> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server-proxy/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'demo/server/main.ts'], {
     // A JSON line per request would bury what a test prints: only the notices, unless a test asks for more.
     // The suite's browsers pair on loopback by their switches: the calls' audio stays on 127.0.0.1 unless a test
     // asks for `npm start`'s own default (SIM_MEDIA_ADDRESSES=host).
@@ -50,7 +50,8 @@ export async function startApp(env: Record<string, string | undefined> = {}): Pr
   const urls = await new Promise<{ demo: string; sim: string }>((resolve, reject) => {
     let sim = '';
     let demo = '';
-    const timer = setTimeout(() => reject(new Error('the app did not start within 30 s')), 30_000);
+    // Started from source through tsx: on a busy machine the compile alone outlasts a quiet machine's start.
+    const timer = setTimeout(() => reject(new Error('the app did not start within 90 s')), 90_000);
     child.once('exit', (code) => reject(new Error(`the app exited early with code ${code}`)));
     createInterface({ input: child.stdout }).on('line', (line) => {
       if (process.env.E2E_VERBOSE) console.log(`[app] ${line}`);

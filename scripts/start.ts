@@ -1,11 +1,11 @@
 import { ConfigError } from '../contract/environment.js';
-import { parseConfig } from '../server-proxy/config.js';
+import { parseConfig } from '../demo/server/config.js';
 import { buildChanged } from './build-changed.js';
 import { firstPortProblem, type WantedPort } from './port-check.js';
 
 /**
  * `npm start`: checks the configuration and that its ports are free, builds what changed, then runs the demo
- * server (server-proxy/main.ts) in this same process, so Ctrl-C or one PID stops everything.
+ * server in this same process, so Ctrl-C or one PID stops everything.
  */
 
 /**
@@ -40,4 +40,4 @@ try {
   console.error(error instanceof ConfigError ? error.message : `start-up: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 }
-await import('../server-proxy/main.js');
+await import('../demo/server/main.js');

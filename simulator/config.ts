@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { ConfigError, parseEnvironment, port, requestCount } from '../contract/environment.js';
-import { API_KEY_FORMAT, type Quota } from './accounts.js';
-import { EDGE_PROFILES, type EdgeProfile } from './edge-profile.js';
-import { MEDIA_ADDRESS_MODES, type MediaAddressMode } from './media-address-mode.js';
-import { selectMediaAddresses, type Interfaces } from './media-addresses.js';
-import { QUEUE_ANSWER_TIMEOUT_MS } from './model.js';
-import { DEFAULT_QUOTA } from './rate-limit.js';
-import { DEFAULT_RECIPIENT_TIMINGS } from './recipients.js';
+import { API_KEY_FORMAT, type Quota } from './service/accounts.js';
+import { EDGE_PROFILES, type EdgeProfile } from './sip/edge/edge-profile.js';
+import { MEDIA_ADDRESS_MODES, type MediaAddressMode } from './media/media-address-mode.js';
+import { selectMediaAddresses, type Interfaces } from './media/media-addresses.js';
+import { QUEUE_ANSWER_TIMEOUT_MS } from './service/model.js';
+import { DEFAULT_QUOTA } from './http/rate-limit.js';
+import { DEFAULT_RECIPIENT_TIMINGS } from './service/recipients.js';
 
 /**
  * The simulator's start-up configuration from the environment (DESIGN.md, "Environment"), parsed once with zod,

@@ -1,5 +1,5 @@
 /**
- * What `npm start` (server-proxy/main.ts) needs to embed the simulator, imported dynamically and only when no
+ * What `npm start` (the demo's server) needs to embed the simulator, imported dynamically and only when no
  * VOICE_BASE_URL is set, so a deployment never loads werift or ws: its configuration from SIM_* and the
  * service itself. The package's public entry is index.ts.
  */

@@ -9,17 +9,17 @@
  * @module @voice-browser/simulator
  */
 
-import { API_KEY_FORMAT } from './accounts.js';
+import { API_KEY_FORMAT } from './service/accounts.js';
 import { DEFAULT_SIM_API_KEY } from './config.js';
-import type { SimulatorEdgeProfile } from './control-client.js';
-import { EDGE_PROFILES, isEdgeProfile } from './edge-profile.js';
-import type { MediaAddressMode } from './media-address-mode.js';
+import type { SimulatorEdgeProfile } from './http/control-client.js';
+import { EDGE_PROFILES, isEdgeProfile } from './sip/edge/edge-profile.js';
+import type { MediaAddressMode } from './media/media-address-mode.js';
 import { startSimulator as startService } from './server.js';
 
-export { createSimulatorControl, SimulatorControlError } from './control-client.js';
-export type { MediaAddressMode } from './media-address-mode.js';
-export type { SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile } from './control-client.js';
-export type { InboundCallRecord, RegistrationRecord, SimulatedCall, SimulatedCallRecord, SimulatedMedia, SimulatorControl, SimulatorFault } from './control-client.js';
+export { createSimulatorControl, SimulatorControlError } from './http/control-client.js';
+export type { MediaAddressMode } from './media/media-address-mode.js';
+export type { SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile } from './http/control-client.js';
+export type { InboundCallRecord, RegistrationRecord, SimulatedCall, SimulatedCallRecord, SimulatedMedia, SimulatorControl, SimulatorFault } from './http/control-client.js';
 
 /** The development key the simulator takes when none is given: `vsk_` and 32 letters or digits, as a real key. */
 export const DEFAULT_API_KEY: string = DEFAULT_SIM_API_KEY;

@@ -33,14 +33,14 @@ import {
   type PlaywrightWorkerOptions,
   type TestType,
 } from '@playwright/test';
-import type { SimulatorEdgeInput, SimulatorEdgeProfile } from './control-client.js';
+import type { SimulatorEdgeInput, SimulatorEdgeProfile } from './http/control-client.js';
 import { createSimulatorControl, startSimulator, type SimulatorControl, type SimulatorOptions } from './index.js';
 
-export { chromiumArgs, chromiumLaunchOptions, type ChromiumLaunchOptions } from './chromium-flags.js';
-export { firefoxLaunchOptions, firefoxUserPrefs, type FirefoxLaunchOptions } from './firefox-prefs.js';
-export { createSimulatorControl, SimulatorControlError } from './control-client.js';
-export type { SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile } from './control-client.js';
-export type { RegistrationRecord, SimulatedCall, SimulatedCallRecord, SimulatedMedia, SimulatorControl, SimulatorFault } from './control-client.js';
+export { chromiumArgs, chromiumLaunchOptions, type ChromiumLaunchOptions } from './browsers/chromium-flags.js';
+export { firefoxLaunchOptions, firefoxUserPrefs, type FirefoxLaunchOptions } from './browsers/firefox-prefs.js';
+export { createSimulatorControl, SimulatorControlError } from './http/control-client.js';
+export type { SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile } from './http/control-client.js';
+export type { RegistrationRecord, SimulatedCall, SimulatedCallRecord, SimulatedMedia, SimulatorControl, SimulatorFault } from './http/control-client.js';
 export { expect };
 
 /** The simulator a test gets: where it listens, its key, and its control API. */

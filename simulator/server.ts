@@ -3,18 +3,18 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import { finishApp } from '../contract/http-error.js';
-import { KeyRegistry, VOICE_SCOPES, type Quota } from './accounts.js';
-import { createControlApp } from './control.js';
-import { injectFaults } from './fault-injection.js';
-import { FaultPlan } from './faults.js';
-import { IdempotencyStore } from './idempotency.js';
-import type { EdgeProfile } from './edge-profile.js';
-import { EdgeState } from './edge-state.js';
-import type { MediaAddressMode } from './media-address-mode.js';
-import { DEFAULT_QUOTA, RateLimiter } from './rate-limit.js';
-import type { RecipientTimings } from './recipients.js';
-import { createRestApp } from './rest.js';
-import { VoiceService } from './voice-service.js';
+import { KeyRegistry, VOICE_SCOPES, type Quota } from './service/accounts.js';
+import { createControlApp } from './http/control.js';
+import { injectFaults } from './http/fault-injection.js';
+import { FaultPlan } from './service/faults.js';
+import { IdempotencyStore } from './http/idempotency.js';
+import type { EdgeProfile } from './sip/edge/edge-profile.js';
+import { EdgeState } from './sip/edge/edge-state.js';
+import type { MediaAddressMode } from './media/media-address-mode.js';
+import { DEFAULT_QUOTA, RateLimiter } from './http/rate-limit.js';
+import type { RecipientTimings } from './service/recipients.js';
+import { createRestApp } from './http/rest.js';
+import { VoiceService } from './service/voice-service.js';
 
 /**
  * Starts the simulated voice service: REST under `/api/v1/voice`, SIP over WebSocket at `/sip`, and the

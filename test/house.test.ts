@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { importsOf, sourceFiles } from './support/source-imports.js';
 
 /**
- * The house's one direction (README, "Architecture"; STYLE: layers point one way): no file of ours imports,
+ * The house's one direction (docs/architecture.md; STYLE: layers point one way): no file of ours imports,
  * through any chain of static imports, a file that imports it back. Type imports count: a type is coupling too.
  */
 
@@ -45,7 +45,7 @@ describe('the source tree', () => {
     expect(cyclesIn(new Map([['a', ['b', 'c']], ['b', ['c']], ['c', []]]))).toEqual([]);
   });
 
-  it('has no source file of lib, server-proxy, simulator or demo past 300 lines (issue 32: a file a reader takes in whole)', () => {
+  it('has no source file of lib, server-proxy, simulator or demo past 300 lines (a file a reader takes in whole)', () => {
     const files = ['lib', 'server-proxy', 'simulator', 'demo'].flatMap((folder) =>
       readdirSync(folder, { recursive: true, encoding: 'utf8' })
         .filter((name) => /\.tsx?$/.test(name) && !/(^|\/)(dist|node_modules)\//.test(name))

@@ -17,7 +17,7 @@ export interface CallCardProps {
   digitsSent: string;
   /** Names the queue an inbound caller came from. */
   queueName: QueueNamer;
-  /** The error of what was done here, when it belongs here (see `errorArea` in labels.ts). */
+  /** The error of what was done here, when it belongs here (see `errorArea`, the demo's labels). */
   error: ComponentChildren;
   onCall(from: string, to: string): void;
   onHangUp(): void;

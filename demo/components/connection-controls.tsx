@@ -7,7 +7,7 @@ export interface ConnectionControlsProps {
   status: VoiceBrowserStatus;
   /** recover() has not answered yet (connect() is refused meanwhile). */
   recovering: boolean;
-  /** The error of what was done here, when it belongs here (see `errorArea` in labels.ts). */
+  /** The error of what was done here, when it belongs here (see `errorArea`, the demo's labels). */
   error: ComponentChildren;
   onConnect(): void;
   onDisconnect(): void;

@@ -10,7 +10,7 @@ export interface OfferCardProps {
   offer: Offer;
   /** The offered caller's queue by name, once the helper read it; null before. */
   queueName: string | null;
-  /** The error of an Accept or Decline, when it belongs here (see `errorArea` in labels.ts). */
+  /** The error of an Accept or Decline, when it belongs here (see `errorArea`, the demo's labels). */
   error: ComponentChildren;
   onAccept(): void;
   onDecline(): void;

@@ -12,7 +12,7 @@ export interface QueuePanelProps {
   rows: readonly QueueRow[];
   /** Why the list of queues could not be read, or null. */
   listError: string | null;
-  /** The error of an Answer next, when it belongs here (see `errorArea` in labels.ts). */
+  /** The error of an Answer next, when it belongs here (see `errorArea`, the demo's labels). */
   error: ComponentChildren;
   onAnswerNext(queueId: string): void;
   onAvailability(availability: Availability): void;

@@ -1,6 +1,6 @@
 /**
  * Where a state diagram's boxes and arrows go, as a pure function of the states, their moves (the lists the
- * library exports) and the path taken; `components/state-diagram.tsx` draws the result as SVG.
+ * library exports) and the path taken; the `StateDiagram` component draws the result as SVG.
  */
 
 /** One state's box: its centre in drawing units. */

@@ -4,7 +4,7 @@ import type { ErrorView } from './voice-actions.js';
 
 /**
  * How long a call's error stays on the call card: the rule, as a pure function of the page's error view and each
- * status the helper reports (tested in test/demo/error-lifetime.test.ts).
+ * status the helper reports (tested directly in the demo's unit tests).
  *
  * @remarks
  * An error shown on the call card belongs to the call in progress when it was raised (a refused keypad press, a

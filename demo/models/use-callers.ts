@@ -3,9 +3,9 @@ import { readCallersOffer, sendCaller, type CallersOffer } from '../callers-api.
 import type { CallerNote } from '../queue-labels.js';
 
 /**
- * Callers on demand (README, "The demo"): whether the server can make a caller arrive (asked once, as the phone
- * page opens; never with a real service), and the last one sent. The caller then shows in its queue as any
- * caller, through the queue's own events.
+ * Callers on demand (the Send a test caller buttons): whether the server can make a caller arrive (asked
+ * once, as the phone page opens; never with a real service), and the last one sent. The caller then shows in
+ * its queue as any caller, through the queue's own events.
  */
 
 /** What {@link useCallers} gives the queue panel. */

@@ -15,13 +15,13 @@ import { useVoice, type VoiceModel } from './use-voice.js';
 export interface PhoneModel {
   devices: DevicesModel;
   voice: VoiceModel;
-  /** Seconds the current call has been connected, or null (see `use-call-timer.ts`). */
+  /** Seconds the current call has been connected, or null (see `useCallTimer`). */
   callSeconds: number | null;
-  /** The user's queues and who waits in them (see `use-queues.ts`). */
+  /** The user's queues and who waits in them (see `useQueues`). */
   queues: QueuesModel;
-  /** A supervisor's calls of their agents and their recordings (see `use-supervision.ts`). */
+  /** A supervisor's calls of their agents and their recordings (see `useSupervision`). */
   supervision: SupervisionModel;
-  /** Test callers sent on demand, with the embedded simulator (see `use-callers.ts`). */
+  /** Test callers sent on demand, with the embedded simulator (see `useCallers`). */
   callers: CallersModel;
 }
 

@@ -6,9 +6,9 @@ import { listQueues, type DemoQueue } from '../api.js';
 import type { QueueCaller, VoiceBrowser } from 'voice-browser';
 
 /**
- * The support desk's model (DESIGN.md, "Support desks"): the user's queues, read once from the proxy, and the
- * callers waiting in them as the current helper's `watchQueues()` reports them, with a clock that ticks every
- * second while anyone waits so their wait times count up.
+ * The support desk's model (spec 2.6: callers wait in queues, claimed first in, first out): the user's queues,
+ * read once from the proxy, and the callers waiting in them as the current helper's `watchQueues()` reports
+ * them, with a clock that ticks every second while anyone waits so their wait times count up.
  *
  * @remarks
  * The watch belongs to the helper: a rebuilt helper (new devices applied at Connect) is watched afresh and the

@@ -10,7 +10,7 @@ import { createFetchBackend, createVoiceBrowser, type TimingEvent, type VoiceBro
 
 /**
  * The demo's model: one helper per logged-in page, its status as state, and the actions the buttons call
- * (`voice-actions.ts`).
+ * (`voiceActions`).
  *
  * @remarks
  * spec 4.9: a helper's `audioDevices` are fixed for its life. A device picked while connected applies at the

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 
-/** Wide enough for the diagrams' ring shape: below it they stand in one column (`diagram-layout.ts`). */
+/** Wide enough for the diagrams' ring shape: below it they stand in one column (`layoutDiagram`). */
 const WIDE = '(min-width: 45rem)';
 
 /** Whether the window is wide (see {@link WIDE}), following it as it resizes. */

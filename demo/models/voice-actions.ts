@@ -5,7 +5,7 @@ import { FROM_NUMBERS, TEST_NUMBERS } from '../test-numbers.js';
 
 /**
  * The actions the phone's buttons call, each run on the current helper; a failure is kept for the page
- * (the helper's status carries it too). Built afresh by `use-voice.ts` whenever its state changes.
+ * (the helper's status carries it too). Built afresh by `useVoice` whenever its state changes.
  */
 
 /** The buttons' actions of the voice model. */
@@ -71,7 +71,7 @@ export interface ErrorView {
   actionError: string | null;
   /** A helper error that a later action's success, or the end of its call (`followCall`), settled: no longer shown. */
   settled: StatusError | null;
-  /** The helper's current error as first seen, with its call (error-lifetime.ts). */
+  /** The helper's current error as first seen, with its call (`followCall`). */
   raised: RaisedError | null;
 }
 

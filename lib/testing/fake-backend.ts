@@ -1,5 +1,5 @@
-import { TERMINAL_CALL_STATES, type Availability, type BrowserCall, type BrowserSession, type CallInput, type SessionTransport } from '../types.js';
-import { type CallbackOptions, type QueueCall, type Recording, type VoiceBackend } from '../backend-types.js';
+import { TERMINAL_CALL_STATES, type Availability, type BrowserCall, type BrowserSession, type CallInput, type SessionTransport } from '../core/types.js';
+import { type CallbackOptions, type QueueCall, type Recording, type VoiceBackend } from '../core/backend-types.js';
 import { FaultScripts, httpError, networkError, type Gate } from './fake-faults.js';
 
 // The errors a test scripts, beside the fake that answers with them.

@@ -1,5 +1,5 @@
 import { setImmediate } from 'node:timers';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 
 /**
  * A {@link Clock} whose time moves only when a test says so.

@@ -1,4 +1,4 @@
-import { VoiceBrowserError } from '../errors.js';
+import { VoiceBrowserError } from '../core/errors.js';
 
 /**
  * The faults a test scripts on the fake backend (fake-backend.ts), kept per operation and used one per request

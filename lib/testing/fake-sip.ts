@@ -1,7 +1,7 @@
-import type { VoiceBrowserError } from '../errors.js';
-import { microphoneError } from '../media-controls.js';
-import type { IncomingInvite, LinkEvent, SipLink, SipLinkOptions } from '../sip-link.js';
-import type { CallQuality, CallWarning } from '../types.js';
+import type { VoiceBrowserError } from '../core/errors.js';
+import { microphoneError } from '../core/microphone-error.js';
+import type { IncomingInvite, LinkEvent, SipLink, SipLinkOptions } from '../runtime/sip-link.js';
+import type { CallQuality, CallWarning } from '../core/types.js';
 
 /**
  * A fake SIP peer behind the `openSipLink` seam of createVoiceBrowser: it registers at once (or fails when

@@ -1,4 +1,4 @@
-import type { TabChannel, TabEnvironment, TabMessage } from '../tab-environment.js';
+import type { TabChannel, TabEnvironment, TabMessage } from '../runtime/tab-ports.js';
 
 /**
  * One browser's tabs of one origin, in memory: the Web Locks queue and the BroadcastChannel that shared tabs

@@ -8,9 +8,9 @@
  * @module voice-browser/testing
  */
 
-import * as linkParts from '../sip-chunk.js';
-import type { VoiceBrowser } from '../helper-types.js';
-import type { VoiceBrowserOptions } from '../helper-types.js';
+import * as linkParts from '../connect-parts.js';
+import type { VoiceBrowser } from '../core/helper-types.js';
+import type { VoiceBrowserOptions } from '../core/helper-types.js';
 import { createVoiceBrowserWith } from '../voice-browser.js';
 import { FakeBackend } from './fake-backend.js';
 import { FakeClock } from './fake-clock.js';

@@ -17,7 +17,7 @@ import {
 import { canDisconnect, connectionButton, connectionLabel, isCleanupOnly } from '../../demo/connection-labels.js';
 import { errorArea, logEvent } from '../../demo/labels.js';
 import { preflightRows, preflightVerdictLabel } from '../../demo/preflight-labels.js';
-// The rules of the controls are the library's (lib/status-rules.ts): the demo takes them as they are.
+// The rules of the controls are the library's (lib/core/status-rules.ts): the demo takes them as they are.
 import { canCall, canConnect, canRenew, canRetryCall, canSendDtmf, type CallQuality, type PreflightReport, type TimingEvent, type VoiceBrowserStatus } from '../../lib/index.js';
 import { READY } from '../support/demo-status.js';
 

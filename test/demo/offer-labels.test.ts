@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { availabilityLabel, isOfferQueue, OFFER_QUEUE_NAMES, offerAlertLabel, offerKey, offerOptions, ringSeconds, type KeyPress } from '../../demo/offer-labels.js';
-import { DEMO_OFFER_QUEUE_NAME, DEMO_QUEUE_NAMES } from '../../server-proxy/demo-queues.js';
+import { DEMO_OFFER_QUEUE_NAME, DEMO_QUEUE_NAMES } from '../../demo/server/demo-queues.js';
 
 const offer = { callId: 'c_1', caller: '+14155550111', queueId: 'q_sales', since: Date.parse('2026-11-27T10:00:00Z') };
 const press = (key: string, more: Partial<KeyPress> = {}): KeyPress => ({ key, altKey: false, ctrlKey: false, metaKey: false, target: { tagName: 'BODY', isContentEditable: false }, ...more });

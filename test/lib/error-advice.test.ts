@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { errorAdvice } from '../../lib/error-advice.js';
-import { VOICE_ERROR_CODES } from '../../lib/errors.js';
+import { VOICE_ERROR_CODES } from '../../lib/core/errors.js';
 
-/** The codes the helper gives (lib/errors.ts), the advice the page shows for each, and the README that lists them. */
+/** The codes the helper gives, the advice the page shows for each, and the errors page that lists them. */
 
 describe('errorAdvice()', () => {
   it('tells what to do next for every code the helper gives, each in its own words', () => {
@@ -20,10 +20,11 @@ describe('errorAdvice()', () => {
   });
 });
 
-describe("README's error table", () => {
+describe("docs/errors.md's table of the helper's codes", () => {
   it('has a row for every code the helper gives', () => {
-    const readme = readFileSync('README.md', 'utf8');
-    const table = readme.slice(readme.indexOf('| code | when | what the page does |'));
+    const page = readFileSync('docs/errors.md', 'utf8');
+    expect(page).toContain('| code | when | what the page does |');
+    const table = page.slice(page.indexOf('| code | when | what the page does |'));
     const rows = table.slice(0, table.indexOf('\n\n')).split('\n');
     for (const code of VOICE_ERROR_CODES) expect(rows.some((row) => row.startsWith('|') && row.split('|')[1]?.includes(`\`${code}\``)), code).toBe(true);
   });

@@ -1,10 +1,10 @@
 // @vitest-environment happy-dom
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RECONCILE_READS } from '../../lib/reconcile.js';
-import { VoiceBrowserError } from '../../lib/errors.js';
-import { EXPECT_TRIES } from '../../lib/poller.js';
-import type { BrowserCall } from '../../lib/types.js';
+import { RECONCILE_READS } from '../../lib/runtime/reconcile.js';
+import { VoiceBrowserError } from '../../lib/core/errors.js';
+import { EXPECT_TRIES } from '../../lib/runtime/poller.js';
+import type { BrowserCall } from '../../lib/core/types.js';
 import { httpError, networkError, type Operation } from '../../lib/testing/fake-backend.js';
 import type { FakeInvite } from '../../lib/testing/fake-sip.js';
 import { CALL, setup, type World } from '../support/helper-world.js';

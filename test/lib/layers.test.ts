@@ -2,36 +2,112 @@ import { describe, expect, it } from 'vitest';
 import { importsOf, sourceFiles } from '../support/source-imports.js';
 
 /**
- * lib/'s layers (README, "Architecture"; STYLE: layers point one way): the face over the operations, the
- * operations over one runtime, the runtime over pure machines and the edges.
+ * lib/'s layers, drawn from its imports (STYLE: layers point one way): `core/` (shapes, rules, the pure machines)
+ * under `runtime/` (the loop, its store, its ports as types), under `api/` (what a page calls), under
+ * `platform/web/` (the only code that knows the browser, fetch and SIP.js), under the entry files at lib's top
+ * (the packages' entries, the helper's factory, the SIP chunk's entry, the testing kit).
  */
 
 const LIB = sourceFiles('lib');
 const importersOf = (target: string) => LIB.filter((file) => importsOf(file).some((edge) => edge.to === target || edge.to.startsWith(`${target}/`)));
 
-describe('lib/', () => {
-  it('has one owner of the status: only runtime.ts holds the status store', () => {
-    expect(importersOf('lib/status-store.ts')).toEqual(['lib/runtime.ts']);
+/** The layers, lowest first; a file of lib in none of these folders is an entry, on top. */
+const LAYERS = ['lib/core/', 'lib/runtime/', 'lib/api/', 'lib/platform/web/'];
+const layerOf = (file: string): number => {
+  const at = LAYERS.findIndex((folder) => file.startsWith(folder));
+  return at < 0 ? LAYERS.length : at;
+};
+
+/**
+ * At most this many files in the longest chain of static imports among lib's files: the depth the layers have
+ * today (the session's operations over the loop over its reads over the machines), a ceiling that only comes down.
+ */
+const MAX_LEVELS = 11;
+
+/** The static imports among `files` (type imports count: a type is coupling too). */
+const graphOf = (files: readonly string[]): Map<string, string[]> =>
+  new Map(files.map((file) => [file, importsOf(file).filter((edge) => !edge.dynamic && files.includes(edge.to)).map((edge) => edge.to)]));
+
+/** The longest chain of imports in an acyclic graph, as the files it runs through, the importer first. */
+function longestChain(edges: ReadonlyMap<string, readonly string[]>): string[] {
+  const memo = new Map<string, string[]>();
+  const from = (file: string): string[] => {
+    const known = memo.get(file);
+    if (known) return known;
+    const below = (edges.get(file) ?? []).map(from).reduce<string[]>((longest, chain) => (chain.length > longest.length ? chain : longest), []);
+    const chain = [file, ...below];
+    memo.set(file, chain);
+    return chain;
+  };
+  return [...edges.keys()].map(from).reduce<string[]>((longest, chain) => (chain.length > longest.length ? chain : longest), []);
+}
+
+/** Every import that points up: from a file to one of a higher layer, by `layer`. */
+const arrowsUp = (edges: ReadonlyMap<string, readonly string[]>, layer: (file: string) => number): string[] =>
+  [...edges].flatMap(([from, targets]) => targets.filter((to) => layer(to) > layer(from)).map((to) => `${from} -> ${to}`));
+
+describe('lib/ in layers', () => {
+  const graph = graphOf(LIB);
+
+  it('puts every source file in a layer folder, or at the top as an entry', () => {
+    const top = LIB.filter((file) => layerOf(file) === LAYERS.length);
+    expect(top).toEqual(['lib/connect-parts.ts', 'lib/connect.ts', 'lib/error-advice.ts', 'lib/global.ts', 'lib/index.ts', 'lib/testing/fake-backend.ts', 'lib/testing/fake-clock.ts', 'lib/testing/fake-faults.ts', 'lib/testing/fake-sip.ts', 'lib/testing/fake-tabs.ts', 'lib/testing/index.ts', 'lib/voice-browser.ts']);
   });
 
-  it('keeps its three machines pure: they import no other file of the helper but the shapes', () => {
-    for (const machine of ['lib/call-machine.ts', 'lib/connection-machine.ts', 'lib/media-machine.ts']) {
-      expect(importsOf(machine).map((edge) => edge.to)).toEqual(['lib/types.ts']);
+  it('has no import that points up a layer, dynamic ones included', () => {
+    const withDynamic = new Map(LIB.map((file) => [file, importsOf(file).filter((edge) => LIB.includes(edge.to)).map((edge) => edge.to)]));
+    expect(arrowsUp(withDynamic, layerOf)).toEqual([]);
+  });
+
+  it(`is at most ${MAX_LEVELS} files deep, counted along its static imports`, () => {
+    expect(longestChain(graph).length).toBeLessThanOrEqual(MAX_LEVELS);
+  });
+
+  it('is read by checks that find an arrow up and measure the longest chain', () => {
+    const rank = (file: string) => Number(file.slice(1));
+    expect(arrowsUp(new Map([['a0', ['b1']], ['b1', ['c0']]]), rank)).toEqual(['a0 -> b1']);
+    expect(arrowsUp(new Map([['a1', ['b0']], ['b0', []]]), rank)).toEqual([]);
+    expect(longestChain(new Map([['a', ['b', 'd']], ['b', ['c']], ['c', []], ['d', []]]))).toEqual(['a', 'b', 'c']);
+    expect(longestChain(new Map([['a', []]]))).toEqual(['a']);
+  });
+
+  it('keeps core pure: no import of a package, nor of another layer', () => {
+    const core = LIB.filter((file) => layerOf(file) === 0);
+    expect(core.length).toBeGreaterThan(10);
+    expect(core.flatMap(importsOf).filter((edge) => !edge.to.startsWith('lib/core/'))).toEqual([]);
+  });
+
+  it('has one owner of the status: only the runtime holds the status store', () => {
+    expect(importersOf('lib/runtime/status-store.ts')).toEqual(['lib/runtime/runtime.ts']);
+  });
+
+  it('keeps its machines pure: they import no other file of the helper but the shapes', () => {
+    for (const machine of ['call-machine', 'connection-machine', 'media-machine', 'link-machine', 'offer-ring']) {
+      expect(importsOf(`lib/core/machines/${machine}.ts`).map((edge) => edge.to)).toEqual(['lib/core/types.ts']);
     }
     // The call machine's half of the attempts, which comes with the SIP chunk, takes the rest of it and the shapes.
-    expect(importsOf('lib/call-attempts.ts').map((edge) => edge.to).sort()).toEqual(['lib/call-machine.ts', 'lib/types.ts']);
+    expect(importsOf('lib/core/machines/call-attempts.ts').map((edge) => edge.to).sort()).toEqual(['lib/core/machines/call-machine.ts', 'lib/core/types.ts']);
   });
 
-  it('loads SIP.js only in its SIP layer, and that layer only on connect() (a dynamic import)', () => {
-    expect(importersOf('sip.js')).toEqual(['lib/sip-adapter.ts', 'lib/sip-call.ts', 'lib/sip-digest.ts', 'lib/sip-flow.ts', 'lib/sip-offer-answer.ts', 'lib/sip-registration.ts', 'lib/sip-reliable-ringing.ts', 'lib/sip-session.ts']);
-    const toAdapter = LIB.flatMap(importsOf).filter((edge) => edge.to === 'lib/sip-adapter.ts');
-    expect(toAdapter.filter((edge) => edge.from !== 'lib/sip-adapter.ts' && !edge.dynamic && edge.from !== 'lib/sip-session.ts')).toEqual([]);
-    expect(toAdapter.some((edge) => edge.from === 'lib/voice-browser.ts' && edge.dynamic)).toBe(true);
+  it('loads SIP.js only in its SIP layer, and that layer only on connect() (a dynamic import of one entry)', () => {
+    const sip = (name: string) => `lib/platform/web/sip/${name}.ts`;
+    expect(importersOf('sip.js')).toEqual(['sip-adapter', 'sip-call', 'sip-digest', 'sip-flow', 'sip-offer-answer', 'sip-registration', 'sip-reliable-ringing', 'sip-session'].map(sip));
+    // Only the chunk's entry reaches the link over SIP.js; the entry is loaded by nothing but the factory's import().
+    expect(LIB.flatMap(importsOf).filter((edge) => edge.to === sip('sip-adapter')).map((edge) => edge.from)).toEqual(['lib/connect.ts']);
+    const toEntry = LIB.flatMap(importsOf).filter((edge) => edge.to === 'lib/connect.ts');
+    expect(toEntry.map((edge) => [edge.from, edge.dynamic])).toEqual([['lib/voice-browser.ts', true]]);
+  });
+
+  it('says what it exports by name: no `export *` anywhere in it', async () => {
+    const { readFileSync } = await import('node:fs');
+    expect(LIB.filter((file) => /^export \*/m.test(readFileSync(file, 'utf8')))).toEqual([]);
   });
 
   it('lets the operations meet only in the runtime: neither control file imports the other', () => {
-    expect(importsOf('lib/call-control.ts').map((edge) => edge.to)).not.toContain('lib/connection-control.ts');
-    expect(importsOf('lib/connection-control.ts').map((edge) => edge.to)).not.toContain('lib/call-control.ts');
-    for (const operations of ['lib/call-control.ts', 'lib/connection-control.ts']) expect(importsOf(operations).map((edge) => edge.to)).toContain('lib/runtime.ts');
+    const calls = 'lib/api/calls/call-control.ts';
+    const connection = 'lib/api/session/connection-control.ts';
+    expect(importsOf(calls).map((edge) => edge.to)).not.toContain(connection);
+    expect(importsOf(connection).map((edge) => edge.to)).not.toContain(calls);
+    for (const operations of [calls, connection]) expect(importsOf(operations).map((edge) => edge.to)).toContain('lib/runtime/runtime.ts');
   });
 });

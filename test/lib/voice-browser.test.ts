@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
-import { VoiceBrowserError } from '../../lib/errors.js';
+import { VoiceBrowserError } from '../../lib/core/errors.js';
 import { httpError, networkError } from '../../lib/testing/fake-backend.js';
 import { FakeInvite } from '../../lib/testing/fake-sip.js';
 import { CALL, START, connected, inCall, setup } from '../support/helper-world.js';

@@ -38,8 +38,8 @@ describe('the @voice-browser/server package', () => {
     expect(shipped).toContain('package/dist/server-proxy/index.js');
     expect(shipped).toContain('package/dist/server-proxy/index.d.ts');
     expect(shipped).toContain('package/browser.js');
-    expect(shipped.filter((file) => !/^package\/(dist\/(server-proxy|contract)\/[a-z-]+\.(js|d\.ts)|browser\.js|package\.json|README\.md|LICENSE)$/.test(file))).toEqual([]);
-    expect(shipped.filter((file) => /\/(main|app|demo-auth|config|service-check)\.(js|d\.ts)$/.test(file))).toEqual([]);
+    expect(shipped.filter((file) => !/^package\/(dist\/(server-proxy|contract)(\/[a-z-]+)+\.(js|d\.ts)|browser\.js|package\.json|README\.md|LICENSE)$/.test(file))).toEqual([]);
+    expect(shipped.filter((file) => /\/(main|app|demo-[a-z-]+|config|service-check|security-headers)\.(js|d\.ts)$/.test(file))).toEqual([]);
   });
 
   it('installs without anything of the page or the simulator', () => {

@@ -13,18 +13,25 @@ import { importsOf, sourceFiles, staticClosure } from '../support/source-imports
  */
 
 const PROXY = sourceFiles('server-proxy');
+/** The demo's own server, which `npm start` runs around the proxy; the package never ships it. */
+const DEMO_SERVER = sourceFiles('demo/server');
 
 describe('server-proxy/', () => {
-  it('reaches simulator/ only through the one dynamic import of npm start (server-proxy/main.ts)', () => {
-    const intoSimulator = PROXY.flatMap(importsOf).filter((edge) => edge.to.startsWith('simulator/'));
-    expect(intoSimulator).toEqual([{ from: 'server-proxy/main.ts', to: 'simulator/embedded.ts', dynamic: true }]);
+  it('imports nothing of simulator/ nor of the demo, statically or not', () => {
+    expect(PROXY.length).toBeGreaterThan(40);
+    expect(PROXY.flatMap(importsOf).filter((edge) => /^(simulator|demo)\//.test(edge.to))).toEqual([]);
+  });
+
+  it('lets the demo server reach simulator/ only through the one dynamic import of npm start', () => {
+    const intoSimulator = DEMO_SERVER.flatMap(importsOf).filter((edge) => edge.to.startsWith('simulator/'));
+    expect(intoSimulator).toEqual([{ from: 'demo/server/main.ts', to: 'simulator/embedded.ts', dynamic: true }]);
   });
 
   it('loads no file of simulator/, nor werift or ws, from any of its files, npm start included', () => {
-    const loaded = [...staticClosure(PROXY)];
+    const loaded = [...staticClosure([...PROXY, ...DEMO_SERVER])];
     expect(loaded.filter((file) => file.startsWith('simulator/') || /^(werift|ws)(\/|$)/.test(file))).toEqual([]);
-    // What it does load of ours: itself and the contract, nothing else.
-    expect(loaded.filter((file) => file.endsWith('.ts') && !/^(server-proxy|contract)\//.test(file))).toEqual([]);
+    // What it does load of ours: itself, the demo's server and the contract, nothing else.
+    expect(loaded.filter((file) => file.endsWith('.ts') && !/^(server-proxy|demo\/server|contract)\//.test(file))).toEqual([]);
   });
 });
 
@@ -47,7 +54,7 @@ describe('a deployment (npm start with VOICE_BASE_URL)', () => {
   it('runs without loading werift, ws or any file of simulator/', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'deployment-modules-'));
     const log = join(folder, 'modules.txt');
-    // A stand-in service on loopback: start-up reads it once (service-check.ts) before it listens.
+    // A stand-in service on loopback: start-up reads it once  before it listens.
     const service = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{"session":null,"call":null}'));
     await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
     try {
@@ -62,7 +69,7 @@ describe('a deployment (npm start with VOICE_BASE_URL)', () => {
       await app.stop();
       const modules = readFileSync(log, 'utf8').split('\n');
       // The log saw the proxy and its packages, so an empty match below is not an empty log.
-      expect(modules.some((module) => module.endsWith('/server-proxy/proxy.ts'))).toBe(true);
+      expect(modules.some((module) => module.endsWith('/server-proxy/setup/proxy.ts'))).toBe(true);
       expect(modules.some((module) => module.includes('/node_modules/undici/'))).toBe(true);
       expect(modules.filter((module) => /\/node_modules\/(werift|ws)\/|\/simulator\//.test(module))).toEqual([]);
     } finally {

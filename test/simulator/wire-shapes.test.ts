@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { BrowserCall as PageCall, SessionTransport as PageTransport } from '../../lib/types.js';
-import { BROWSER_CALL_STATES, TERMINAL_CALL_STATES } from '../../lib/types.js';
-import { TERMINAL_STATES, type BrowserCall, type SessionTransport } from '../../simulator/model.js';
+import type { BrowserCall as PageCall, SessionTransport as PageTransport } from '../../lib/core/types.js';
+import { BROWSER_CALL_STATES, TERMINAL_CALL_STATES } from '../../lib/core/types.js';
+import { TERMINAL_STATES, type BrowserCall, type SessionTransport } from '../../simulator/service/model.js';
 import type { z } from 'zod';
-import type { InboundCallRecord, SimulatedCall, SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile, SimulatorFault } from '../../simulator/control-client.js';
-import { EDGE_PROFILES, type EdgeProfile } from '../../simulator/edge-profile.js';
-import type { EdgeView, edgeInput } from '../../simulator/edge-state.js';
+import type { InboundCallRecord, SimulatedCall, SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile, SimulatorFault } from '../../simulator/http/control-client.js';
+import { EDGE_PROFILES, type EdgeProfile } from '../../simulator/sip/edge/edge-profile.js';
+import type { EdgeView, edgeInput } from '../../simulator/sip/edge/edge-state.js';
 import type { QueueCallRecord } from '../../contract/queue-call.js';
-import type { faultInput } from '../../simulator/faults.js';
-import type { VoiceService } from '../../simulator/voice-service.js';
-import { callRecord } from '../server-proxy/calls-overlay.js';
+import type { faultInput } from '../../simulator/service/faults.js';
+import type { VoiceService } from '../../simulator/service/voice-service.js';
+import { callRecord } from '../server-proxy/support/calls-overlay.js';
 
 /**
  * The simulator writes what the page library reads: its exact wire shapes are assignable to the library's

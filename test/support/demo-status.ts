@@ -1,5 +1,5 @@
 import type { VoiceBrowserStatus } from '../../lib/index.js';
-import { INITIAL_STATUS } from '../../lib/status-snapshot.js';
+import { INITIAL_STATUS } from '../../lib/core/status-snapshot.js';
 
 /** The helper's first status, as the demo's tests start from: disconnected, no session, a tab alone. */
 export const DISCONNECTED: VoiceBrowserStatus = INITIAL_STATUS;

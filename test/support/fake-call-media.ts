@@ -1,5 +1,6 @@
-import type { Call, CallState } from '../../lib/sip-session.js';
-import type { DtmfMethod, MediaControls } from '../../lib/media-controls.js';
+import type { Call, CallState } from '../../lib/platform/web/sip/sip-session.js';
+import type { MediaControls } from '../../lib/platform/web/media/media-controls.js';
+import type { DtmfMethod } from '../../lib/runtime/sip-link.js';
 import type { FakeClock } from '../../lib/testing/fake-clock.js';
 import { firefoxReport } from './firefox-stats.js';
 

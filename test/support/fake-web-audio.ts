@@ -1,4 +1,4 @@
-import type { MeterAnalyser, MeterAudioContext } from '../../lib/microphone-meter.js';
+import type { MeterAnalyser, MeterAudioContext } from '../../lib/platform/web/media/microphone-meter.js';
 import type { FakeClock } from '../../lib/testing/fake-clock.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { TimingEvent, VoiceBrowserStatus } from '../../lib/types.js';
+import type { TimingEvent, VoiceBrowserStatus } from '../../lib/core/types.js';
 import type { FakeBackend } from '../../lib/testing/fake-backend.js';
 import { createTestVoiceBrowser } from '../../lib/testing/index.js';
 

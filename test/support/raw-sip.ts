@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, vi } from 'vitest';
-import { systemClock } from '../../lib/clock.js';
-import { openSipLink } from '../../lib/sip-adapter.js';
-import type { LinkEvent, SipLink } from '../../lib/sip-link.js';
-import type { SessionTransport } from '../../lib/types.js';
+import { systemClock } from '../../lib/platform/web/system-clock.js';
+import { openSipLink } from '../../lib/platform/web/sip/sip-adapter.js';
+import type { LinkEvent, SipLink } from '../../lib/runtime/sip-link.js';
+import type { SessionTransport } from '../../lib/core/types.js';
 import { FakeSipSockets, type FakeSipSocket } from './fake-sip-socket.js';
 import { fakeWebRtc, type FakeWebRtc } from './fake-webrtc.js';
 

@@ -1,4 +1,4 @@
-import { isVoiceBrowserError, type VoiceBrowserError } from '../../lib/errors.js';
+import { isVoiceBrowserError, type VoiceBrowserError } from '../../lib/core/errors.js';
 
 /** The VoiceBrowserError `promise` rejects with (fails when it resolves or rejects with something else). */
 export async function rejection(promise: Promise<unknown>): Promise<VoiceBrowserError> {

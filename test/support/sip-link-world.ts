@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, expect, vi } from 'vitest';
-import { systemClock } from '../../lib/clock.js';
-import * as sipAdapter from '../../lib/sip-adapter.js';
+import { systemClock } from '../../lib/platform/web/system-clock.js';
+import { parts as sipAdapter } from '../../lib/connect.js';
 import { FakeBackend } from '../../lib/testing/fake-backend.js';
-import type { VoiceBrowser } from '../../lib/helper-types.js';
-import type { Connection } from '../../lib/types.js';
+import type { VoiceBrowser } from '../../lib/core/helper-types.js';
+import type { Connection } from '../../lib/core/types.js';
 import { createVoiceBrowserWith } from '../../lib/voice-browser.js';
 import { FakeSipSockets } from './fake-sip-socket.js';
 

@@ -5,7 +5,7 @@ import ts from 'typescript';
 /**
  * The import graph of our sources (lib/, contract/, server-proxy/, simulator/, scripts/), read with
  * TypeScript's own parser, so the tests can hold the house's one direction: who may import whom, and no
- * cycle (README, "Architecture").
+ * cycle (docs/architecture.md).
  *
  * @remarks
  * Every import counts, `import type` included: a type is coupling too. A dynamic `import()` is told apart,
@@ -15,7 +15,7 @@ import ts from 'typescript';
 const ROOT = resolve(import.meta.dirname, '../..');
 
 export interface SourceImport {
-  /** The importing file, relative to the repository: `server-proxy/main.ts`. */
+  /** The importing file, relative to the repository: `demo/server/main.ts`. */
   from: string;
   /** Our file it names (`simulator/index.ts`), or the package (`werift`, `node:http`). */
   to: string;

@@ -1,5 +1,5 @@
 import type { NetworkInterfaceInfo } from 'node:os';
-import type { Interfaces } from '../../../simulator/media-addresses.js';
+import type { Interfaces } from '../../../simulator/media/media-addresses.js';
 
 /**
  * A machine's `os.networkInterfaces()` from its addresses by interface: `lo`'s are internal, as Linux reports

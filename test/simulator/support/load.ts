@@ -1,7 +1,7 @@
 import type { Invitation } from 'sip.js';
-import type { CallFacts } from '../../../simulator/call-facts.js';
-import type { MediaCounts } from '../../../simulator/media.js';
-import type { BrowserCall, BrowserSession, SessionTransport } from '../../../simulator/model.js';
+import type { CallFacts } from '../../../simulator/calls/call-facts.js';
+import type { MediaCounts } from '../../../simulator/media/media.js';
+import type { BrowserCall, BrowserSession, SessionTransport } from '../../../simulator/service/model.js';
 import { sleep, waitFor, type SimulatorApi } from './sim-api.js';
 import type { SipClient } from './sip-client.js';
 import { WeriftSessionDescriptionHandler } from './werift-sdh.js';

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { WebSocket } from 'ws';
-import type { SessionTransport } from '../../../simulator/model.js';
+import type { SessionTransport } from '../../../simulator/service/model.js';
 
 /**
  * A page's SIP written by hand over a raw WebSocket (RFC 7118), for what SIP.js in Node cannot say: a REGISTER

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { CallFacts } from '../../../simulator/call-facts.js';
-import type { MediaCounts } from '../../../simulator/media.js';
-import type { BrowserCall, BrowserSession, SessionTransport } from '../../../simulator/model.js';
+import type { CallFacts } from '../../../simulator/calls/call-facts.js';
+import type { MediaCounts } from '../../../simulator/media/media.js';
+import type { BrowserCall, BrowserSession, SessionTransport } from '../../../simulator/service/model.js';
 import type { RunningSimulator } from '../../../simulator/server.js';
 
 /**

@@ -1,6 +1,6 @@
 import { WebSocket as NodeWebSocket } from 'ws';
 import { Core, Registerer, SIPExtension, UserAgent, type Invitation } from 'sip.js';
-import type { SessionTransport } from '../../../simulator/model.js';
+import type { SessionTransport } from '../../../simulator/service/model.js';
 import { fakeSdhFactory } from './fake-sdh.js';
 import { weriftSdhFactory } from './werift-sdh.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { SessionState, type Invitation } from 'sip.js';
-import type { BrowserCall, BrowserSession, SessionTransport } from '../../../simulator/model.js';
+import type { BrowserCall, BrowserSession, SessionTransport } from '../../../simulator/service/model.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../../simulator/server.js';
 import { SimulatorApi, SIM_TEST_KEY, waitFor } from './sim-api.js';
 import { lendWebSocket, SipClient, type SipClientOptions } from './sip-client.js';

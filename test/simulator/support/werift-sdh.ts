@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
 import type { BodyAndContentType, SessionDescriptionHandler, SessionDescriptionHandlerFactory, SessionDescriptionHandlerOptions } from 'sip.js';
 import { RTCPeerConnection, RtpHeader, RtpPacket, type RTCRtpTransceiver } from 'werift';
-import { encodeMulaw } from '../../../simulator/g711.js';
-import { disableStun, loopbackPeerConfig, PCMU_PAYLOAD_TYPE, TELEPHONE_EVENT_PAYLOAD_TYPE } from '../../../simulator/loopback-webrtc.js';
+import { encodeMulaw } from '../../../simulator/media/g711.js';
+import { disableStun, loopbackPeerConfig, PCMU_PAYLOAD_TYPE, TELEPHONE_EVENT_PAYLOAD_TYPE } from '../../../simulator/media/loopback-webrtc.js';
 
 /** 20 ms of a 400 Hz tone: exactly 8 periods, so repeating it stays phase-continuous. */
 const VOICED_FRAME = encodeMulaw(Array.from({ length: 160 }, (_, i) => 6000 * Math.sin((2 * Math.PI * 400 * i) / 8000)));
@@ -97,7 +97,7 @@ export class WeriftSessionDescriptionHandler implements SessionDescriptionHandle
   async setDescription(sdp: string): Promise<void> {
     if (this.pc.signalingState === 'have-local-offer') {
       await this.pc.setRemoteDescription({ type: 'answer', sdp });
-      // werift runs no new checks after an ICE restart while its DTLS is up (simulator/media.ts says more).
+      // werift runs no new checks after an ICE restart while its DTLS is up (the simulator's media peer says more).
       for (const transport of this.pc.iceTransports) if (transport.state === 'new') void transport.start().catch(() => undefined);
       return;
     }

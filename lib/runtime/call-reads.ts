@@ -1,0 +1,156 @@
+import { isTerminal, type CallEvent, type CallSlice } from '../core/machines/call-machine.js';
+import type { Clock } from '../core/clock.js';
+import { toVoiceError } from '../core/errors.js';
+import { createPoller, type Expectation, type Poller, type PollerOptions } from './poller.js';
+import type { BrowserCall } from '../core/types.js';
+import type { CallbackOptions, VoiceBackend } from '../core/backend-types.js';
+
+/**
+ * The reads of the call half: the one poller of a named call, or the reads that look for the call of a lost
+ * request (reconcile.ts: reconcile by reads, never by dialing again). What a read
+ * shows goes back to the call machine as an event; this file decides nothing about the call.
+ */
+
+/** What the reads need of the runtime: the call's state, and where to send what they read. */
+export interface CallReadsHost {
+  clock: Clock;
+  readonly callState: CallSlice;
+  dispatch(event: CallEvent): void;
+  /** The current call's routes: a browser call's ({@link browserCallRoutes}), or a queue's caller's. */
+  routes(): CallRoutes;
+}
+
+/**
+ * How a call is read, hung up, and looked for after its request lost its answer: a browser call's routes
+ * ({@link browserCallRoutes}), or a caller's claimed from a queue (queue-call.ts, which comes with answerNext()
+ * in the SIP chunk).
+ */
+export interface CallRoutes {
+  read(id: string, options: CallbackOptions): Promise<BrowserCall>;
+  hangup(id: string, options: CallbackOptions): Promise<BrowserCall>;
+  /** The call a lost request made, if a read finds it; null: none runs. */
+  find(options: CallbackOptions): Promise<BrowserCall | null>;
+}
+
+export interface CallReads {
+  /** Reads the call about once a second until a read shows it over. */
+  poll(callId: string): void;
+  /** Replaces the poller with one of `read` (the reconciling reads of a lost request: reconcile.ts). */
+  watch<T>(options: Omit<PollerOptions<T>, 'clock'>): void;
+  /** The call a lost request may have made, if its routes' read finds it; null: none runs. */
+  lostCall(signal: AbortSignal): Promise<BrowserCall | null>;
+  /** Shows a failed read (the error clears at the next good read). */
+  failed(error: unknown): void;
+  /** Reads now instead of at the next tick (see `Poller.pollNow`). */
+  pollNow(expect?: Expectation): void;
+  stop(): void;
+  /** Resolves true once a read shows the call over (or the reads are stopped for good), false after `ms`. */
+  waitForEnd(ms: number): Promise<boolean>;
+  /** The call machine ended the call, or the reads stop for good: every wait resolves. */
+  ended(): void;
+  /**
+   * After the session ended (disconnect()): reads until the service proves that no call of this page runs,
+   * for at most `ms`. spec 3.2: ending the session is not that proof. A known call is read until a read
+   * says it is over. A lost request's call is looked for in the user's current session: named there, it is
+   * read until it ends; absent, none runs, and none can start on a session that ended.
+   * @returns true once proven; false when a read failed or the call still runs (busy stays true).
+   */
+  proveEnded(ms: number): Promise<boolean>;
+}
+
+/**
+ * A browser call's routes: getCall and hangupCall, and, after a lost createCall, the current session's call,
+ * only when it is `sessionId()`'s and not `seen` before (an old call is never a lost request's).
+ */
+export function browserCallRoutes(backend: VoiceBackend, sessionId: () => string | undefined, seen: (callId: string) => boolean): CallRoutes {
+  return {
+    read: (id, options) => backend.getCall(id, options).then((r) => r.call),
+    hangup: (id, options) => backend.hangupCall(id, options).then((r) => r.call),
+    find: (options) => backend.getCurrentSession(options).then(({ call }) => (call && call.sessionId === sessionId() && !seen(call.id) ? call : null)),
+  };
+}
+
+/** Creates the call's reads; its closure holds the one poller and who waits for the call's end. */
+export function createCallReads(host: CallReadsHost): CallReads {
+  const { clock, dispatch } = host;
+  let poller: Poller | undefined;
+  const endWaiters = new Set<() => void>();
+  const failed = (error: unknown) => dispatch({ type: 'read_failed', error: toVoiceError(error, 'network_error', 'reading the call failed; retrying').toStatus() });
+  const unknownOutcome = () => host.callState.attempt?.phase === 'outcome_unknown';
+
+  const lostCall = (signal: AbortSignal): Promise<BrowserCall | null> => host.routes().find({ signal });
+
+  function poll(callId: string): void {
+    poller?.stop();
+    const routes = host.routes();
+    poller = createPoller({
+      clock,
+      read: (signal) => routes.read(callId, { signal }),
+      isTerminal,
+      onRead: (call) => {
+        dispatch({ type: 'read_ok' });
+        dispatch({ type: 'call_read', call });
+      },
+      onError: failed,
+    });
+  }
+
+  /** Reads the call now, starting its poller again if it had stopped (a recovered call, reads that gave up). */
+  function readNow(callId: string): void {
+    if (!poller || poller.stopped) poll(callId);
+    poller?.pollNow();
+  }
+
+  function waitForEnd(ms: number): Promise<boolean> {
+    if (!host.callState.busy) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = clock.setTimeout(() => {
+        endWaiters.delete(wake);
+        resolve(false);
+      }, ms);
+      const wake = () => {
+        clock.clearTimeout(timer);
+        resolve(true);
+      };
+      endWaiters.add(wake);
+    });
+  }
+
+  async function proveEnded(ms: number): Promise<boolean> {
+    if (!host.callState.busy) return true;
+    if (unknownOutcome()) {
+      const call = await lostCall(new AbortController().signal).catch(() => undefined);
+      if (call === undefined) return false;
+      if (!call) {
+        dispatch({ type: 'attempt_abandoned' });
+        return true;
+      }
+      dispatch({ type: 'attempt_reconciled', call });
+    }
+    const { call, busy, attempt } = host.callState;
+    if (!busy || !call || attempt?.phase === 'creating') return !busy;
+    readNow(call.id);
+    return waitForEnd(ms);
+  }
+
+  return {
+    poll,
+    watch(options) {
+      poller?.stop();
+      poller = createPoller({ clock, ...options });
+    },
+    lostCall,
+    failed,
+    pollNow: (expect) => poller?.pollNow(expect),
+    stop() {
+      poller?.stop();
+      poller = undefined;
+    },
+    waitForEnd,
+    ended() {
+      for (const wake of endWaiters) wake();
+      endWaiters.clear();
+    },
+    proveEnded,
+  };
+}

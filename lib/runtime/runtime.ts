@@ -1,0 +1,290 @@
+import { idleCall, isTerminal, readTransition, type CallEvent, type CallSlice } from '../core/machines/call-machine.js';
+import { createCallMilestones, type CallMilestone } from '../core/call-milestones.js';
+import { browserCallRoutes, createCallReads, type CallRoutes } from './call-reads.js';
+import { disconnected, transition as connectionTransition, type ConnectionEvent, type ConnectionSlice } from '../core/machines/connection-machine.js';
+import { toVoiceError, type VoiceBrowserError } from '../core/errors.js';
+import type { ExpiryTimer } from './expiry-timer.js';
+import { noMedia, type MediaEvent, type MediaSlice } from '../core/machines/media-machine.js';
+import type { CallOrigin, Effect, EventsDisjoint, HelperEvent, LinkParts, RuntimeSeams } from './runtime-types.js';
+import type { IncomingInvite, SipLink } from './sip-link.js';
+import { audioMay, CONNECTION_TRANSITIONS } from '../core/state-transitions.js';
+import { createStatusStore } from './status-store.js';
+import type { VoiceBrowserOptions } from '../core/helper-types.js';
+import type { BrowserCall, Offer, SessionTransport, VoiceBrowserStatus } from '../core/types.js';
+import type { VoiceBackend } from '../core/backend-types.js';
+
+/**
+ * The helper's one loop. Every change is an event, from a method (connection-control.ts, call-control.ts,
+ * session-setup.ts), a read (call-reads.ts), a timer or the SIP link: `dispatch` offers it to the three pure
+ * machines (connection-machine.ts, call-machine.ts, media-machine.ts; each takes its own events), commits what
+ * they decided to the status, the one writer of it (checked against the exported transition lists), then runs
+ * their effects, as data, against the ports: the backend, the SIP link, the clock, the call's reads.
+ */
+
+const disjoint: EventsDisjoint = true;
+void disjoint;
+
+export type Runtime = ReturnType<typeof createRuntime>;
+
+/** The offer ringing (`status().offer`): a queue caller's INVITE the call machine holds with no attempt. */
+function offerOf({ attempt, heldInvite: invite }: CallSlice): Offer | null {
+  return !attempt && invite?.caller ? { callId: invite.callId!, caller: invite.caller, queueId: invite.queueId ?? null, since: invite.at } : null;
+}
+
+/** How many past calls the helper remembers (for reconciliation and once-only milestones). */
+const RECENT_CALLS = 16;
+
+/** The fields of the status whose every move is checked, with the only moves their machine may make. */
+const CHECKED = [
+  ['connection', (from: string, to: string) => CONNECTION_TRANSITIONS.some(([a, b]) => a === from && b === to)],
+  ['audio', audioMay],
+] as const satisfies ReadonlyArray<readonly [keyof VoiceBrowserStatus, (from: never, to: never) => boolean]>;
+
+/**
+ * Creates the runtime. A factory whose closure is the loop's state: the machines' states, the ports, and what
+ * the effects hold (the one hangup in flight). One closure past 40 lines: dispatch, commit and run share it.
+ */
+export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams) {
+  const backend: VoiceBackend = options.backend;
+  const { clock } = seams;
+  const store = createStatusStore(options, clock);
+  let connectionSlice: ConnectionSlice = disconnected;
+  let callSlice: CallSlice = idleCall;
+  let mediaSlice: MediaSlice = noMedia;
+  /** The media machine: it comes with the SIP chunk, as only a link brings news of a call's media. */
+  let media: LinkParts['mediaTransition'] | undefined;
+  /** The call machine: its reads' half until the SIP chunk brings the whole (call-attempts.ts), as only the chunk makes attempts. */
+  let callTransition = readTransition;
+  /** Aborted by disconnect(): requests and reads of this connection's lifetime stop with it. */
+  let lifetime = new AbortController();
+  let link: SipLink | undefined;
+  /** The link whose events count; events of an older link (before a renewal) are ignored. */
+  let linkToken: object | undefined;
+  let origin: CallOrigin | undefined;
+  let hangingUp: Promise<void> | undefined;
+  /** Only startCall() and answerNext() lose an answer, and both come with the SIP chunk that brings this. */
+  let reconcile: (() => void) | undefined;
+  /** The session's expiry timer: only a registered session is watched, so it comes with the SIP chunk. */
+  let expiry: ExpiryTimer | undefined;
+  const milestones = createCallMilestones(store.timing, RECENT_CALLS);
+  const callTiming = (name: CallMilestone, callId: string | undefined) => milestones.report(name, callId, origin?.startedAt);
+  const browserRoutes = browserCallRoutes(backend, () => origin?.sessionId, milestones.seen);
+  const routes = () => origin?.routes ?? browserRoutes;
+
+  /**
+   * The one writer of the status. A move of the connection or the audio that its list lacks
+   * ({@link CONNECTION_TRANSITIONS}, {@link AUDIO_TRANSITIONS}) is refused, the status left as it was: a bug of
+   * the helper's, so it is thrown too, outside the helper's flow (a test fails on it; a page's console shows it).
+   */
+  function commit(patch: Partial<VoiceBrowserStatus>): boolean {
+    const status = store.get();
+    for (const [field, may] of CHECKED) {
+      const from = status[field];
+      const to = patch[field] ?? from;
+      if (from !== to && !may(from as never, to as never)) {
+        queueMicrotask(() => {
+          throw Error(`voice-browser: ${field} ${from} > ${to}`);
+        });
+        return false;
+      }
+    }
+    store.commit(patch);
+    return true;
+  }
+
+  /** The loop: every machine takes the event, the status shows what they decided, then their effects run. */
+  function dispatch(event: HelperEvent): void {
+    const [connection, connectionEffects] = connectionTransition(connectionSlice, event as ConnectionEvent);
+    const [call, callEffects] = callTransition(callSlice, event as CallEvent);
+    const shown = call.call;
+    const [audio, mediaEffects] = media ? media(mediaSlice, event as MediaEvent, shown && !isTerminal(shown) ? shown.id : null) : [mediaSlice, []];
+    const effects: Effect[] = [...connectionEffects, ...callEffects, ...mediaEffects];
+    const patch: Partial<VoiceBrowserStatus> = {};
+    if (connection !== connectionSlice) Object.assign(patch, { connection: connection.connection, session: connection.session });
+    if (call !== callSlice) {
+      Object.assign(patch, { attempt: call.attempt, call: call.call, busy: call.busy, offer: offerOf(call), recording: call.recording });
+      // A new attempt clears what an earlier action left shown (a refused input, say): the user moved on.
+      if (call.error !== callSlice.error || event.type === 'attempt_started') patch.error = call.error;
+    }
+    if (audio !== mediaSlice) Object.assign(patch, { audio: audio.audio, warnings: audio.warnings });
+    for (const effect of effects) if (effect.type === 'report' && (!('code' in effect) || store.get().error?.code === effect.code)) patch.error = effect.error;
+    if (Object.keys(patch).length && !commit(patch)) return;
+    const before = callSlice;
+    [connectionSlice, callSlice, mediaSlice] = [connection, call, audio];
+    if (call !== before && call.call) {
+      milestones.remember(call.call.id);
+      if (event.type === 'attempt_admitted' || event.type === 'attempt_reconciled') callTiming('call_admitted', call.call.id);
+      if (call.call.state === 'connected') callTiming('connected', call.call.id);
+    }
+    for (const effect of effects) run(effect);
+  }
+
+  /** Reads the call now, and again soon until its state changed (an answer, a change in the dialog). */
+  function readLeft(): void {
+    const before = callSlice.call?.state;
+    reads.pollNow({ shown: () => callSlice.call?.state !== before });
+  }
+
+  /** The interpreter: each effect the machines decided, against the ports. */
+  function run(effect: Effect): void {
+    switch (effect.type) {
+      case 'watch_expiry':
+        return expiry?.watch(effect.expiresAt);
+      case 'stop_expiry':
+        return expiry?.stop();
+      case 'start_polling':
+        return lifetime.signal.aborted ? reads.stop() : reads.poll(effect.callId);
+      case 'start_reconciling':
+        return lifetime.signal.aborted ? reads.stop() : reconcile?.();
+      case 'stop_polling':
+        return reads.stop();
+      case 'hang_up':
+        void hangupCall().catch(() => undefined);
+        return;
+      case 'call_ended':
+        callTiming('ended', effect.call.id);
+        // The service says both legs are down; make sure our half of the dialog is too.
+        link?.endSession();
+        dispatch({ type: 'media_ended' });
+        return reads.ended();
+      case 'answer_invite':
+        return answer(effect.invite);
+      case 'reject_invite':
+        return link?.decline(effect.invite.id);
+      case 'timing':
+        return effect.once ? callTiming(effect.name as CallMilestone, effect.callId) : store.timing(effect.name, origin?.startedAt, effect.callId, effect.extra);
+      case 'read':
+        if (effect.expect === 'left') return readLeft();
+        return reads.pollNow(effect.expect && { shown: () => !!callSlice.call && isTerminal(callSlice.call) });
+    }
+  }
+
+  /** Answers INVITE `invite.id`; one the service withdrew meanwhile settles quietly (sip-link.ts), and the call's read says what became of it. */
+  function answer(invite: IncomingInvite): void {
+    callTiming('invite_received', invite.callId);
+    dispatch({ type: 'answering' });
+    link?.answer(invite.id).then(readLeft, (error: VoiceBrowserError) => {
+      commit({ error: error.toStatus() });
+      readLeft();
+    });
+  }
+
+  /** The hang_up effect, and hangup() of a named call: one request at a time. */
+  function hangupCall(): Promise<void> {
+    const { call } = callSlice;
+    if (hangingUp) return hangingUp;
+    if (!call || isTerminal(call)) return Promise.resolve();
+    hangingUp = postHangup(call).finally(() => (hangingUp = undefined));
+    return hangingUp;
+  }
+
+  async function postHangup(call: BrowserCall): Promise<void> {
+    try {
+      dispatch({ type: 'call_read', call: await routes().hangup(call.id, { signal: lifetime.signal }) });
+    } catch (cause) {
+      // The service did not take the hangup: end our leg by SIP BYE, which ends the call too.
+      link?.endSession();
+      const error = toVoiceError(cause, 'cleanup_unknown', 'the hangup request failed; call hangup() again');
+      commit({ error: error.toStatus() });
+      throw error;
+    } finally {
+      reads.pollNow();
+    }
+  }
+
+  const rt = {
+    backend,
+    clock,
+    dispatch,
+    routes,
+    get connectionState(): ConnectionSlice {
+      return connectionSlice;
+    },
+    get callState(): CallSlice {
+      return callSlice;
+    },
+    status: store.get,
+    timing: store.timing,
+    /** Shows what no machine owns: the mute wish, or the error of a request that changed no state. */
+    show: commit as (patch: Partial<Pick<VoiceBrowserStatus, 'muted' | 'error' | 'availability'>>) => void,
+    fail(error: VoiceBrowserError): Promise<never> {
+      commit({ error: error.toStatus() });
+      return Promise.reject(error);
+    },
+    /** The lifetime of this connection: aborted by disconnect(), begun again by connect() and recover(). */
+    signal: () => lifetime.signal,
+    beginLifetime(): void {
+      if (lifetime.signal.aborted) lifetime = new AbortController();
+    },
+    endLifetime: () => lifetime.abort(),
+    get link(): SipLink | undefined {
+      return link;
+    },
+    /** Opens a link whose events count from now on (an older link's are ignored from here, its INVITEs refused). */
+    async openLink(transport: SessionTransport): Promise<SipLink> {
+      const token = {};
+      linkToken = token;
+      const parts = await seams.linkParts();
+      media ??= parts.mediaTransition;
+      callTransition = parts.callTransition;
+      reconcile ??= () => parts.reconcileReads(reads, rt);
+      expiry ??= parts.createExpiryTimer(clock, dispatch);
+      const opened: SipLink = await parts.openSipLink({
+        transport,
+        remoteAudio: options.remoteAudio,
+        audioDevices: options.audioDevices,
+        emit: (event) => (token === linkToken ? dispatch(event) : event.type === 'invite_received' && opened?.decline(event.invite.id)),
+        clock,
+      });
+      return opened;
+    },
+    /** The registered link of the session now shown. */
+    useLink(next: SipLink): void {
+      link = next;
+    },
+    /** From now on no link's events count (a link that failed to register). */
+    ignoreLinkEvents(): void {
+      linkToken = undefined;
+    },
+    /** Unregisters and closes the link; its events stop counting at once. */
+    async closeLink(): Promise<void> {
+      linkToken = undefined;
+      await link?.close();
+      link = undefined;
+    },
+    get origin(): CallOrigin | undefined {
+      return origin;
+    },
+    /** A call starts on `sessionId` (startCall(); a retry keeps the first start's time). */
+    startCall(next: CallOrigin, event: Extract<CallEvent, { type: 'attempt_started' }>): void {
+      origin = next;
+      dispatch(event);
+    },
+    /**
+     * A call recover() found: shown and polled (on its own routes, for a caller claimed from a queue), its
+     * milestones untimed (it did not start in this page).
+     */
+    recoverCall(found: BrowserCall, sessionId: string, routes?: CallRoutes): void {
+      origin = { sessionId, routes };
+      dispatch({ type: 'call_recovered', call: found });
+    },
+    /**
+     * A queue's caller still bridged to this agent, with its routes, if a read finds one. They come with the SIP
+     * chunk, which a desk's page has loaded already to watch its queues.
+     */
+    claimedCaller: () => seams.linkParts().then((parts) => parts.claimedCaller(backend, lifetime.signal)),
+    /** hangup(): asks the service to end the call; with no call id yet, as soon as one is known (busy stays). */
+    hangup(): Promise<void> {
+      const { attempt } = callSlice;
+      if (attempt && attempt.phase !== 'admitted') {
+        // createCall in flight or its answer lost: hang up when the call is named, and refuse a held INVITE now.
+        dispatch({ type: 'hangup_deferred' });
+        return Promise.resolve();
+      }
+      return hangupCall();
+    },
+  };
+  const reads = createCallReads(rt);
+  /** The call's reads: disconnect() waits on them for the call's end, and stops them. */
+  return Object.assign(rt, { reads });
+}

@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import type { AvailabilityStore } from './availability.js';
+import { watchClaim } from './claim-watch.js';
+import type { KeyBudget } from '../budget/key-budget.js';
+import { emptyRouterState, route, type CallsRead, type RouterDecision, type RouterEvent, type RouterOptions, type RouterState } from './offer-router.js';
+import { budgetViewOf, queueCallOf, queueCallsIn, type QueueCall } from './queue-calls.js';
+import type { QueueEventBus, QueueUpdate, Unsubscribe } from './queue-events.js';
+import type { QueueReconciler } from './queue-reconcile.js';
+import type { Relay } from '../upstream/relay.js';
+import type { Upstream } from '../upstream/upstream.js';
+import { every, type Clock } from '../time/clock.js';
+
+/**
+ * The offer router's I/O (issue 33 point 2): feeds offer-router.ts the bus's updates, the availability store and
+ * a periodic read of the calls in progress, and runs what it decides: the dequeue with `connectTo` the chosen
+ * agent, an unanswered agent set `away`, an agent's offer lease given up.
+ *
+ * @remarks
+ * One replica routes at a time: the holder of the lease `offer-router` on the bus (the lease queue-reconcile.ts
+ * takes its own of), renewed at each check. A replica that loses it forgets what it believed; the next holder
+ * starts from a read of the service, which shows every agent already ringing (`dequeuing`) or talking.
+ * Each offer also holds a lease `offer-agent:<id>` from the decision until its dequeue answers (then a read shows
+ * the agent ringing), so a holder that stalled past its own lease and a new one never dequeue for the same agent
+ * at once; and a holder routes only within half its lease's life after taking it. A replica that dies mid-offer
+ * leaves its leases to lapse, and the caller, unanswered, back at the head (the service's doing).
+ *
+ * The webhook is best effort (spec 6.1), so each check also reads the calls in progress, within the key's
+ * budget (a refused read skips the round), but only while some agent is available: a desk nobody staffs costs
+ * no reads. The panels' re-reads (queue-reconcile.ts) make the same read: while they run on this replica, the
+ * router takes each of theirs as it is answered and makes none of its own, but for the first after it takes
+ * its lease, since a router starting afresh must know at once which agents ring or talk.
+ */
+
+/** What the runner works through. */
+export interface OfferRunnerParts {
+  upstream: Upstream;
+  ensureOk: Relay['ensureOk'];
+  budget: KeyBudget;
+  events: QueueEventBus;
+  availability: AvailabilityStore;
+  log: (line: string) => void;
+  clock: Clock;
+  router: RouterOptions;
+  /** Time between checks. */
+  intervalMs: number;
+  /** Time between the reads of a claimed call (claim-watch.ts). */
+  claimReadIntervalMs: number;
+  claimWatchMs: number;
+  /** The panels' re-reads, when they read at least as often as the checks: their reads serve the router too. */
+  reads?: Pick<QueueReconciler, 'reading' | 'onRead'>;
+}
+
+/** The routing of one proxy. */
+export interface OfferRunner {
+  /** Checks at once (a page said available, or opened its event stream), and resumes checks paused by a lost bus. */
+  nudge(): void;
+  stop(): void;
+}
+
+const LEASE = 'offer-router';
+const agentLease = (agentId: string) => `offer-agent:${agentId}`;
+/**
+ * How long an agent's offer lease lasts unreleased: longer than the session read and the dequeue together, each
+ * bounded by the upstream timeout. It is given up as soon as the dequeue answers, when reads show the agent taken.
+ */
+const AGENT_LEASE_MS = 25_000;
+const leaseMs = (intervalMs: number) => Math.max(2 * intervalMs + 1000, 3000);
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** The router's event for a bus update; a claim the router made itself is not news to it. */
+function eventOf(update: QueueUpdate, state: RouterState, at: number): RouterEvent | null {
+  if (update.event === 'call.ended') return { type: 'left', callId: update.callId, at };
+  if (update.event === 'call.claimed') return [...state.offers.values()].some((offer) => offer.callId === update.callId) ? null : { type: 'left', callId: update.callId, at };
+  // A caller's `since` corrected from a read of the queues: the router takes that read too, or reads for itself,
+  // and each read replaces the waiting callers with their `createdAt`, so the correction is no news to it.
+  if (update.event === 'call.updated') return null;
+  return { type: 'waiting', callId: update.callId, queueId: update.queueId, since: Date.parse(update.since) || at, requeued: update.event === 'call.requeued', at };
+}
+
+/** The calls in progress, as the router takes them. */
+function callsReadOf(calls: readonly QueueCall[]): CallsRead {
+  return {
+    queued: calls.filter((call) => call.state === 'queued').map((call) => ({ callId: call.id, queueId: call.queueId, since: Date.parse(call.createdAt) })),
+    bridged: calls.flatMap((call) => (call.agentId && (call.state === 'dequeuing' || call.state === 'established') ? [{ callId: call.id, queueId: call.queueId, agentId: call.agentId, state: call.state }] : [])),
+  };
+}
+
+/** The calls in progress, read by the router itself. */
+async function readCalls(parts: OfferRunnerParts): Promise<CallsRead> {
+  await parts.budget.admitRecoveryRead();
+  return callsReadOf(queueCallsIn(parts.ensureOk(await parts.upstream({ method: 'GET', path: '/calls', query: { status: 'active' } })).body));
+}
+
+/** Starts routing the offer-mode queues, while subscribed to the bus, until `stop()`. */
+export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
+  const holder = randomUUID();
+  let state = emptyRouterState();
+  /** Until when this replica routes: half its lease's life after it was last taken, so a stalled holder stops first. */
+  let holdingUntil = 0;
+  let stopped = false;
+  let checking = false;
+  let saidFailing = false;
+  let unsubscribe: Unsubscribe | undefined;
+  /** Stops the checks' timer while they run. */
+  let stopChecks: (() => void) | undefined;
+  /** Whether the router has made no read of its own since it last started afresh: until it has, it reads for itself. */
+  let unread = true;
+  /** The subject of each agent id, for its session read. */
+  const subjects = new Map<string, string>();
+
+  /** Forgets what the router believed: it starts afresh from its own read. */
+  const forget = () => {
+    state = emptyRouterState();
+    unread = true;
+  };
+
+  const dispatch = (event: RouterEvent): void => {
+    if (stopped || parts.clock.now() >= holdingUntil) return;
+    const [next, decisions] = route(state, event, parts.router);
+    state = next;
+    for (const decision of decisions) void run(decision).catch((error: unknown) => parts.log(`voice proxy: an offer could not be carried out (${message(error)})`));
+  };
+
+  /** Whether the agent's current session can ring now: active, and no call of theirs busy (spec 4.7). */
+  async function canRing(agentId: string): Promise<boolean> {
+    const subject = subjects.get(agentId);
+    if (subject === undefined) return false;
+    await parts.budget.admitRecoveryRead();
+    const read = parts.ensureOk(await parts.upstream({ method: 'GET', path: '/browser-sessions', query: { externalSubject: subject } })).body as { session?: { status?: unknown } | null; call?: { busy?: unknown } | null } | undefined;
+    return read?.session?.status === 'active' && read.call?.busy !== true;
+  }
+
+  async function offer(queueId: string, agentId: string): Promise<void> {
+    const failed = (reason: 'queue_empty' | 'agent_unavailable' | 'error') => dispatch({ type: 'offer-failed', agentId, reason, at: parts.clock.now() });
+    if (!(await parts.events.lease(agentLease(agentId), holder, AGENT_LEASE_MS).catch(() => false))) return failed('error');
+    const release = () => parts.events.releaseLease(agentLease(agentId), holder).catch(() => undefined);
+    if (!(await canRing(agentId).catch(() => false))) return void (await release(), failed('agent_unavailable'));
+    const response = await parts.upstream({ method: 'POST', path: `/queues/${queueId}/dequeue`, body: { connectTo: agentId }, lostCode: 'dequeue_outcome_unknown' }).finally(release);
+    const call = response.status === 200 ? queueCallOf((response.body as { call?: unknown } | undefined)?.call) : null;
+    if (!call) return failed(response.status === 409 && (response.body as { code?: unknown } | undefined)?.code === 'queue_empty' ? 'queue_empty' : response.status === 409 ? 'agent_unavailable' : 'error');
+    parts.budget.callSeen(budgetViewOf(call));
+    dispatch({ type: 'offered', agentId, queueId, callId: call.id, at: parts.clock.now() });
+    await parts.events.publish({ event: 'call.claimed', callId: call.id, queueId: call.queueId });
+    void watchClaim(parts, call, { intervalMs: parts.claimReadIntervalMs, maxMs: parts.claimWatchMs });
+  }
+
+  async function run(decision: RouterDecision): Promise<void> {
+    if (decision.type === 'offer') return offer(decision.queueId, decision.agentId);
+    if (decision.type === 'settled') return parts.events.releaseLease(agentLease(decision.agentId), holder);
+    const subject = subjects.get(decision.agentId);
+    const record = subject === undefined ? null : await parts.availability.get(subject);
+    // An absent agent is not offered caller after caller (issue 33 point 3).
+    if (record) await parts.availability.set({ ...record, availability: 'away', since: parts.clock.now() });
+  }
+
+  // The re-reads' reads, each taken as it is answered, as fresh as one of the router's own.
+  const stopTaking = parts.reads?.onRead((calls) => dispatch({ type: 'read', calls: callsReadOf(calls), at: parts.clock.now() }));
+
+  const listen = (update: QueueUpdate) => {
+    const event = eventOf(update, state, parts.clock.now());
+    if (event) dispatch(event);
+  };
+  /**
+   * The subscription ended (the bus closed, or its Redis connection dropped): the checks pause until a nudge (a
+   * page says available, or opens its event stream, as pages do again after a drop).
+   */
+  const lost = () => {
+    stopChecks?.();
+    stopChecks = undefined;
+    unsubscribe = undefined;
+    holdingUntil = 0;
+    forget();
+    void parts.events.releaseLease(LEASE, holder).catch(() => undefined);
+  };
+
+  async function check(): Promise<void> {
+    // The router must hear every update while it routes: it takes the lease only while subscribed.
+    unsubscribe ??= await parts.events.subscribe(listen, lost);
+    const takenAt = parts.clock.now();
+    const holding = await parts.events.lease(LEASE, holder, leaseMs(parts.intervalMs));
+    holdingUntil = holding ? takenAt + leaseMs(parts.intervalMs) / 2 : 0;
+    if (!holding) return forget();
+    const records = await parts.availability.all();
+    for (const record of records) {
+      subjects.set(record.agentId, record.subject);
+      const { agentId, availability, since, queues } = record;
+      dispatch({ type: 'agent', agent: { agentId, availability, idleSince: since, queues }, at: parts.clock.now() });
+    }
+    if (records.some((record) => record.availability === 'available') && (unread || !parts.reads?.reading())) {
+      dispatch({ type: 'read', calls: await readCalls(parts), at: parts.clock.now() });
+      unread = false;
+    }
+    dispatch({ type: 'tick', at: parts.clock.now() });
+  }
+
+  const tick = () => {
+    if (checking || stopped) return;
+    checking = true;
+    check()
+      .then(() => {
+        if (saidFailing) parts.log('voice proxy: the offer queues are checked again');
+        saidFailing = false;
+      })
+      .catch((error: unknown) => {
+        if (!saidFailing) parts.log(`voice proxy: a check of the offer queues failed (${message(error)}); the next ones try again`);
+        saidFailing = true;
+      })
+      .finally(() => (checking = false));
+  };
+  const nudge = () => {
+    if (stopped) return;
+    stopChecks ??= every(parts.clock, parts.intervalMs, tick, true);
+    tick();
+  };
+  const stop = () => {
+    stopped = true;
+    stopTaking?.();
+    unsubscribe?.();
+    lost();
+  };
+  nudge();
+  return { nudge, stop };
+}

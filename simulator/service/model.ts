@@ -1,0 +1,118 @@
+import type { QueueCallRecord } from '../../contract/queue-call.js';
+import { TERMINAL_CALL_STATES, type BROWSER_CALL_STATES } from '../../lib/core/types.js';
+
+/**
+ * Wire shapes of the simulated voice service (spec 2.6, 4.7) and the simulator's own call facts.
+ *
+ * @remarks
+ * Browser call states (DESIGN.md, simulator behaviour):
+ *
+ * ```
+ *  waiting_agent ──(browser 200 OK)──▶ dialing_recipient ──(recipient answers)──▶ connected
+ *        │                                   │                                      │
+ *        └──────(rejected, cancelled)────────┴──────────────(hangup, BYE)──────────▶ ending ──▶ ended
+ *  any active state ──(provider error)──▶ failed        outcome_unknown ──(resolved)──▶ ended
+ * ```
+ */
+
+/**
+ * A call state the simulator sets: one of the page library's list (lib/types.ts, the one place the states
+ * are written), never the open string a page must tolerate.
+ */
+export type BrowserCallState = (typeof BROWSER_CALL_STATES)[number];
+
+/** States after which neither leg runs: `busy` is false only here (spec 3.2). */
+export const TERMINAL_STATES: ReadonlySet<string> = TERMINAL_CALL_STATES;
+
+export interface Agent {
+  id: string;
+  name: string;
+  type: 'webrtc';
+  externalSubject: string;
+  createdAt: string;
+}
+
+export type SessionStatus = 'active' | 'ended' | 'expired';
+
+export interface BrowserSession {
+  id: string;
+  agentId: string;
+  externalSubject: string;
+  status: SessionStatus;
+  expiresAt: string;
+  backend: 'simulator';
+  createdAt: string;
+  endedAt: string | null;
+}
+
+/**
+ * Temporary SIP registration and ICE configuration handed to the page (spec 2.6 `transport`): the exact
+ * shape the service sends. lib/types.ts's `SessionTransport` is the page's tolerant reading of it;
+ * test/simulator/wire-shapes.test.ts checks that one is read by the other.
+ */
+export interface SessionTransport {
+  websocketUrl: string;
+  sipUri: string;
+  authorizationUsername: string;
+  authorizationPassword: string;
+  realm: string;
+  /** Registration lifetime the registrar grants at most; the page re-registers before it runs out. */
+  registrationExpiresSeconds: number;
+  iceServers: Array<{ urls: string | string[]; username?: string; credential?: string }>;
+  expiresAt: string;
+}
+
+export interface CallError {
+  code: string;
+  message: string;
+}
+
+export interface BrowserCall {
+  id: string;
+  sessionId: string;
+  agentId: string;
+  externalSubject: string;
+  from: string;
+  to: string;
+  state: BrowserCallState;
+  busy: boolean;
+  endReason: string | null;
+  error: CallError | null;
+  maxDurationSeconds: number | null;
+  record: boolean;
+  customData: Record<string, string>;
+  createdAt: string;
+  answeredAt: string | null;
+  endedAt: string | null;
+  /** Increases by one on every change, so a reader can order two reads of the same call. */
+  revision: number;
+}
+
+/** Error body of every rejection (spec 2.2). */
+export interface ErrorBody {
+  error: string;
+  code: string;
+  message?: string;
+}
+
+/** A queue (spec 4.8): its `notifySecret` is kept by the service and never returned. */
+export interface Queue {
+  id: string;
+  name: string;
+  holdAudioUrl: string;
+  notifyUrl: string;
+  createdAt: string;
+}
+
+/** Generic call states (spec 3.1); `active` in a listing is every state before the terminal ones. */
+export type GenericCallState = 'calling' | 'ringing' | 'pre_established' | 'established' | 'queued' | 'dequeuing' | 'finished' | 'failed' | 'cancelled' | 'no_answer' | 'busy';
+
+export { TERMINAL_GENERIC_STATES } from '../../contract/queue-call.js';
+
+/** DESIGN.md: an agent that does not answer a dequeued caller in 20 s puts the caller back at the head. */
+export const QUEUE_ANSWER_TIMEOUT_MS = 20_000;
+
+/** An inbound call that reached a queue (contract/queue-call.ts), in a state the simulator sets. */
+export interface QueueCall extends QueueCallRecord {
+  state: GenericCallState;
+}
