@@ -1,5 +1,7 @@
-import type { Runtime } from '../../../runtime/runtime.js';
-import type { VoiceBrowser, VoiceBrowserOptions } from '../../../core/helper-types.js';
+import type { Clock } from '../../../core/clock.js';
+import type { VoiceBackend } from '../../../core/backend-types.js';
+import type { CallEvent } from '../../../core/machines/call-machine.js';
+import type { VoiceBrowserOptions } from '../../../core/helper-types.js';
 import { silent, transition, type RingEffect, type RingEvent, type RingState } from '../../../core/machines/offer-ring.js';
 import { notify, playTone } from './ring-tone.js';
 import type { VoiceBrowserStatus } from '../../../core/types.js';
@@ -11,11 +13,21 @@ import type { VoiceBrowserStatus } from '../../../core/types.js';
  * agent said away. Part of the SIP chunk: only a registered page is offered.
  */
 
-/** What the ring runs against: the runtime's clock, loop, backend and lifetime, and the agent's availability. */
-export type RingPorts = Pick<Runtime, 'clock' | 'dispatch' | 'backend' | 'signal'>;
+/**
+ * What the ringer is given: the clock, the backend that reads an offered call, where what it learns goes (events
+ * into the loop), the connection's lifetime, and setAvailability(), which says the agent away after an offer rang
+ * out.
+ */
+export interface OfferPorts {
+  clock: Clock;
+  backend: VoiceBackend;
+  dispatch(event: CallEvent): void;
+  signal(): AbortSignal;
+  setAvailability(availability: 'away'): Promise<void>;
+}
 
-/** The status watcher that rings; `calls` says the agent away after an offer rang out. */
-export function createOfferRinger(rt: RingPorts, options: VoiceBrowserOptions, calls: Pick<VoiceBrowser, 'setAvailability'>): (status: VoiceBrowserStatus) => void {
+/** The status watcher that rings: it feeds the ring's machine the offer shown, and runs what it decides. */
+export function createOfferRinger(ports: OfferPorts, options: VoiceBrowserOptions): (status: VoiceBrowserStatus) => void {
   const ringMs = options.offers?.ringMs ?? 15_000;
   let state: RingState = silent;
   let tone: { close(): void } | undefined;
@@ -34,21 +46,21 @@ export function createOfferRinger(rt: RingPorts, options: VoiceBrowserOptions, c
         notice = options.offers?.notify ? notify(effect.offer) : undefined;
         return;
       case 'time_out':
-        timer = rt.clock.setTimeout(() => feed({ type: 'rang_out', callId: effect.callId }), ringMs);
+        timer = ports.clock.setTimeout(() => feed({ type: 'rang_out', callId: effect.callId }), ringMs);
         return;
       case 'stop':
         tone?.close();
         notice?.close();
-        return rt.clock.clearTimeout(timer);
+        return ports.clock.clearTimeout(timer);
       case 'read_offer':
-        return void rt.backend.getQueueCall?.(effect.callId, { signal: rt.signal() }).then(
-          ({ call }) => rt.dispatch({ type: 'offer_read', callId: call.id, queueId: call.queueId }),
+        return void ports.backend.getQueueCall?.(effect.callId, { signal: ports.signal() }).then(
+          ({ call }) => ports.dispatch({ type: 'offer_read', callId: call.id, queueId: call.queueId }),
           () => undefined,
         );
       case 'decline':
-        return rt.dispatch({ type: 'offer_declined' });
+        return ports.dispatch({ type: 'offer_declined' });
       case 'say_away':
-        return void calls.setAvailability('away').catch(() => undefined);
+        return void ports.setAvailability('away').catch(() => undefined);
     }
   };
   return ({ offer }) => feed({ type: 'offer_shown', offer });
