@@ -120,7 +120,7 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
     const parts = await sip();
     if (given.closeProtection !== false) guard ??= parts.createCloseProtection(page);
     loaded ??= { setup: parts.createSessionSetup(rt), calls: parts.createCallControl(rt) };
-    ring ??= parts.createOfferRinger(rt, options, loaded.calls);
+    ring ??= parts.createOfferRinger({ clock: rt.clock, backend: rt.backend, dispatch: rt.dispatch, signal: rt.signal, setAvailability: loaded.calls.setAvailability }, options);
     return loaded;
   };
   /** A failed download of the SIP chunk rejects the operation that needed it `connection_failed`. */

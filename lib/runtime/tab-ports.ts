@@ -1,3 +1,4 @@
+import type { LeaderMethod } from '../core/helper-methods.js';
 import type { PreflightReport, VoiceBrowser } from '../core/helper-types.js';
 import type { BrowserCall, TimingEvent, VoiceBrowserStatus } from '../core/types.js';
 
@@ -11,7 +12,7 @@ import type { BrowserCall, TimingEvent, VoiceBrowserStatus } from '../core/types
 export type Phone = Omit<VoiceBrowser, 'watchQueues'>;
 
 /** The methods a tab that does not hold the phone runs in the one that does. */
-export type TabMethod = Exclude<keyof VoiceBrowser, 'status' | 'resumeAudio' | 'destroy' | 'watchQueues'>;
+export type TabMethod = LeaderMethod;
 
 /** A method's answer, as the channel carries it: a value, or the coded error it failed with. */
 export type TabAnswer = { value: BrowserCall | PreflightReport | VoiceBrowserStatus | undefined } | { error: { code: string; message: string; status?: number; retryAfterMs?: number } };

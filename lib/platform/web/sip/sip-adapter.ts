@@ -7,24 +7,26 @@ import { Grammar } from 'sip.js/lib/grammar/grammar.js';
 import { URI } from 'sip.js/lib/grammar/uri.js';
 import { AudioSessionHandler } from '../media/audio-session-handler.js';
 import { VoiceBrowserError } from '../../../core/errors.js';
-import { createKeepAlive } from './keep-alive.js';
+import { createKeepAlive, type KeepAlive } from './keep-alive.js';
+import { opening, reconnects, transition, type LinkEffect, type LinkPhaseEvent, type LinkState } from '../../../core/machines/link-machine.js';
 import { createMediaControls, type MediaControls } from '../media/media-controls.js';
 import type { SipLink, SipLinkOptions } from '../../../runtime/sip-link.js';
 import { watchSession } from './call-watch.js';
 import { SUPPORTED_OPTION_TAGS } from './sip-invite-body.js';
-import { answerUpdate, refreshTarget } from './sip-offer-answer.js';
+import { refreshTarget } from './sip-offer-answer.js';
 import { callIdOf, createInvites, hangUp, sendInfo, type Call } from './sip-session.js';
 import { DigestCredentials } from './sip-digest.js';
-import { createReconnection } from './sip-reconnect.js';
-import { createRegistration, isFinalRefusal } from './sip-registration.js';
-import { failTransactionsInFlight, receiveFrame } from './sip-flow.js';
-import { createSipSocket } from './sip-socket.js';
+import { createReconnection, type Reconnection } from './sip-reconnect.js';
+import { createRegistration, isFinalRefusal, type Registration } from './sip-registration.js';
+import { failTransactionsInFlight, routeFrame } from './sip-flow.js';
+import { createSipSocket, type SipSocket } from './sip-socket.js';
 
 /**
- * The SIP link over SIP.js's core (sip-link.ts says what it offers): a registered user agent over WebSocket that
- * reconnects after a drop, reports INVITEs and registration, and closes. A call's dialog is in sip-session.ts and
- * its media in audio-session-handler.ts; with them, the only files that import SIP.js. It decides nothing; the
- * runtime does.
+ * The SIP link over SIP.js's core (`SipLink` says what it offers): a registered user agent over WebSocket that
+ * reconnects after a drop, reports INVITEs and registration, and closes. A call's dialog and its media are this
+ * folder's and the media folder's; with them, the only code that imports SIP.js. It decides nothing: the link's
+ * phases are a pure machine (the link machine's `transition`), which this adapter feeds what befalls the socket,
+ * the registration, the reconnection and the page, and whose effects it runs; the helper's runtime decides the rest.
  *
  * @remarks
  * Loaded with a dynamic `import()` from `connect()`, so a page that only recovers or cleans up never downloads
@@ -32,81 +34,194 @@ import { createSipSocket } from './sip-socket.js';
  * its API layer (UserAgent, Registerer, Invitation, Session) nor its web transport, which together weigh a large
  * share of the script tag and mostly do what the helper does not need. What they did for the helper is here: the
  * REGISTER and its refresh timing, the Contact and instance id, each frame to the core, a transaction's end when
- * its socket closes; the WebSocket is sip-socket.ts.
+ * its socket closes; the WebSocket is `createSipSocket`'s.
  */
-
-/**
- * The link's own life, one phase at a time:
- * ```
- *            registered          dropped, or the binding lapsed
- *  opening ─────────────▶ up ◀───────────────────────▶ reconnecting ──credentials refused, session over──▶ gone
- *                          │ │        restored               ▲
- *                          │ │ into the back/forward         │ back from the cache
- *                          │ ▼ cache, idle                   │
- *                          │ suspended ──────────────────────┘
- *                          └──a refresh refused for good──▶ gone
- *  close(), or connect()'s registration refused (from every phase) ──▶ closed
- * ```
- * A move is taken only from the phase it is drawn from: a drop while reconnecting is that attempt's failure, a
- * drop while registering the first time is connect()'s, and nothing comes back from `gone` or `closed`.
- */
-type LinkPhase = 'opening' | 'up' | 'reconnecting' | 'suspended' | 'gone' | 'closed';
-
-/** The registrar refused the session's credentials, on a refresh or a reconnection. */
-const REGISTRATION_ENDED = { code: 'browser_session_unavailable', message: 'the SIP registration ended; renew() the session to take calls again' };
 
 /** How long close() waits for the registrar to answer the un-REGISTER: a stalled socket never does. */
 export const UNREGISTER_WAIT_MS = 1000;
 
+/** Where the link machine's events go: the one loop of the link. */
+type Dispatch = (event: LinkPhaseEvent) => void;
+
+/** The call this link answered, while it runs: the one its UPDATEs, BYE, DTMF and target refresh are for. */
+interface Answered {
+  current?: Call;
+}
+
+/** One link's parts over SIP.js's core; each tells what befalls it as an event of the link machine. */
+interface LinkParts {
+  core: UserAgentCore;
+  socket: SipSocket;
+  registration: Registration;
+  keepAlive: KeepAlive;
+  reconnection: Reconnection;
+  invites: ReturnType<typeof createInvites>;
+  media: MediaControls;
+  answered: Answered;
+  /** Listens to the page's events, or stops. */
+  listen(on: boolean): void;
+  /** The link's end, once close() began it: BYE, un-REGISTER, the socket closed. */
+  ended?: Promise<void>;
+}
+
+/** What the browser says of its network now: only an explicit `false` is offline. */
+const browserOffline = () => globalThis.navigator?.onLine === false;
+
 /**
- * Registers the session's temporary credentials over WebSocket; resolves once registered.
- * One closure past 40 lines: the core, the registration and the reconnection share the link's phase
- * ({@link LinkPhase}) and the answered call.
+ * Registers the session's temporary credentials over WebSocket; resolves once registered. Rejects
+ * `connection_failed` when the socket does not open, or with the registrar's refusal.
  */
 export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
-  const { transport, emit, clock } = options;
-  const uri = Grammar.URIParse(transport.sipUri);
-  if (!uri) throw new VoiceBrowserError('connection_failed', `the session's SIP URI is not valid: ${transport.sipUri}`);
-  const microphone = options.audioDevices?.microphoneId;
-  let current: Call | undefined;
-  let phase: LinkPhase = 'opening';
-  /** Moves the link from `from` to `to`, if it is in `from` (an arrow of {@link LinkPhase}'s diagram); says whether it did. */
-  const move = (from: LinkPhase, to: LinkPhase) => phase === from && !!(phase = to);
+  const uri = Grammar.URIParse(options.transport.sipUri);
+  if (!uri) throw new VoiceBrowserError('connection_failed', `the session's SIP URI is not valid: ${options.transport.sipUri}`);
+  let state: LinkState = opening;
+  /** The loop: the machine decides, the state is kept, then its effects run in order (an effect's own events first). */
+  const dispatch: Dispatch = (event) => {
+    const [next, effects] = transition(state, event);
+    state = next;
+    for (const effect of effects) run(parts, effect, options, dispatch);
+  };
+  const parts = createParts(options, uri, dispatch, () => reconnects(state));
+  try {
+    await parts.socket.open();
+  } catch (cause) {
+    throw new VoiceBrowserError('connection_failed', 'could not open the SIP WebSocket to the voice service', { cause });
+  }
+  await parts.registration.register().catch((error: unknown) => {
+    dispatch({ type: 'register_failed' });
+    throw error;
+  });
+  dispatch({ type: 'registered' });
+  // A socket lost between the registration's answer and here is reconnected as any drop is.
+  if (!parts.socket.isOpen()) dispatch({ type: 'dropped', offline: browserOffline() });
+  const { invites, media, answered } = parts;
+  return {
+    answer: invites.answer,
+    decline: invites.decline,
+    endSession: () => hangUp(answered.current),
+    setMuted: media.setMuted,
+    sendDtmf: media.sendDtmf,
+    resumeAudio: media.resumeAudio,
+    close: () => {
+      dispatch({ type: 'close' });
+      return parts.ended ?? Promise.resolve();
+    },
+  };
+}
+
+/** Runs one effect of the link machine against the parts (the interpreter). */
+function run(parts: LinkParts, effect: LinkEffect, { emit, clock }: SipLinkOptions, dispatch: Dispatch): void {
+  const { socket, registration, keepAlive, reconnection, core, answered } = parts;
+  switch (effect.type) {
+    case 'report':
+      return emit(effect.report);
+    case 'start_keep_alive':
+      return keepAlive.start(registration.outbound);
+    case 'stop_keep_alive':
+      return keepAlive.stop();
+    case 'probe':
+      return keepAlive.probe();
+    case 'stop_refresh':
+      return registration.stop();
+    case 'drop_socket':
+      return socket.drop();
+    case 'close_socket':
+      return socket.close();
+    case 'fail_in_flight':
+      return failTransactionsInFlight(core);
+    case 'reconnect':
+      return void reconnection.run().then(({ restored, final }) => dispatch(restored ? { type: 'reconnected' } : { type: 'reconnect_ended', final: final !== undefined }));
+    case 'wake_reconnection':
+      return void reconnection.wake();
+    case 'refresh_target':
+      // A call in progress goes on over the new flow from here: a re-INVITE refreshes its target (RFC 3261 section 12.2, RFC 5626 section 5.3).
+      return answered.current && refreshTarget(answered.current, clock);
+    case 'listen_page':
+    case 'unlisten_page':
+      return parts.listen(effect.type === 'listen_page');
+    case 'unregister':
+      parts.ended = end(parts);
+      return;
+    case 'dispose':
+      return core.dispose();
+  }
+}
+
+/** The link's end: the call hung up, the INVITEs refused, the binding removed; the socket and core go whatever failed. */
+async function end({ answered, invites, registration, socket, core }: LinkParts): Promise<void> {
+  try {
+    hangUp(answered.current);
+    invites.close();
+    await registration.unregister(UNREGISTER_WAIT_MS);
+  } finally {
+    socket.close();
+    core.dispose();
+  }
+}
+
+/** The parts of one link: the call's, the core, the flow's (socket, registration, keep-alive, reconnection) and the page's. */
+function createParts(options: SipLinkOptions, uri: URI, dispatch: Dispatch, reconnecting: () => boolean): LinkParts {
+  const { transport, clock } = options;
+  const answered: Answered = {};
+  const { invites, media } = createCallParts(options, answered, () => headers);
+  const { core, contact, parserLog } = createCore(transport, uri, () => socket, (request) => invites.received(request));
+  const headers = [`Contact: <${contact}>`, `Allow: ${[...AllowedMethods, 'UPDATE'].join(', ')}`];
+  const socket = createSipSocket(transport.websocketUrl, 5000, clock, {
+    onFrame: (frame) => {
+      keepAlive.heard();
+      routeFrame(core, frame, parserLog, answered.current, () => headers);
+    },
+    onDrop: () => dispatch({ type: 'dropped', offline: browserOffline() }),
+  });
+  const registration = createRegistration(core, uri, contact, {
+    expires: transport.registrationExpiresSeconds ?? 600,
+    clock,
+    onLost: (why) => dispatch({ type: why === 'lapsed' ? 'lapsed' : 'refresh_refused' }),
+  });
+  const keepAlive = createKeepAlive({ clock, ping: (question) => ping(core, socket, uri, question === 'query'), onDead: () => dispatch({ type: 'silent' }) });
+  /** The session's end: past it, no registrar takes the credentials, and the link stops trying. */
+  const sessionEnds = Date.parse(String(transport.expiresAt ?? ''));
+  const reconnection = createReconnection({
+    clock,
+    attempt: async () => {
+      await socket.open();
+      await registration.register();
+      // A socket closed as soon as it registered (Safari's, killed at once) is this attempt's failure.
+      if (!socket.isOpen()) throw new Error('dropped');
+    },
+    wanted: () => reconnecting() && !(clock.now() >= sessionEnds),
+    final: isFinalRefusal,
+  });
+  const listen = pageListener(dispatch, answered);
+  return { core, socket, registration, keepAlive, reconnection, invites, media, answered, listen };
+}
+
+/** The call's parts: the INVITEs' keeper and the media controls of the call answered. */
+function createCallParts(options: SipLinkOptions, answered: Answered, headers: () => string[]) {
+  const { emit, clock, transport } = options;
   // Always the session's ICE servers: a handler of SIP.js's would otherwise use a public STUN server.
   const makeHandler = () => new AudioSessionHandler({ iceServers: transport.iceServers, iceGatheringTimeoutMs: 1000, relayGatheringTimeoutMs: 5000, clock });
   const onAccept = (call: Call) => {
-    current = call;
+    answered.current = call;
     // Followed from its first state change; once it ends, no call is current.
-    watchSession(call, callIdOf(call.request.message), { emit, media, clock, onTerminated: () => current === call && (current = undefined) });
+    watchSession(call, callIdOf(call.request.message), { emit, media, clock, onTerminated: () => answered.current === call && (answered.current = undefined) });
   };
-  const headers = () => [`Contact: <${contact}>`, `Allow: ${[...AllowedMethods, 'UPDATE'].join(', ')}`];
-  const invites = createInvites({ emit, microphone, clock, onAccept, makeHandler, headers });
+  const invites = createInvites({ emit, microphone: options.audioDevices?.microphoneId, clock, onAccept, makeHandler, headers });
   const media: MediaControls = createMediaControls({
-    peerConnection: () => current?.handler?.peerConnection,
-    sendInfo: (contentType, content) => sendInfo(current, contentType, content),
+    peerConnection: () => answered.current?.handler?.peerConnection,
+    sendInfo: (contentType, content) => sendInfo(answered.current, contentType, content),
     remoteAudio: options.remoteAudio,
     speakerId: options.audioDevices?.speakerId,
     onAudio: (audio) => emit({ type: 'audio', audio }),
     clock,
   });
+  return { invites, media };
+}
 
+/** SIP.js's core for the session's address-of-record, sending on `socket`, with a Contact of its own. */
+function createCore(transport: SipLinkOptions['transport'], uri: URI, socket: () => SipSocket, onInvite: (request: Parameters<ReturnType<typeof createInvites>['received']>[0]) => void) {
   const loggerFactory = new LoggerFactory();
   loggerFactory.level = Levels.error;
-  const parserLog = loggerFactory.getLogger('sip.parser');
-  const socket = createSipSocket(transport.websocketUrl, 5000, clock, {
-    onFrame: (frame) => {
-      keepAlive.heard();
-      // An UPDATE (RFC 3311), which SIP.js's core cannot answer, is the call's if it came in the call's dialog.
-      receiveFrame(core, frame, parserLog, (message, dialog) => answerUpdate(current?.dialog?.id === dialog.id ? current : undefined, message, (options) => core.replyStateless(message, options), headers()));
-    },
-    onDrop: () => {
-      keepAlive.stop();
-      registration.stop();
-      if (move('up', 'reconnecting')) void reconnect();
-      // After reconnect() began: the registration's refusal is then part of the reconnection, not its end.
-      failTransactionsInFlight(core);
-    },
-  });
   // The Contact a call's requests reach this page at: a name of its own on a host that resolves nowhere (RFC 7118
   // section 5: a browser takes no connection; the edge sends down this socket).
   const viaHost = `${createRandomToken(12)}.invalid`;
@@ -127,171 +242,46 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
       viaForceRport: false,
       viaHost,
       authenticationFactory: () => new DigestCredentials(loggerFactory, transport.authorizationUsername, transport.authorizationPassword),
-      transportAccessor: () => socket,
+      transportAccessor: socket,
     },
-    // Checked, rung and told to the helper (sip-session.ts); nothing thrown there reaches the page.
-    { onInvite: (request) => invites.received(request) },
+    // Checked, rung and told to the helper (`createInvites`); nothing thrown there reaches the page.
+    { onInvite },
   );
+  return { core, contact, parserLog: loggerFactory.getLogger('sip.parser') };
+}
 
-  const registration = createRegistration(core, uri, contact, {
-    expires: transport.registrationExpiresSeconds ?? 600,
-    clock,
-    /**
-     * The registrar refused a refresh for good: no new calls (the registrar never grants past the session). The
-     * binding lapsed instead (every refresh failed, or a page the browser froze past its expiry: the timer fires
-     * on resume): the socket is let go and the link registers afresh on a new one, as after a drop.
-     */
-    onLost: (why) => {
-      if (why === 'lapsed') return socket.drop();
-      if (!move('up', 'gone')) return;
-      keepAlive.stop();
-      emit({ type: 'link_gone', error: REGISTRATION_ENDED });
-    },
-  });
-
+/**
+ * One question of the keep-alive: a double-CRLF ping, or an OPTIONS to the edge with Max-Forwards 0, which the
+ * edge answers itself instead of passing it on (RFC 3261 section 16.3 item 3).
+ */
+function ping(core: UserAgentCore, socket: SipSocket, uri: URI, query: boolean): void {
+  if (!query) return void socket.send('\r\n\r\n').catch(() => undefined);
   const registrar = uri.clone();
   registrar.user = undefined;
-  // A socket that stalls without closing is found by the keep-alive and dropped, so it reconnects as a dropped one.
-  const keepAlive = createKeepAlive({
-    clock,
-    ping: (question) => {
-      if (question === 'ping') return void socket.send('\r\n\r\n').catch(() => undefined);
-      // Max-Forwards 0: the edge answers it itself instead of passing it on (RFC 3261 section 16.3 item 3).
-      const query = core.makeOutgoingRequestMessage('OPTIONS', registrar, uri, uri, {});
-      query.setHeader('max-forwards', '0');
-      core.request(query);
-    },
-    onDead: () => socket.drop(),
-  });
+  const question = core.makeOutgoingRequestMessage('OPTIONS', registrar, uri, uri, {});
+  question.setHeader('max-forwards', '0');
+  core.request(question);
+}
 
-  /** The session's end: past it, no registrar takes the credentials, and the link stops trying. */
-  const sessionEnds = Date.parse(String(transport.expiresAt ?? ''));
-  const reconnection = createReconnection({
-    clock,
-    attempt: async () => {
-      await socket.open();
-      await registration.register();
-      // A socket closed as soon as it registered (Safari's, killed at once) is this attempt's failure.
-      if (!socket.isOpen()) throw new Error('dropped');
-    },
-    wanted: () => phase === 'reconnecting' && !(clock.now() >= sessionEnds),
-    final: isFinalRefusal,
-  });
-  /** The browser said it is offline, and the status says so (only while reconnecting). */
-  let offline = false;
-  /** Shows whether the browser is offline, while the link reconnects: the only time the status says it. */
-  const showOffline = (now: boolean) => {
-    if (phase !== 'reconnecting' || now === offline) return;
-    offline = now;
-    emit({ type: now ? 'browser_offline' : 'browser_online' });
-  };
-
-  /**
-   * The page is back: `online` again (the network changed), shown, or resumed after the browser froze it (Chromium
-   * closes a frozen page's socket as it resumes it, and the close comes next). A reconnection waiting for its next
-   * attempt makes it now, and a socket that looks up is asked at once whether it is still alive: nothing that
-   * works is torn down, a dead one shows `reconnecting` within a probe's wait.
-   */
-  const verify = () => reconnection.wake() || keepAlive.probe();
-  const shown = () => !document.hidden && verify();
-  /**
-   * The page goes into the back/forward cache: its socket does not come back alive (Chromium closes it; one
-   * kept open would be long dead), so an idle link closes it itself, the same way in every browser, and shows
-   * `reconnecting` from now (a call's peer connection keeps the page out of the cache, so a link in a call is
-   * left as it is).
-   */
-  const pagehide = (event: PageTransitionEvent) => {
-    if (!event.persisted || current || !move('up', 'suspended')) return;
-    keepAlive.stop();
-    registration.stop();
-    emit({ type: 'socket_dropped' });
-    socket.close();
-    failTransactionsInFlight(core);
-  };
-  /** The page is back from the cache: the link reconnects and registers again, as after a drop. */
-  const pageshow = (event: PageTransitionEvent) => {
-    if (event.persisted && move('suspended', 'reconnecting')) void reconnect();
-  };
-  // Caught on the window as they go down to the document (capture), where `resume` and `visibilitychange` are fired.
-  const pageEvents: Array<[string, EventListener]> = [
-    ['offline', () => showOffline(true)],
-    [
-      'online',
-      () => {
-        showOffline(false);
-        verify();
-      },
-    ],
-    ['visibilitychange', shown],
-    ['resume', verify],
-    ['pagehide', pagehide as EventListener],
-    ['pageshow', pageshow as EventListener],
+/**
+ * The page's events, as the link machine's: `online` and `offline`; shown, or resumed after the browser froze it
+ * (Chromium closes a frozen page's socket as it resumes it, and the close comes next); into the back/forward
+ * cache and back (its socket does not come back alive: Chromium closes it, and one kept open would be long dead).
+ * Caught on the window as they go down to the document (capture), where `resume` and `visibilitychange` are fired.
+ */
+function pageListener(dispatch: Dispatch, answered: Answered): (on: boolean) => void {
+  const events: Array<[string, EventListener]> = [
+    ['offline', () => dispatch({ type: 'browser_offline' })],
+    ['online', () => dispatch({ type: 'browser_online' })],
+    ['visibilitychange', () => document.hidden || dispatch({ type: 'page_back' })],
+    ['resume', () => dispatch({ type: 'page_back' })],
+    ['pagehide', (event) => (event as PageTransitionEvent).persisted && dispatch({ type: 'page_cached', inCall: !!answered.current })],
+    ['pageshow', (event) => (event as PageTransitionEvent).persisted && dispatch({ type: 'page_restored', offline: browserOffline() })],
   ];
-
-  /**
-   * The one point where the link is back: registered on a new socket, after a drop, a lapse or the back/forward
-   * cache. A call in progress goes on over the new flow from here.
-   */
-  function restored(): void {
-    keepAlive.start(registration.outbound);
-    offline = false;
-    emit({ type: 'socket_restored' });
-    // A call in progress refreshes its dialog's target on the new flow (sip-offer-answer.ts).
-    if (current) refreshTarget(current, clock);
-  }
-
-  /**
-   * A dropped WebSocket: reconnect and register again until it works, the session is over or the registrar
-   * refuses the credentials (reconnection in sip-reconnect.ts); the call's media does not need it.
-   */
-  async function reconnect(): Promise<void> {
-    emit({ type: 'socket_dropped' });
-    offline = false;
-    showOffline(navigator.onLine === false);
-    const { restored: back, final } = await reconnection.run();
-    if (back && move('reconnecting', 'up')) return restored();
-    if (!move('reconnecting', 'gone')) return;
-    emit({ type: 'link_gone', error: final ? REGISTRATION_ENDED : { code: 'browser_session_unavailable', message: 'the session is over; renew() it to take calls again' } });
-  }
-
-  try {
-    await socket.open();
-  } catch (cause) {
-    throw new VoiceBrowserError('connection_failed', 'could not open the SIP WebSocket to the voice service', { cause });
-  }
-  await registration.register().catch((error: unknown) => {
-    phase = 'closed';
-    registration.stop();
-    socket.close();
-    core.dispose();
-    throw error;
-  });
-  move('opening', 'up');
-  keepAlive.start(registration.outbound);
-  // A socket lost between the registration's answer and here is reconnected as any drop is.
-  if (!socket.isOpen() && move('up', 'reconnecting')) void reconnect();
-  for (const [name, listener] of pageEvents) addEventListener(name, listener, true);
-
-  return {
-    answer: invites.answer,
-    decline: invites.decline,
-    endSession: () => hangUp(current),
-    setMuted: media.setMuted,
-    sendDtmf: media.sendDtmf,
-    resumeAudio: media.resumeAudio,
-    close: async () => {
-      phase = 'closed';
-      keepAlive.stop();
-      for (const [name, listener] of pageEvents) removeEventListener(name, listener, true);
-      reconnection.wake();
-      try {
-        hangUp(current);
-        invites.close();
-        await registration.unregister(UNREGISTER_WAIT_MS);
-      } finally {
-        socket.close();
-        core.dispose();
-      }
-    },
+  return (on) => {
+    for (const [name, listener] of events) {
+      if (on) addEventListener(name, listener, true);
+      else removeEventListener(name, listener, true);
+    }
   };
 }

@@ -5,7 +5,9 @@ import { IncomingResponseMessage } from 'sip.js/lib/core/messages/incoming-respo
 import { Parser } from 'sip.js/lib/core/messages/parser.js';
 import { TransactionState } from 'sip.js/lib/core/transactions/transaction-state.js';
 import type { UserAgentCore } from 'sip.js/lib/core/user-agent-core/user-agent-core.js';
+import type { Call } from './sip-call.js';
 import { keepStrongestChallenge } from './sip-digest.js';
+import { answerUpdate } from './sip-offer-answer.js';
 
 /**
  * What passes over a flow (RFC 5626: the socket the link's requests go out on) into SIP.js's core, and what its
@@ -16,7 +18,7 @@ import { keepStrongestChallenge } from './sip-digest.js';
 export type UpdateHandler = (message: IncomingRequestMessage, dialog: Dialog) => void;
 
 /**
- * Hands one frame to the core: a request, or a response with the strongest of its challenges kept (sip-digest.ts).
+ * Hands one frame to the core: a request, or a response with the strongest of its challenges kept (`keepStrongestChallenge`).
  * An UPDATE goes to `onUpdate` instead, as the core's session dialog has no case for it. A message the core cannot
  * take is logged and dropped (RFC 3261 section 18.3: a malformed one is discarded), never thrown into the page
  * from the socket's event. A CRLF pong is nothing to hand on.
@@ -33,6 +35,15 @@ export function receiveFrame(core: UserAgentCore, frame: string, log: Logger, on
   } catch (error) {
     log.error(`a SIP message could not be handled: ${String(error)}`);
   }
+}
+
+/**
+ * Routes one frame of the link's socket: to the core, and an UPDATE (RFC 3311), which SIP.js's core cannot
+ * answer, to the call in progress when it came in that call's dialog (else answered as one of no call).
+ * `headers` go in the UPDATE's answer (the Contact and Allow the link sends everywhere).
+ */
+export function routeFrame(core: UserAgentCore, frame: string, log: Logger, current: Call | undefined, headers: () => string[]): void {
+  receiveFrame(core, frame, log, (message, dialog) => answerUpdate(current?.dialog?.id === dialog.id ? current : undefined, message, (options) => core.replyStateless(message, options), headers()));
 }
 
 /**
