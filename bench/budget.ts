@@ -7,7 +7,7 @@ import { startBenchSimulator } from './simulator-process.js';
 import { quantile, type Row } from './stats.js';
 
 /**
- * The key's budget under load (DESIGN.md, "The key's quota is a budget"): a simulator whose key has 1,200
+ * The key's budget under load (docs/operations.md, "The key's budget"): a simulator whose key has 1,200
  * requests a minute, and 30 agents (scripted pages: a login, a browser session registered by SIP.js, a call
  * answered, then a read of it every second, as the library reads) asking to call through the proxy, a tenth
  * of a second apart. Once with one proxy, once with two replicas on one Redis. How many calls were admitted,

@@ -8,7 +8,7 @@ import { ms, spread, type Row, type Spread } from './stats.js';
  * `onStatus`), and the poll budget that spends the key's quota (about one read per active call a second,
  * never two in flight, none while idle). In Chromium against the app on loopback, from real calls, as a page
  * using the library sees them; then `connect()` and `startCall()` again in Firefox, against the same app, to
- * hold Firefox to Chromium's figures of the same run (DESIGN.md: at most 1.5 times). Times are the page's own
+ * hold Firefox to Chromium's figures of the same run (docs/bench.md: at most 1.5 times). Times are the page's own
  * (`performance.now()`), or wall clock on both sides of one machine when the simulator's moment is compared
  * with the page's.
  */
@@ -38,7 +38,7 @@ export interface LatencyFigures extends EngineFigures {
   firefox: EngineFigures;
 }
 
-/** Firefox's median may be at most this many times Chromium's, same run (DESIGN.md). */
+/** Firefox's median may be at most this many times Chromium's, same run (docs/bench.md). */
 const FIREFOX_RATIO = 1.5;
 
 const ANSWER_AT_ONCE = '+12025550100';
@@ -166,7 +166,7 @@ async function measurePollBudget(page: Page): Promise<Pick<LatencyFigures, 'poll
   return { pollsPerCallMinute: inCall * 2, maxPollsInFlight: maxInFlight, pollsWhileIdle: idle };
 }
 
-/** The part's rows beside DESIGN.md's targets, each of Firefox's beside Chromium's. */
+/** The part's rows beside docs/bench.md's targets, each of Firefox's beside Chromium's. */
 function report(figures: LatencyFigures): { figures: LatencyFigures; rows: Row[] } {
   const { firefox } = figures;
   const both = (s: Spread) => `${ms(s.median)} median, ${ms(s.p95)} p95 (${s.runs} runs)`;

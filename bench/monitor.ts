@@ -18,7 +18,7 @@ import { startBenchSimulator } from './simulator-process.js';
 import { ms, spread, type Row, type Spread } from './stats.js';
 
 /**
- * A supervisor listening in (issue 34 point 6; server-proxy/README.md and simulator/README.md, "Supervisors and
+ * A supervisor listening in (docs/desk.md and docs/simulator.md, "Supervisors and
  * recordings"): from `voice.monitor(callId)` on the supervisor's page to the first audio of the call at that
  * page. The simulator in its own process; in this one, on loopback, an app of the bench's own: the voice proxy
  * (`createVoiceProxy`, with an empty support desk so the queue-call reads a monitor leg uses are there) behind an

@@ -4,7 +4,7 @@ import type { BenchPage } from './browser.js';
 import { ms, spread, type Row, type Spread } from './stats.js';
 
 /**
- * Calls that survive the network (DESIGN.md): a call's media path lost for 5 s (the simulator's
+ * Calls that survive the network (docs/bench.md): a call's media path lost for 5 s (the simulator's
  * `media-blackhole`), from the moment the network returns to the page's audio reaching the simulator again on
  * the same call, and from the blackhole's start to the page's `no_inbound_audio` warning; and a SIP socket that stalls without closing (`stall-sip-socket`), from the stall to the page
  * showing `reconnecting`. In Chromium against the app on loopback, as a page using the library meets them.

@@ -8,7 +8,7 @@ import { startBenchSimulator } from './simulator-process.js';
 import { ms, spread, type Row, type Spread } from './stats.js';
 
 /**
- * Offer mode (issue 33 point 6; server-proxy/README.md, "Offer mode"): how soon a caller of an offer-mode queue
+ * Offer mode (docs/desk.md, "Offer mode"): how soon a caller of an offer-mode queue
  * rings the agent's page, how soon `accept()` has that caller on the line, and how soon a caller whose
  * `call.received` webhook was lost rings all the same. Set up as queues.ts is: the simulator in its own process;
  * the demo server's app (`createDemoApp`, the demo's queues from demo-queues.ts, Sales in offer mode with the
@@ -192,7 +192,7 @@ export async function measureOffers(runs: number): Promise<{ rows: Row[]; figure
   }
 }
 
-/** The part's rows beside issue 33's targets. */
+/** The part's rows beside docs/bench.md's targets. */
 function report(figures: OffersFigures): { rows: Row[]; figures: OffersFigures } {
   const both = (s: Spread) => `${ms(s.median)} median, ${ms(s.p95)} p95 (${s.runs} runs)`;
   const { webhookToRinging, webhookToInvite, inviteToRinging, acceptToConnected, acceptToAnswered, lostWebhookToRinging } = figures;

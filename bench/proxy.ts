@@ -8,7 +8,7 @@ import { startBenchSimulator } from './simulator-process.js';
 import { quantile, type Row } from './stats.js';
 
 /**
- * Guards: the proxy adds at most 1 ms p50 to a page's read of its call (DESIGN.md). The read the page makes
+ * Guards: the proxy adds at most 1 ms p50 to a page's read of its call (docs/bench.md). The read the page makes
  * once a second, `GET /browser-calls/:id` of a call in progress, one at a time: straight to the simulator
  * with the key, and through the proxy with the log-in cookie (login check, per-user limit, ownership,
  * relay). Deployed as in production: the simulator alone in its own process, the app (`npm start` with

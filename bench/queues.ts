@@ -8,7 +8,7 @@ import { startBenchSimulator } from './simulator-process.js';
 import { ms, spread, type Row, type Spread } from './stats.js';
 
 /**
- * Support desks (DESIGN.md, "Targets"): how soon an agent's page lists a caller who reached a queue, and how
+ * Support desks (docs/bench.md): how soon an agent's page lists a caller who reached a queue, and how
  * soon Answer next has that caller on the line. The simulator in its own process; the demo server's app
  * (`createDemoApp`, the demo's two queues from demo-queues.ts) in this one, on loopback, so the moment the
  * proxy's receiver gets a `call.received` webhook is taken here, in front of the app; one Chromium page with the
@@ -142,7 +142,7 @@ export async function measureQueues(runs: number): Promise<{ rows: Row[]; figure
   }
 }
 
-/** The part's rows beside DESIGN.md's targets. */
+/** The part's rows beside docs/bench.md's targets. */
 function report(figures: QueuesFigures): { rows: Row[]; figures: QueuesFigures } {
   const both = (s: Spread) => `${ms(s.median)} median, ${ms(s.p95)} p95 (${s.runs} runs)`;
   const { webhookToPage, arrivalToPage, answerNextToConnected } = figures;

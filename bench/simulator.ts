@@ -6,7 +6,7 @@ import { startBenchSimulator, type BenchSimulator } from './simulator-process.js
 import { quantile, type Row } from './stats.js';
 
 /**
- * Guards: the simulator carries the calls its users run against it (issue 3: 10 calls with media on two
+ * Guards: the simulator carries the calls its users run against it (10 calls with media on two
  * cores) without its signalling lagging. Steps of simultaneous calls with audio both ways, and at each step
  * whether its answers are still prompt.
  *
@@ -142,7 +142,7 @@ export async function measureSimulator(): Promise<{ rows: Row[]; figures: Simula
     rows.push({
       figure: 'simulator: calls with media per core',
       value: best ? `${figures.callsPerCore.toFixed(0)} (${best.calls} calls without lag at ${(100 * best.simulatorCores).toFixed(0)} % of a core; ${stopped})` : 'none without lag',
-      target: 'issue 3: 10 calls on 2 cores',
+      target: '10 calls on 2 cores',
       met: figures.callsWithoutLag >= 10,
     });
     return { rows, figures };

@@ -7,7 +7,7 @@ import { createSipTrim, LIB_BUILD_OPTIONS, type SipTrimPart } from '../scripts/s
 import { kb, type Row } from './stats.js';
 
 /**
- * Guards: what a page downloads (DESIGN.md: the script-tag bundle and the ES module's initial load), against
+ * Guards: what a page downloads (docs/bench.md: the script-tag bundle and the ES module's initial load), against
  * the floor to beat (sip.js SimpleUser, JsSIP). Each bundled the same way in the same run (esbuild, minified,
  * es2020), then gzip -9 and brotli -11.
  */
@@ -92,7 +92,7 @@ export async function measureSize(): Promise<{ figures: SizeFigure[]; rows: Row[
   const rows: Row[] = [
     { figure: 'script-tag bundle', value: describe(tag), target: '<= 56 KB gzip', met: tag.gzip <= 56 * 1024 },
     { figure: 'ES module initial load', value: describe(esm), target: '<= 8.5 KB gzip', met: esm.gzip <= 8.5 * 1024 },
-    // For comparison (DESIGN.md): a bare SIP stack, where ours carries the helper's polling, recovery and network features too.
+    // For comparison (docs/bench.md): a bare SIP stack, where ours carries the helper's polling, recovery and network features too.
     { figure: 'peer: sip.js SimpleUser', value: `${describe(simpleUser)} (ours ${tag.gzip - simpleUser.gzip >= 0 ? '+' : ''}${tag.gzip - simpleUser.gzip} bytes gzip)`, target: 'for comparison', met: true },
     { figure: 'peer: jssip', value: `${describe(jssip)} (ours ${tag.gzip - jssip.gzip >= 0 ? '+' : ''}${tag.gzip - jssip.gzip} bytes gzip)`, target: 'for comparison', met: true },
   ];

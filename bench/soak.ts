@@ -3,7 +3,7 @@ import type { BenchPage } from './browser.js';
 import { kb, ms, quantile, type Row } from './stats.js';
 
 /**
- * Guards: a page that stays open all day keeps working and does not grow (DESIGN.md: 300 calls in one page,
+ * Guards: a page that stays open all day keeps working and does not grow (docs/bench.md: 300 calls in one page,
  * heap growth within 1 MB, nothing left running). Many call cycles in one page (call the answer-at-once
  * number, wait for connected, hang up, wait for busy false), then disconnect: the JS heap's growth after
  * garbage collection, and what is left running.

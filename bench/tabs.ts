@@ -4,7 +4,7 @@ import { openBenchTabs } from './browser.js';
 import { ms, spread, type Row, type Spread } from './stats.js';
 
 /**
- * Many tabs, one phone (DESIGN.md): three tabs of one user in one Chromium, sharing the phone (the library's
+ * Many tabs, one phone (docs/bench.md): three tabs of one user in one Chromium, sharing the phone (the library's
  * default). A method called in a follower (`mute()`, which needs no call) until its effect shows in the
  * leader's status; a change of the leader's status until every follower shows it (the target: 50 ms); and the
  * leader tab closed until the next one leads (the target: 1 s).

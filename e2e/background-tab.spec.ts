@@ -3,7 +3,7 @@ import { launchUserChromium } from './browsers.js';
 import { callConnected, expect, hangUp, INDEPENDENT, logIn, logInAndConnect, test, type Simulator } from './fixtures.js';
 
 /**
- * An agent's phone tab behind the CRM (issue 31), in a Chromium that hides and throttles it as a user's does
+ * An agent's phone tab behind the CRM, in a Chromium that hides and throttles it as a user's does
  * (e2e/browsers.ts, launchUserChromium): the tab holding the phone is hidden behind a second tab of the same
  * user, its chained timers run once a minute, and it must stay `ready`, registered the whole time, and take the
  * other tab's call at the first attempt. A page the browser freezes and resumes keeps its socket.
@@ -31,7 +31,7 @@ function watchPage(): void {
     setTimeout(tick, 1000);
   };
   setTimeout(tick, 1000);
-  // The offer ring's tone (lib/offer-ringer.ts) and desktop notifications, as the page makes them.
+  // The offer ring's tone (`createOfferRinger`) and desktop notifications, as the page makes them.
   const tones: AudioContext[] = [];
   const notices: string[] = [];
   Object.assign(w, { __tones: tones, __notices: notices });
@@ -121,7 +121,7 @@ test('an agent hidden behind another tab for four minutes, two of them throttled
     await hangUp(follower);
 
     // A caller offered to this agent rings the hidden phone: its tone plays there on a running audio clock, and
-    // a desktop notification says who calls (issue 31 point 4); the visible tab shows the offer and accepts it.
+    // a desktop notification says who calls; the visible tab shows the offer and accepts it.
     await follower.getByTestId('availability-switch').click();
     await expect(follower.getByTestId('availability-switch')).toHaveAttribute('aria-checked', 'true');
     const queues = (await (await follower.request.get(new URL('/voice/queues', app.demo).href)).json()) as { queues: Array<{ id: string; name: string }> };

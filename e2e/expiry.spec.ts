@@ -55,7 +55,7 @@ test('an expired session the page never called on: at the registration refresh t
   // The SIP.js registerer refreshes before its 600 s run out; the registrar refuses the expired session's credentials.
   await page.clock.fastForward(REGISTRATION_REFRESH);
   await expect(page.getByTestId('connection')).toHaveText('expired');
-  // Which path told the page: the registration ending (lib/sip-adapter.ts), not the expiresAt timer.
+  // Which path told the page: the registration ending (`openSipLink`), not the expiresAt timer.
   await expect(page.getByTestId('error-code')).toContainText('browser_session_unavailable: the SIP registration ended');
   await expect(page.getByTestId('error-advice')).toContainText('Renew it');
   await screenshot(page, '06-expired');
@@ -95,7 +95,7 @@ test("the page's own timer at the session's expiresAt shows expired, even while 
   await logInAndConnect(page, 'e2e-expiry-timer');
   await page.clock.fastForward(SESSION_LIFETIME);
   await expect(page.getByTestId('connection')).toHaveText('expired');
-  // The expiresAt timer of lib/voice-browser.ts (watchExpiry); the simulator's session is still active.
+  // The expiresAt timer the page keeps; the simulator's session is still active.
   await expect(page.getByTestId('error-code')).toContainText('browser_session_unavailable: the session expired');
   await expect(callButton(page)).toBeDisabled();
 });

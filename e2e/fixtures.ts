@@ -144,7 +144,7 @@ const SCREENSHOT_WIDTH = 360;
  * the viewport the spec set, as a person at that screen sees it.
  */
 export async function screenshot(page: Page, name: string, options: { asSeen?: boolean } = {}): Promise<void> {
-  // Chromium's are the set the README shows; another browser's go beside them, in a folder named after it.
+  // Chromium's are the set docs/demo.md shows; another browser's go beside them, in a folder named after it.
   const project = base.info().project.name;
   const path = `${SCREENSHOTS_DIR}/${project === 'chromium' ? '' : `${project}/`}${name}.png`;
   if (options.asSeen) return void (await page.screenshot({ path }));

@@ -7,8 +7,8 @@ import { createSimulatorControl, type InboundCallRecord, type SimulatorControl }
 import { expect, hangUp, logInAndConnect, test } from './fixtures.js';
 
 /**
- * Offer mode across two proxy replicas on one real redis-server, one of them killed mid-offer (issue 33 point 5;
- * server-proxy/README.md, "Offer mode"), in real browsers. Replica A embeds the simulator, made the queues and
+ * Offer mode across two proxy replicas on one real redis-server, one of them killed mid-offer
+ * (docs/desk.md, "Offer mode"), in real browsers. Replica A embeds the simulator, made the queues and
  * receives their webhooks; replica B speaks to A's simulator with the same key and queue secret, and holds the
  * router's lease (`offer-router` on the bus). An agent at each, both available, Ada at A idle the longer: the
  * caller rings Ada's page, dequeued by B, and B is killed (SIGKILL) while it rings. Nothing is left stuck: the

@@ -5,7 +5,7 @@ import { axeViolations, expect, hangUp, logInAndConnect, pageAudioStats, recordP
 import { startEdge } from './sip-edge.js';
 
 /**
- * Offer mode (issue 33; server-proxy/README.md, "Offer mode"), in real browsers against the demo server and its
+ * Offer mode (docs/desk.md, "Offer mode"), in real browsers against the demo server and its
  * simulator: the demo's Sales queue rings each caller at the longest-idle available agent, whose page shows the
  * ringing card and answers with Accept (or A), or sends the caller on with Decline; an offer left ringing past
  * the page's `offers.ringMs` makes its agent away, and the caller goes on. Three agents, five callers, each

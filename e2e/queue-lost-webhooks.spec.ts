@@ -4,7 +4,7 @@ import { expect, logInAndConnect, SIM_API_KEY, test, type Simulator } from './fi
 /**
  * The queue webhook is best effort (spec 6.1: one attempt, no retry), and the simulator can lose one
  * (`drop-webhook`). The demo's queue panel still converges on the service's truth: while it watches, the proxy
- * re-reads the queues (every 4 s, server-proxy/README.md "When a webhook is lost"), so a caller whose
+ * re-reads the queues (every 4 s, docs/proxy.md, "When a webhook is lost"), so a caller whose
  * `call.received` was lost shows, and a caller whose `call.ended` was lost leaves, with no reload. The same re-read
  * puts callers whose webhooks came out of order (`delay-webhook`) back in the order they reached the queue.
  */

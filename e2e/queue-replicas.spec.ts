@@ -6,7 +6,7 @@ import { createSimulatorControl } from '../simulator/http/control-client.js';
 import { expect, logInAndConnect, test } from './fixtures.js';
 
 /**
- * Support desks behind two proxy replicas on one real Redis (DESIGN.md: "with REDIS_URL an event that reached
+ * Support desks behind two proxy replicas on one real Redis (docs/desk.md: "with REDIS_URL an event that reached
  * one replica reaches agents on every replica"), in real Chromium. Replica A embeds the simulator, made the
  * queues and receives their webhooks; replica B speaks to A's simulator with the same key and queue secret
  * (`QUEUE_SECRET`), so it takes A's queues. An agent logged in at each: a caller that arrives shows on both

@@ -4,7 +4,7 @@ import type { InboundCallRecord } from '../simulator/http/control-client.js';
 import { axeViolations, expect, SIM_API_KEY, hangUp, logInAndConnect, pageAudioStats, recordPeerConnections, reloadConfirmed, screenshot, test, type Simulator } from './fixtures.js';
 
 /**
- * Support desks (DESIGN.md, "Support desks: queued inbound calls"), in real Chromium against the demo server and
+ * Support desks (docs/desk.md), in real Chromium against the demo server and
  * its simulator: callers arrive through the control API (`/__sim/inbound`), every agent's queue panel lists them
  * live, Answer next claims the head caller and the call rings that agent's page, where it runs on the call card
  * like a browser call (audio both ways, DTMF, hang-up). A caller who hangs up while queued leaves every panel; an

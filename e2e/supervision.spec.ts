@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from '@playwright/test';
 import { axeViolations, expect, logIn, logInAndConnect, pageAudioStats, recordPeerConnections, test, userOfThisRun } from './fixtures.js';
 
 /**
- * Supervisors and recordings (issue 34; server-proxy/README.md, "Supervisors and recordings"), in real browsers
+ * Supervisors and recordings (docs/desk.md, "Supervisors and recordings"), in real browsers
  * against the demo server and its simulator. The demo's login makes a user whose name starts with `lead` a
  * supervisor of every other user it has seen. A supervisor's page lists its agents' calls, listens in on one
  * (the monitor leg rings the page and is answered listen-only: audio comes in, nothing goes out, no microphone
@@ -11,7 +11,7 @@ import { axeViolations, expect, logIn, logInAndConnect, pageAudioStats, recordPe
  * Any other user gets 404 for the monitor and the download.
  */
 
-/** The simulator's test number that answers at once with its 440 Hz tone (simulator/README.md, "Test numbers"). */
+/** The simulator's test number that answers at once with its 440 Hz tone (docs/simulator.md, the test numbers). */
 const TONE_NUMBER = '+12025550100';
 const TONE_HZ = 440;
 /** One frame of the service's mix (RFC 3551 section 4.5 default packetization): a WAV may end within one. */

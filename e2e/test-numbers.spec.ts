@@ -1,7 +1,7 @@
 import { callConnected, expect, hangUp, logInAndConnect, test } from './fixtures.js';
 
 /**
- * The simulator's test numbers (DESIGN.md) behave as documented, and the page says so in words;
+ * The simulator's test numbers (docs/simulator.md) behave as documented, and the page says so in words;
  * +12025550100 is call.spec.ts's. The suite's app shortens +12025550103's ringing to 3 s and +12025550107's
  * unknown outcome to 4 s (the app fixture in fixtures.ts); the documented 8 s and 10 s are users' defaults.
  */

@@ -7,7 +7,7 @@ import { minifyShipped } from './minify.js';
 import { LIB_BUILD_OPTIONS } from './sip-trim.js';
 
 /**
- * Builds the library (DESIGN.md): the ES module, whose SIP.js part is a file of its own (`sip-adapter.js`) that
+ * Builds the library (docs/architecture.md): the ES module, whose SIP.js part is a file of its own (`sip-adapter.js`) that
  * `connect()` loads on demand, the testing kit (`voice-browser/testing`), the type declarations, and one
  * minified script that sets `window.VoiceBrowser`.
  */

@@ -2,7 +2,7 @@ import { expect, type Browser, type Page } from '@playwright/test';
 import type { SimulatorControl } from '../simulator/http/control-client.js';
 
 /**
- * The walk through the demo that the README's screenshots show, in one Chromium against an app started as
+ * The walk through the demo that docs/demo.md's screenshots show, in one Chromium against an app started as
  * `npm start` starts it: an agent logs in, connects, calls, hangs up, answers a queue caller while another
  * waits, is rung by an offered caller, and records a call a supervisor listens in to. Each state is saved when
  * the page shows it, so every picture is the current demo's.
@@ -34,7 +34,7 @@ const LINE = '+18005550100';
 /** The supervisor's page reads the calls every few seconds; a new call is listed within this. */
 const LISTED_MS = 15_000;
 
-/** Takes every picture, in the order the README lists them. */
+/** Takes every picture, in the order docs/demo.md shows them. */
 export async function takeTour(tour: Tour): Promise<void> {
   const agent = await openPage(tour);
   await shoot(tour, agent, '01-login');

@@ -22,7 +22,7 @@ Runs a local voice service: REST, SIP over WebSocket, WebRTC audio and faults, o
               the SIP edge it speaks as: "kamailio" (default), "no-crlf-pong", "asterisk" or
               "carrier-sbc"; or SIM_EDGE_PROFILE
   --help      this text
-Every SIM_* variable is read as well (the README's Configuration lists them).`;
+Every SIM_* variable is read as well (docs/development.md, "Configuration", lists them).`;
 
 /** What the command line asks for: the help text, or the environment to run with. */
 export type CliRequest = { help: true } | { help: false; env: Record<string, string | undefined> };

@@ -9,7 +9,7 @@ import { DEFAULT_QUOTA } from './http/rate-limit.js';
 import { DEFAULT_RECIPIENT_TIMINGS } from './service/recipients.js';
 
 /**
- * The simulator's start-up configuration from the environment (DESIGN.md, "Environment"), parsed once with zod,
+ * The simulator's start-up configuration from the environment (docs/development.md, "Configuration"), parsed once with zod,
  * for `npm run simulator` and for `npm start` when it embeds the simulator. A bad value stops start-up with one
  * line naming the variable.
  */
@@ -39,7 +39,7 @@ const variables = {
  * The names of every environment variable the simulator's configuration reads.
  *
  * @remarks
- * Whoever starts the app for a test (scripts/start-app.ts) removes these, and the proxy's, from the environment
+ * Whoever starts the app for a test (`startApp` of the repository's scripts) removes these, and the proxy's, from the environment
  * it passes on, so a variable exported in the caller's shell (`SIM_API_KEY` for `npm run simulator`, say)
  * cannot change what the test runs against.
  */
@@ -47,7 +47,7 @@ export const SIMULATOR_CONFIG_VARIABLES = Object.keys(variables) as ReadonlyArra
 
 /**
  * The quota of the key `npm start` runs its demo on, unless SIM_QUOTA_PER_* say otherwise: a key whose quota the
- * provider raised (spec 8 states a default quota, not a ceiling). The README's walkthroughs keep several
+ * provider raised (spec 8 states a default quota, not a ceiling). The demo's walkthroughs (docs/demo.md) keep several
  * calls read once a second at once (an agent's call, a supervisor's monitor leg, a desk's caller), beside the
  * supervisor's list, the desks' re-reads and the recordings; the default serves one call at once.
  */
@@ -61,11 +61,11 @@ export interface SimulatorConfig {
   quota: Quota;
   /** The started key's own quota, when it has one: the demo key's ({@link DEMO_KEY_QUOTA}). */
   keyQuota?: Quota;
-  /** How long +12025550103 rings before `no_answer` (DESIGN.md: 8 s); the e2e suite shortens it. */
+  /** How long +12025550103 rings before `no_answer` (docs/simulator.md: 8 s); the e2e suite shortens it. */
   noAnswerMs: number;
-  /** How long +12025550107 stays `outcome_unknown` (DESIGN.md: 10 s); the e2e suite shortens it. */
+  /** How long +12025550107 stays `outcome_unknown` (docs/simulator.md: 10 s); the e2e suite shortens it. */
   outcomeUnknownMs: number;
-  /** How long a dequeued caller rings the agent before going back to the head (DESIGN.md: 20 s); the e2e suite shortens it. */
+  /** How long a dequeued caller rings the agent before going back to the head (docs/simulator.md: 20 s); the e2e suite shortens it. */
   queueAnswerTimeoutMs: number;
   /**
    * Where the calls' media gathers and whom it may pair with: `host` (the default) adds this machine's interface
@@ -118,7 +118,7 @@ export function describeQuota(config: SimulatorConfig): string {
   const { perMinute, perHour } = startedKeyQuota(config);
   const figures = `${perMinute} requests a minute, ${perHour} an hour`;
   if (!config.keyQuota) return `simulator key quota: ${figures} (SIM_QUOTA_PER_MINUTE, SIM_QUOTA_PER_HOUR)`;
-  return `simulator key quota: ${figures}, a demo key sized for the README's walkthroughs (agents, a supervisor listening in, recordings, the desk); the spec's default of ${DEFAULT_QUOTA.perMinute} a minute serves one call at once; SIM_QUOTA_PER_MINUTE and SIM_QUOTA_PER_HOUR set it`;
+  return `simulator key quota: ${figures}, a demo key sized for the demo's walkthroughs (docs/demo.md) (agents, a supervisor listening in, recordings, the desk); the spec's default of ${DEFAULT_QUOTA.perMinute} a minute serves one call at once; SIM_QUOTA_PER_MINUTE and SIM_QUOTA_PER_HOUR set it`;
 }
 
 /**

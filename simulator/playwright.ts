@@ -6,10 +6,10 @@
  *
  * @example
  * ```ts
- * // playwright.config.ts
+ * // the Playwright config
  * export default defineConfig({ use: { launchOptions: chromiumLaunchOptions() } });
  *
- * // call.spec.ts
+ * // a spec
  * import { test, expect } from '@voice-browser/simulator/playwright';
  *
  * test('calls', async ({ page, simulator }) => {

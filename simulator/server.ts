@@ -18,10 +18,10 @@ import { VoiceService } from './service/voice-service.js';
 
 /**
  * Starts the simulated voice service: REST under `/api/v1/voice`, SIP over WebSocket at `/sip`, and the
- * control API under `/__sim/`, all on one loopback port (DESIGN.md).
+ * control API under `/__sim/`, all on one loopback port (docs/simulator.md).
  */
 
-/** Recipient timings other than `noAnswerMs` default to the documented figures (recipients.ts). */
+/** Recipient timings other than `noAnswerMs` default to the documented figures (`DEFAULT_RECIPIENT_TIMINGS`). */
 export interface SimulatorOptions extends Omit<RecipientTimings, 'noAnswerMs'> {
   apiKey: string;
   /** 0 picks a free port. */
@@ -34,14 +34,14 @@ export interface SimulatorOptions extends Omit<RecipientTimings, 'noAnswerMs'> {
   queueAnswerTimeoutMs?: number;
   toneMs?: number;
   /**
-   * Where the calls' media gathers and whom it may pair with (media-addresses.ts): `host` (the default) offers this
+   * Where the calls' media gathers and whom it may pair with (`selectMediaAddresses`): `host` (the default) offers this
    * machine's interface addresses beside 127.0.0.1, which a browser with default settings pairs with; `loopback`
    * offers 127.0.0.1 alone, for browsers started with loopback switches.
    */
   mediaAddresses?: MediaAddressMode;
   /**
    * SIP over UDP on 127.0.0.1 at this port (0: a free one), where an edge in front of the simulator relays the
-   * pages' SIP (sip-udp.ts); unset, the simulator speaks SIP over its WebSocket only.
+   * pages' SIP (`SipUdpSide`); unset, the simulator speaks SIP over its WebSocket only.
    */
   sipUdpPort?: number;
   /**
@@ -55,7 +55,7 @@ export interface SimulatorOptions extends Omit<RecipientTimings, 'noAnswerMs'> {
   quota?: Partial<Quota>;
   /** The quota of `apiKey` alone, one the provider raised (spec 8: the default is a default); default `quota`. */
   keyQuota?: Partial<Quota>;
-  /** The SIP edge the service speaks as (edge-profile.ts), at start and after a reset; default `kamailio`. */
+  /** The SIP edge the service speaks as (`EDGE_PROFILES`), at start and after a reset; default `kamailio`. */
   edgeProfile?: EdgeProfile;
   /** Accounts and keys; default one account, which supports recording, with `apiKey` holding both voice scopes. */
   registry?: KeyRegistry;

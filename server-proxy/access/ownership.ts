@@ -4,7 +4,7 @@ import type { Relay } from '../upstream/relay.js';
 import type { Upstream, UpstreamResponse } from '../upstream/upstream.js';
 
 /**
- * Ownership (DESIGN.md): the service scopes resources to the key and the proxy uses one key for every user,
+ * Ownership (docs/proxy.md, "The routes, and what it holds on each"): the service scopes resources to the key and the proxy uses one key for every user,
  * so the proxy proves each session and call id is the caller's before it touches it. Every failure of that
  * proof answers exactly what an unknown id answers.
  */
@@ -60,9 +60,9 @@ export function createOwnership(upstream: Upstream, { ensureOk }: Relay) {
   };
 
   /**
-   * Reads a queue's generic call and proves it is bridged to `agentId`, the user's agent (DESIGN.md, "Support
+   * Reads a queue's generic call and proves it is bridged to `agentId`, the user's agent (docs/desk.md, "Support
    * desks"): a caller still waiting, or taken by another agent, is not the user's. A monitor leg ringing the
-   * user's agent is theirs too (README, "Supervisors and recordings"): the supervisor's page reads and ends it.
+   * user's agent is theirs too (docs/desk.md, "Supervisors and recordings"): the supervisor's page reads and ends it.
    */
   const ownQueueCall = async (agentId: string, id: string): Promise<UpstreamResponse> => {
     if (!isResourceId(id)) throw notFound('call');

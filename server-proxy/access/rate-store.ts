@@ -2,7 +2,7 @@ import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexib
 
 /**
  * Where the proxy counts requests per user: a small store interface so several proxy processes behind a
- * load balancer can share one count (see `redis-rate-store.ts`), in memory by default.
+ * load balancer can share one count (`createRedisRateStore`), in memory by default.
  */
 
 /** The state of one fixed window after a hit. */

@@ -15,7 +15,7 @@ export interface ProxyUser {
   /** Shown as the agent's name. */
   name?: string;
   /**
-   * What the user supervises (README, "Supervisors and recordings"): the calls in progress of these agents,
+   * What the user supervises (docs/desk.md, "Supervisors and recordings"): the calls in progress of these agents,
    * named by the `id` this same `authenticate` gives each of them, and of these queues, by their queue ids.
    * A supervisor lists those calls, listens in (monitor) and fetches their recordings. Absent: nobody's.
    */

@@ -1,6 +1,6 @@
 /**
  * Where the key's budget lives: the newest reading of the key's quota, and the leases of the calls in
- * progress. In one process's memory by default; `redis-budget-store.ts` shares them between replicas.
+ * progress. In one process's memory by default; `createRedisBudgetStore` shares them between replicas.
  */
 
 /** What the service said of the key's quota on one of its answers (spec 8 `X-RateLimit-*`). */

@@ -3,7 +3,7 @@ import { createMemoryBudgetStore, type BudgetStore, type QuotaReading } from './
 import { systemClock } from '../time/clock.js';
 
 /**
- * The key's quota as a budget (DESIGN.md, "The key's quota is a budget"): one key serves every user, and the
+ * The key's quota as a budget (docs/operations.md, "The key's budget"): one key serves every user, and the
  * page reads each call in progress about once a second (spec 8), so the proxy keeps those reads: it learns the
  * quota from the service's `X-RateLimit-*` headers, holds a lease for each call in progress, and refuses a new
  * call the budget cannot carry before it reaches the service.

@@ -1,8 +1,8 @@
 /**
- * Whether each user's agent takes offered callers (issue 33 point 1), kept by the proxy: the page says
- * `available` or `away`, and the offer router (offer-router.ts) reads every agent's record, with the time it
+ * Whether each user's agent takes offered callers, kept by the proxy: the page says
+ * `available` or `away`, and the offer router (`route`) reads every agent's record, with the time it
  * became idle, to offer the longest-idle one first. `createMemoryAvailability()` for one replica,
- * `createRedisAvailability({ url })` (redis-availability.ts) for several.
+ * `createRedisAvailability({ url })` for several.
  */
 
 /** What the page says of its agent. */

@@ -8,7 +8,7 @@ import { unref, type Clock } from '../time/clock.js';
 
 /**
  * After a dequeue, the proxy watches the claimed call while it is `dequeuing`: an agent that does not answer
- * puts the caller back at the head of the queue (DESIGN.md, "Support desks"), and the service sends no webhook
+ * puts the caller back at the head of the queue (docs/desk.md), and the service sends no webhook
  * for that (spec 6.1 names only `call.received` and `call.ended`), so the proxy publishes `call.requeued`
  * itself and the other agents list the caller again.
  *

@@ -1,7 +1,7 @@
 /**
- * Offer routing (issue 33 point 2), the decisions alone: which waiting caller of an offer-mode queue the proxy
+ * Offer routing, the decisions alone: which waiting caller of an offer-mode queue the proxy
  * dequeues, and to whose agent (`connectTo`). A pure `route(state, event) -> [state, decisions]`, as the
- * library's machines are; offer-runner.ts feeds it the bus, the reads and the dequeues' answers, and runs what
+ * library's machines are; `createOfferRunner` feeds it the bus, the reads and the dequeues' answers, and runs what
  * it decides. Events carry their time (`at`), so the router never reads a clock.
  *
  * ```

@@ -11,13 +11,13 @@ import type { Upstream } from '../upstream/upstream.js';
 import { every, type Clock } from '../time/clock.js';
 
 /**
- * The offer router's I/O (issue 33 point 2): feeds offer-router.ts the bus's updates, the availability store and
+ * The offer router's I/O: feeds `route` the bus's updates, the availability store and
  * a periodic read of the calls in progress, and runs what it decides: the dequeue with `connectTo` the chosen
  * agent, an unanswered agent set `away`, an agent's offer lease given up.
  *
  * @remarks
- * One replica routes at a time: the holder of the lease `offer-router` on the bus (the lease queue-reconcile.ts
- * takes its own of), renewed at each check. A replica that loses it forgets what it believed; the next holder
+ * One replica routes at a time: the holder of the lease `offer-router` on the bus (the queues' re-reads,
+ * `createQueueReconciler`, take a lease of their own), renewed at each check. A replica that loses it forgets what it believed; the next holder
  * starts from a read of the service, which shows every agent already ringing (`dequeuing`) or talking.
  * Each offer also holds a lease `offer-agent:<id>` from the decision until its dequeue answers (then a read shows
  * the agent ringing), so a holder that stalled past its own lease and a new one never dequeue for the same agent
@@ -26,7 +26,7 @@ import { every, type Clock } from '../time/clock.js';
  *
  * The webhook is best effort (spec 6.1), so each check also reads the calls in progress, within the key's
  * budget (a refused read skips the round), but only while some agent is available: a desk nobody staffs costs
- * no reads. The panels' re-reads (queue-reconcile.ts) make the same read: while they run on this replica, the
+ * no reads. The panels' re-reads (`createQueueReconciler`) make the same read: while they run on this replica, the
  * router takes each of theirs as it is answered and makes none of its own, but for the first after it takes
  * its lease, since a router starting afresh must know at once which agents ring or talk.
  */
@@ -43,7 +43,7 @@ export interface OfferRunnerParts {
   router: RouterOptions;
   /** Time between checks. */
   intervalMs: number;
-  /** Time between the reads of a claimed call (claim-watch.ts). */
+  /** Time between the reads of a claimed call (`watchClaim`). */
   claimReadIntervalMs: number;
   claimWatchMs: number;
   /** The panels' re-reads, when they read at least as often as the checks: their reads serve the router too. */

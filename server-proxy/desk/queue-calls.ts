@@ -3,11 +3,11 @@ import type { WaitingCaller } from './queue-events.js';
 
 /**
  * The service's generic calls (spec 3.1, 4.8) as the queue routes read them: an inbound caller of a queue, and
- * the agent a dequeue last bridged it to (`agentId`, DESIGN.md "Support desks"), which is how the proxy knows
+ * the agent a dequeue last bridged it to (`agentId`, docs/desk.md), which is how the proxy knows
  * a call is the user's.
  */
 
-/** A generic call, the fields the proxy reads (contract/queue-call.ts). */
+/** A generic call, the fields the proxy reads (the contract's `QueueCall`). */
 export type QueueCall = Pick<QueueCallRecord, 'id' | 'queueId' | 'from' | 'to' | 'state' | 'agentId' | 'createdAt'>;
 
 /** Whether `state` is one a call never leaves (spec 3.1). */
@@ -31,7 +31,7 @@ export function queueCallsIn(body: unknown): QueueCall[] {
 /** A waiting call as the agents' pages list it: waiting since it reached the queue. */
 export const callerOf = (call: QueueCall): WaitingCaller => ({ callId: call.id, queueId: call.queueId, from: call.from, to: call.to, since: call.createdAt });
 
-/** A generic call as the key's budget counts it (key-budget.ts reads a browser call's `busy`). */
+/** A generic call as the key's budget counts it (`createKeyBudget` reads a browser call's `busy`). */
 export const budgetViewOf = (call: QueueCall) => ({ id: call.id, busy: !isTerminal(call.state) });
 
 /** Any generic call (a queue's, or a monitor leg) as the key's budget counts it; null for anything else. */

@@ -32,8 +32,8 @@ export interface WaitingCaller {
  * - `call.requeued`: the agent did not answer, and the caller waits at the head again.
  * - `call.updated`: a caller already told of, told again as the service's read shows it: its `since` was when
  *   its webhook was received (the webhook carries no creation time), and is now the call's `createdAt`, so the
- *   panels order callers as the service does (queue-reconcile.ts). An event stream sends it as `call.received`
- *   (queue-stream.ts says why).
+ *   panels order callers as the service does (`createQueueReconciler`). An event stream sends it as
+ *   `call.received` (`followQueues` says why).
  */
 export type QueueUpdate =
   | ({ event: 'call.received' | 'call.requeued' | 'call.updated' } & WaitingCaller)
@@ -66,7 +66,7 @@ export interface QueueEventBus {
   /**
    * Takes or keeps the lease `name` for `holder` for `ttlMs`: true while `holder` has it (taken now, or its own
    * renewed), false while another holder's runs. One holder at a time across replicas: the queues' re-reads
-   * (queue-reconcile.ts) are made by one replica, not by each.
+   * (`createQueueReconciler`) are made by one replica, not by each.
    */
   lease(name: string, holder: string, ttlMs: number): Promise<boolean>;
   /** Gives the lease `name` up if `holder` has it, so another replica takes it at once. */

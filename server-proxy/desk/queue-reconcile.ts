@@ -34,15 +34,15 @@ import { unref, type Clock } from '../time/clock.js';
  * before this run began (its `since` not known here) is corrected the same way, once, a round later.
  *
  * A caller claimed by a dequeue elsewhere (not through this proxy) is `call.claimed` once seen so; a caller put
- * back unanswered is the claim watch's to tell (claim-watch.ts), not this one's.
+ * back unanswered is the claim watch's to tell (`watchClaim`), not this one's.
  *
- * The offer router needs the same read (offer-runner.ts): each read is handed to `onRead` listeners as it is
+ * The offer router needs the same read (`createOfferRunner`): each read is handed to `onRead` listeners as it is
  * answered, so while this replica re-reads (`reading()`), the router takes these reads instead of making its own.
  */
 
 /**
  * Time between re-reads: as long as a lost webhook may leave the panels wrong, and short enough that the re-reads
- * and a call in progress still fit a key's default quota together (server-proxy/README.md gives the arithmetic).
+ * and a call in progress still fit a key's default quota together (docs/desk.md, "Queues and Answer next", gives the arithmetic).
  * Each is a low-priority read: refused by the budget when it would eat the reads kept for calls in progress, that
  * round is skipped.
  */

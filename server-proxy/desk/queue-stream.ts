@@ -13,10 +13,10 @@ import { every, type Clock } from '../time/clock.js';
  * `GET /queue-events`: the logged-in agent's Server-Sent Events. On connect, a `snapshot` of the callers
  * waiting in the user's queues, read from the service; then each change to them as the bus brings it. The
  * subscription is made before the read, and what it brings meanwhile is applied after the snapshot, so no
- * change falls between the two and none is shown twice (queue-view.ts).
+ * change falls between the two and none is shown twice (`createWaitingView`).
  *
  * @remarks
- * While a stream is open the proxy also re-reads the queues (queue-reconcile.ts): a webhook lost on its way (spec
+ * While a stream is open the proxy also re-reads the queues (`createQueueReconciler`): a webhook lost on its way (spec
  * 6.1: no retry) reaches the stream as the update it would have been, a few seconds late.
  *
  * Events carry no `id`: a reconnect gets a fresh snapshot, which is the whole state. `retry: 2000` sets the
@@ -35,7 +35,7 @@ export interface StreamParts {
   ensureOk: Relay['ensureOk'];
   budget: KeyBudget;
   events: QueueEventBus;
-  /** The queues' re-reads, which run while a stream is open (queue-reconcile.ts). */
+  /** The queues' re-reads, which run while a stream is open (`createQueueReconciler`). */
   reconciler: QueueReconciler;
   headers: Readonly<Record<string, string>>;
   heartbeatMs: number;

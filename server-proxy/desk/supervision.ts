@@ -5,7 +5,7 @@ import { subjectOf, type ProxyUser } from '../access/subject.js';
 import type { UpstreamResponse } from '../upstream/upstream.js';
 
 /**
- * Who reaches a call in progress and its recordings (README, "Supervisors and recordings"): its agent (the
+ * Who reaches a call in progress and its recordings (docs/desk.md, "Supervisors and recordings"): its agent (the
  * user of a browser call, or the agent a dequeue bridged a queue's call to), and a supervisor of that agent or
  * of that queue (`supervisor` of the user `authenticate` returns). Every other user gets the 404 of a call that
  * does not exist, byte for byte.

@@ -35,7 +35,7 @@ export function defaultLogger(secrets: readonly string[], level = 'info'): Proxy
 
 /**
  * Middleware that serves each request, then logs it through `logger` (none: no line) with the status its door
- * to the service last heard (route-parts.ts), counts a `429` the proxy gave itself, and answers its id as
+ * to the service last heard (`heardBy`), counts a `429` the proxy gave itself, and answers its id as
  * `X-Request-Id` and its time as `Server-Timing`.
  */
 export function requestLog(logger: ProxyLogger | null, metrics: ProxyMetrics, clock: Clock): MiddlewareHandler<ProxyEnv> {

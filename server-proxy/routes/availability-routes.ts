@@ -5,7 +5,7 @@ import type { Queues } from './queue-routes.js';
 import type { ProxyContext } from './route-parts.js';
 
 /**
- * `GET` and `PUT /availability` (issue 33 point 1): whether the logged-in user's agent takes offered callers.
+ * `GET` and `PUT /availability`: whether the logged-in user's agent takes offered callers.
  * The record keeps the queues `queuesFor(user)` allowed when the user said it, so the router, which runs with
  * no request, offers them only those; and the time the agent became idle, for the longest idle first.
  */

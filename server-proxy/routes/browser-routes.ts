@@ -3,9 +3,9 @@ import { callInput, emptyInput, parseIdempotencyKey, parseInput, readJsonBody } 
 import type { ProxyContext, RouteParts } from './route-parts.js';
 
 /**
- * The six browser operations the proxy forwards (DESIGN.md, browser-facing routes), one named handler each,
- * every one only for the logged-in user's own resources; routes.ts gives each its route. The middleware in
- * `proxy.ts` has set the user.
+ * The six browser operations the proxy forwards (spec 4.7), one named handler each,
+ * every one only for the logged-in user's own resources; `ROUTES` gives each its route. The middleware of
+ * `createVoiceProxy` has set the user.
  */
 
 /** The `call` of an answer's body, if any. */
@@ -18,7 +18,7 @@ export async function createSession({ upstream, relay, agents, cleanup, budget }
   await budget.admitSession();
   await agents.ensure(c.get('user'), c.get('subject'));
   // A session is cheap and supersedes an idle older one, so each press gets a fresh key; should its answer
-  // be lost, the session it may have made is ended (session-cleanup.ts), since no page holds it.
+  // be lost, the session it may have made is ended (`createSessionCleanup`), since no page holds it.
   const response = await upstream({ method: 'POST', path: '/browser-sessions', body: { externalSubject: c.get('subject') }, idempotencyKey: randomUUID() }).catch(
     (error: unknown) => cleanup.afterLostCreate(error, c.get('subject')),
   );

@@ -11,10 +11,10 @@ import type { ProxyContext, RouteParts } from './route-parts.js';
 import type { ProxyUser } from '../access/subject.js';
 
 /**
- * Support desks (DESIGN.md, "Support desks: queued inbound calls"): the service's queue webhook received, the
+ * Support desks (spec 6.1; docs/desk.md): the service's queue webhook received, the
  * agents' event stream of waiting callers, the dequeue that claims the head caller for the user's own agent,
- * and the reads and hangup of a call bridged to that agent: one named handler each, routes.ts gives each its
- * route. Every route but the webhook's (queue-webhook-receiver.ts) is the logged-in user's, and only for the
+ * and the reads and hangup of a call bridged to that agent: one named handler each, `ROUTES` gives each its
+ * route. Every route but the webhook's (`receiveWebhook`) is the logged-in user's, and only for the
  * queues `queuesFor(user)` allows.
  */
 
@@ -32,7 +32,7 @@ export interface QueueOptions {
   claimReadIntervalMs?: number;
   /**
    * Time between the re-reads of the queues while a page watches, in ms (one replica at a time reads); default
-   * 4 s (queue-reconcile.ts says why).
+   * 4 s (`createQueueReconciler` says why).
    */
   reconcileIntervalMs?: number;
   /** Where each user's availability is kept (`PUT /availability`); default in this process's memory. */
@@ -41,7 +41,7 @@ export interface QueueOptions {
   offers?: OfferOptions;
 }
 
-/** The `offers` option: offer mode (server-proxy/README.md, "Offer mode"). */
+/** The `offers` option: offer mode (docs/desk.md, "Offer mode"). */
 export interface OfferOptions {
   /** The queues in offer mode; every other queue stays in pull mode (`answerNext`). */
   queues: readonly string[];
@@ -49,7 +49,7 @@ export interface OfferOptions {
   wrapUpMs?: number;
   /**
    * Time between the router's checks (the store, and a read of the calls while an agent is available), in ms;
-   * default 4 s (server-proxy/README.md, "Offer mode", gives the arithmetic).
+   * default 4 s (docs/desk.md, "Offer mode", gives the arithmetic).
    */
   checkIntervalMs?: number;
   /** An offer back at the head this long after it was made went unanswered, and its agent is set away; default 15 s. */
@@ -95,7 +95,7 @@ const seen = (q: RouteParts, body: unknown): void => {
   if (view) q.budget.callSeen(view);
 };
 
-/** `GET /queue-events`: the agent's event stream (queue-stream.ts). */
+/** `GET /queue-events`: the agent's event stream (`followQueues`). */
 export async function follow(q: Queues, c: QueueContext): Promise<Response> {
   // A page back after the bus dropped its stream: the offers resume with it.
   q.offers?.nudge();

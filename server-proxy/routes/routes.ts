@@ -15,21 +15,21 @@ import { downloadRecording, listRecordings, listSupervisedCalls, monitorCall, re
  */
 
 /**
- * Who may call a route, and what the handler proves before it touches a resource (ownership.ts):
+ * Who may call a route, and what the handler proves before it touches a resource (`createOwnership`):
  * - `signature`: the service, the body signed with the queues' notifySecret; no login.
  * - `user`: the logged-in user, for what the service lists under their subject or their agent.
  * - `session`, `call`: the user, for a browser session or call of theirs (`ownSession`, `ownCall`).
  * - `queue`: the user, for a queue that `queuesFor(user)` allows.
  * - `agent-call`: the user, for a queue's call bridged to their agent, or a monitor leg ringing it (`ownQueueCall`).
  * - `supervisor`: a user `authenticate` made a supervisor; for anyone else the route answers as an unknown one.
- * - `supervised-call`: a supervisor, for a call in progress of an agent or queue they supervise (supervision.ts).
+ * - `supervised-call`: a supervisor, for a call in progress of an agent or queue they supervise (`reachCall`, `reachRecording`).
  * - `own-call`: the user, for a browser call of theirs or a queue's call bridged to their agent.
  * - `recording`: the user, for a recording (or the recordings) of an `own-call` or a `supervised-call`.
  */
 export type RouteOwner = 'signature' | 'user' | 'session' | 'call' | 'queue' | 'agent-call' | 'supervisor' | 'supervised-call' | 'own-call' | 'recording';
 
 /**
- * How the proxy's own limits treat a route (DESIGN.md, "The key's quota is a budget"), highest priority first:
+ * How the proxy's own limits treat a route (docs/operations.md, "The key's budget"), highest priority first:
  * - `cleanup`: a hangup or a session's end: never refused by the proxy's limits, nor counted per user.
  * - `kept`: counted per user; never refused by the key's budget: the reads of what is in progress, a dequeue,
  *   whose caller is on the line already, and the start and stop of a recording of a call on the line.
@@ -51,7 +51,7 @@ interface RouteShape {
 /** A route: a browser route's handler works through the request's parts; a desk route's, with the desk too. */
 export type Route = (RouteShape & { desk?: false; handler: Handler<RouteParts> }) | (RouteShape & { desk: true; handler: Handler<Queues> });
 
-/** Every route of the proxy; those with `desk` only when `createVoiceProxy` has `queues` (queue-routes.ts). */
+/** Every route of the proxy; those with `desk` only when `createVoiceProxy` has `queues` (`createDesk`). */
 export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/browser-sessions', owner: 'user', budget: 'new', handler: createSession },
   { method: 'GET', path: '/browser-sessions', owner: 'user', budget: 'recovery', handler: readCurrent },
@@ -112,7 +112,7 @@ export function routeTemplate(path: string): string {
 
 /**
  * A hangup (of a browser call or a dequeued one) or a session's end: never refused by the proxy's own limits
- * (DESIGN.md, "The key's quota is a budget").
+ * (docs/operations.md, "The key's budget").
  */
 export function isCleanup(method: string, route: string): boolean {
   return routeOf(route, method)?.budget === 'cleanup';

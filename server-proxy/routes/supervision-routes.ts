@@ -8,10 +8,10 @@ import type { ProxyContext, RouteParts } from './route-parts.js';
 import { isSupervisor, reachCall, reachRecording, supervisedAgents, supervisedSubjects } from '../desk/supervision.js';
 
 /**
- * Supervisors and recordings (README, "Supervisors and recordings"; DESIGN.md, "Supervisors and recordings"):
+ * Supervisors and recordings (spec 4.8; docs/desk.md, "Supervisors and recordings"):
  * a supervisor's list of the calls in progress they supervise, the monitor leg that rings the supervisor's own
  * agent, the start and stop of a recording by the call's agent, and the reads and download of recordings. One
- * named handler each; routes.ts gives each its route, and supervision.ts decides who reaches what.
+ * named handler each; `ROUTES` gives each its route, and `reachCall` and `reachRecording` decide who reaches what.
  */
 
 /** An answer the proxy writes itself, as relayed ones are: JSON, no-store, the integrator's headers. */

@@ -3,7 +3,7 @@
  * stable `code`, instead of a `TypeError` from deep inside or a `404` that surfaces only in the page.
  */
 
-/** The codes of {@link VoiceProxySetupError}; README, "Mounting the proxy in your app", lists what each means. */
+/** The codes of {@link VoiceProxySetupError}; docs/errors.md, "Setting up the proxy", lists what each means. */
 export type VoiceProxySetupCode = 'base_url_missing' | 'base_url_invalid' | 'api_key_missing' | 'authenticate_missing' | 'base_url_without_prefix' | 'service_unreachable';
 
 /**

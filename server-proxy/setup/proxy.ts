@@ -25,7 +25,7 @@ import { systemClock, type Clock } from '../time/clock.js';
 /**
  * `createVoiceProxy`: the server piece that holds the persistent key and forwards the page's six browser
  * operations, each only for the logged-in user's own resources; with `queues`, also the support desk's
- * routes (queue-routes.ts). Its guards are here, in order; its routes are the table of routes.ts.
+ * routes (`createDesk`). Its guards are here, in order; its routes are the table `ROUTES`.
  */
 
 export type { ProxyUser, SupervisorRole } from '../access/subject.js';
@@ -33,7 +33,7 @@ export type { ProxyLogger } from '../ops/request-log.js';
 export type { Readiness } from '../ops/readiness.js';
 export type { QueueOptions } from '../routes/queue-routes.js';
 
-/** Options of {@link createVoiceProxy}; README "Mounting the proxy in your app" lists them with defaults. */
+/** Options of {@link createVoiceProxy}; docs/proxy.md, "Options", lists them with defaults. */
 export interface VoiceProxyOptions {
   /** `{base_url}` of the voice service, ending in its path prefix (`/api`); checked by a read at creation. */
   baseUrl: string;
@@ -58,7 +58,7 @@ export interface VoiceProxyOptions {
   /** Per-user limits below the key's quota (default 80 a minute, 5,000 an hour, in memory); `false` turns them off. */
   rateLimit?: UserRateLimitOptions | false;
   /**
-   * The key's quota as a budget shared by every user (README, "The key's budget"): learned from the service's
+   * The key's quota as a budget shared by every user (docs/operations.md, "The key's budget"): learned from the service's
    * `X-RateLimit-*` headers, it keeps the reads of calls in progress and refuses a new call it cannot carry
    * with `429 concurrency_limit`. On by default, in this process's memory; `{ store }` shares it between
    * replicas (`createRedisBudgetStore`); `false` turns it off.
@@ -94,7 +94,7 @@ export interface VoiceProxyOptions {
    */
   headers?: Readonly<Record<string, string>>;
   /**
-   * Support desks (README, "Support desks"): the queue webhook's receiver at `POST /queue-events`, the agents'
+   * Support desks (docs/desk.md): the queue webhook's receiver at `POST /queue-events`, the agents'
    * event stream at `GET /queue-events`, the dequeue and the reads and hangup of a dequeued call. Without it
    * those routes answer as unknown ones.
    */
@@ -167,7 +167,7 @@ function mountUserGuards(app: Hono<ProxyEnv>, options: VoiceProxyOptions, log: (
 /**
  * The service's door, watched: each answer teaches the budget its rate-limit headers and tells the readiness
  * the service is there, and each exchange is timed and counted. The request it serves hears of it through its
- * own door (route-parts.ts).
+ * own door (`routePartsFor`).
  */
 function observed(upstream: Upstream, budget: KeyBudget, metrics: ProxyMetrics, heard: (status: number) => void, clock: Clock): Upstream {
   return async (request) => {

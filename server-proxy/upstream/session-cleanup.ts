@@ -35,7 +35,7 @@ export interface SessionCleanup {
   revoke(subject: string): Promise<void>;
   /**
    * The rejection of `POST /browser-sessions` for `subject`, made the page's error: when the answer was lost
-   * after the request may have been sent (a `504` from `upstream.ts`), the session it may have made is
+   * after the request may have been sent (a `504` from `createUpstream`), the session it may have made is
    * ended first, then the page gets `504 browser_session_unavailable`; any other error is passed on.
    *
    * @remarks

@@ -7,7 +7,7 @@ import { timeoutSignal } from '../time/deadline.js';
 /**
  * The proxy's door to the service for a file (a recording's audio): the answer's body is handed on as it
  * arrives, never held whole in memory. Requests are built from nothing but the key, `Accept` and the page's
- * `Range`, as every upstream request is (upstream.ts).
+ * `Range`, as every upstream request is (`createUpstream`).
  *
  * @remarks
  * The deadline covers the wait for the answer's headers, and then each wait for the next bytes while the page

@@ -10,7 +10,7 @@ import { timeoutSignal } from '../time/deadline.js';
  *
  * @remarks
  * Requests go out through undici's `request` on a keep-alive pool of the proxy's own: the HTTP client under
- * Node's `fetch` without its WHATWG layers, which keeps the proxy within DESIGN.md's added-latency target
+ * Node's `fetch` without its WHATWG layers, which keeps the proxy within its added-latency target (docs/bench.md)
  * (docs/bench.md). An integrator's `fetch` option replaces the pool (tests use it to put a fault between
  * proxy and service).
  */

@@ -50,7 +50,7 @@ export interface ChromiumLaunchOptions {
  *
  * @example
  * ```ts
- * // playwright.config.ts
+ * // the Playwright config
  * import { defineConfig } from '@playwright/test';
  * import { chromiumLaunchOptions } from '@voice-browser/simulator/playwright';
  *

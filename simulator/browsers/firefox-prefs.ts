@@ -62,11 +62,11 @@ export interface FirefoxLaunchOptions {
  *
  * @remarks
  * Firefox ESR 153 lacks the BiDi command `emulation.setMediaFeaturesOverride` that Playwright 1.65 sends for
- * every new context; the repository's README (Architecture) says how its own tests get past that.
+ * every new context; the repository's docs/testing.md says how its own tests get past that.
  *
  * @example
  * ```ts
- * // playwright.config.ts
+ * // the Playwright config
  * import { defineConfig } from '@playwright/test';
  * import { chromiumLaunchOptions, firefoxLaunchOptions } from '@voice-browser/simulator/playwright';
  *

@@ -11,14 +11,14 @@ import type { SipServer } from '../sip/sip-server.js';
 /**
  * The simulated service's browser calls (spec 4.7 `/browser-calls`): each call's record and the runner that
  * drives its two legs. Admission (the session, its registration, the recipient) is the service's
- * (voice-service.ts); this file starts what was admitted and answers for the calls it holds.
+ * (`VoiceService`); `BrowserCalls` starts what was admitted and answers for the calls it holds.
  *
  * @remarks
  * Every change of a call's record goes through one place, which bumps `revision` and derives `busy` from the
  * state (spec 3.2).
  */
 
-/** What `POST /browser-calls` asks for, validated at the edge (rest.ts). */
+/** What `POST /browser-calls` asks for, validated at the edge (`createRestApp`). */
 export interface CreateCallInput {
   sessionId: string;
   from: string;
@@ -32,7 +32,7 @@ export interface CreateCallInput {
 export interface BrowserCallsOptions {
   sip: SipServer;
   toneMs: number;
-  /** Where each call's media gathers and whom it may pair with (media-addresses.ts). */
+  /** Where each call's media gathers and whom it may pair with (`selectMediaAddresses`). */
   mediaAddresses: MediaAddressMode;
   timings: CallRunnerDeps['timings'];
   now: () => number;
@@ -54,7 +54,7 @@ function newCall(session: BrowserSession, input: CreateCallInput, createdAt: str
     endReason: null,
     error: null,
     maxDurationSeconds: input.maxDurationSeconds ?? null,
-    // spec 2.6: honoured only when the account supports recording; rest.ts passes false otherwise.
+    // spec 2.6: honoured only when the account supports recording; the REST edge passes false otherwise.
     record: input.record ?? false,
     customData: input.customData ?? {},
     createdAt,
@@ -85,7 +85,7 @@ export class BrowserCalls {
       now,
     });
     this.runners.set(call.id, runner);
-    // The INVITE goes out before this request answers: the page must cope with it arriving first (DESIGN.md).
+    // The INVITE goes out before this request answers: the page must cope with it arriving first (docs/simulator.md).
     await runner.start();
     return this.calls.get(call.id)?.value ?? call;
   }
@@ -162,7 +162,7 @@ export class BrowserCalls {
     return status;
   }
 
-  /** Both parties' audio of the call `id` mixed, while its media runs (mixer.ts). */
+  /** Both parties' audio of the call `id` mixed, while its media runs (`CallMixer`). */
   mixerOf(id: string): CallMixer | undefined {
     return this.runners.get(id)?.mixer();
   }

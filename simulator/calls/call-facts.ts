@@ -3,7 +3,7 @@ import type { MediaCounts } from '../media/media.js';
 import type { BrowserCallState, GenericCallState } from '../service/model.js';
 
 /**
- * What the simulator observed of one call beyond its record, for `GET /__sim/calls/:id` (DESIGN.md): the states
+ * What the simulator observed of one call beyond its record, for `GET /__sim/calls/:id` (docs/simulator.md): the states
  * it went through, the SIP and media milestones of its browser leg, and the DTMF it heard. A browser call's leg
  * is the INVITE that rings its page; a queued caller's is the INVITE each dequeue sends to the claiming agent.
  */

@@ -9,7 +9,7 @@ import { TimerSet } from './timer-set.js';
 
 /**
  * Drives one browser call through its two legs: the INVITE that rings the page's agent, then the simulated
- * recipient (recipients.ts), and the teardown of both.
+ * recipient (`recipientFor`), and the teardown of both.
  *
  * @remarks
  * Every change of the call record goes through `deps.update`, the service's one place that bumps `revision`
@@ -43,7 +43,7 @@ export interface CallRunnerDeps {
   now(): number;
 }
 
-/** One call's runner, from its INVITE to both legs down; the service keeps one per call (browser-calls.ts). */
+/** One call's runner, from its INVITE to both legs down; the service keeps one per call (`BrowserCalls`). */
 export class CallRunner {
   readonly facts: CallFacts;
   private media: LegMedia | undefined;
@@ -58,7 +58,7 @@ export class CallRunner {
     this.facts = initialFacts(call);
   }
 
-  /** Both parties' audio mixed, while the call's media runs (mixer.ts). */
+  /** Both parties' audio mixed, while the call's media runs (`CallMixer`). */
   mixer(): CallMixer | undefined {
     return this.media?.mixer;
   }

@@ -4,14 +4,14 @@ import { CallMixer } from '../media/mixer.js';
 import { sipInfoDigit } from '../sip/sip-info-dtmf.js';
 
 /**
- * The simulator's end of a browser leg's audio (media.ts's peer), and what it records of that audio in the
+ * The simulator's end of a browser leg's audio (a `createMediaPeer` peer), and what it records of that audio in the
  * call's facts: the page's answer, the DTMF it heard (RFC 4733, and SIP INFO in the leg's dialog), when the
- * audio connected, the page's re-INVITEs and ICE restarts, and the last counts once it closes. A browser call (call-runner.ts) and a
- * dequeued caller (queue-bridge.ts) each ring the page with one; its mix of both parties is what a recording or
+ * audio connected, the page's re-INVITEs and ICE restarts, and the last counts once it closes. A browser call (`CallRunner`) and a
+ * dequeued caller (`QueueBridge`) each ring the page with one; its mix of both parties is what a recording or
  * a monitor leg of the call hears.
  */
 export class LegMedia {
-  /** Both parties of the leg's call mixed (mixer.ts), for a recording or a monitor leg to listen to. */
+  /** Both parties of the leg's call mixed (`CallMixer`), for a recording or a monitor leg to listen to. */
   readonly mixer: CallMixer;
   private closed = false;
 
@@ -54,7 +54,7 @@ export class LegMedia {
     this.peer.hold(held);
   }
 
-  /** A SIP INFO of the leg's dialog (sip-info-dtmf.ts): a digit is recorded beside the RFC 4733 ones. */
+  /** A SIP INFO of the leg's dialog (`sipInfoDigit`): a digit is recorded beside the RFC 4733 ones. */
   info(contentType: string, body: string): void {
     const digit = sipInfoDigit(contentType, body);
     if (digit) this.facts.dtmf.push({ digit, method: 'sip-info', at: this.stamp() });
@@ -70,7 +70,7 @@ export class LegMedia {
     return answer.sdp;
   }
 
-  /** Sends one PCMU frame to the page: a monitor leg's audio (media.ts drops it unless the peer is a monitor's). */
+  /** Sends one PCMU frame to the page: a monitor leg's audio (the media peer drops it unless the peer is a monitor's). */
   send(payload: Buffer): void {
     this.peer.send(payload);
   }

@@ -8,10 +8,10 @@ import type { BrowserLeg, SipServer } from '../sip/sip-server.js';
 import { TimerSet } from './timer-set.js';
 
 /**
- * A supervisor's `monitor` leg of a call (spec 2.6 leg kinds, 4.8 "monitor a call"; DESIGN.md "Supervisors and
+ * A supervisor's `monitor` leg of a call (spec 2.6 leg kinds, 4.8 "monitor a call"; docs/simulator.md "Supervisors and
  * recordings"): an INVITE to the supervisor agent's registered page naming the leg in `X-Call-Id` and the call it
  * listens to in `X-Monitored-Call-Id`, whose offer is `sendonly`; once answered, the page hears both parties of
- * the call mixed (mixer.ts), and nothing it might send is used. The leg ends with the call.
+ * the call mixed (`CallMixer`), and nothing it might send is used. The leg ends with the call.
  *
  * @remarks
  * States (spec 3.1): `ringing` once the INVITE is out, `established` once the page answered, then `finished`

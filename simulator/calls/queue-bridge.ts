@@ -7,9 +7,9 @@ import type { BrowserLeg, SipServer } from '../sip/sip-server.js';
 import { TimerSet } from './timer-set.js';
 
 /**
- * One dequeue's bridge (DESIGN.md, "Support desks"): the INVITE carrying `X-Call-Id` that rings the claiming
+ * One dequeue's bridge (spec 4.8; docs/simulator.md): the INVITE carrying `X-Call-Id` that rings the claiming
  * agent's page, and the queued caller's audio on the far side (the simulator's media peer: a tone, then an echo).
- * The queue desk (queues.ts) owns the call's record; the bridge tells it how its leg went, each at most once and
+ * The queue desk (`QueueDesk`) owns the call's record; the bridge tells it how its leg went, each at most once and
  * only after the leg and the media are down where that applies.
  */
 
@@ -47,7 +47,7 @@ export class QueueBridge {
     private readonly outcome: BridgeOutcome,
   ) {}
 
-  /** Both parties' audio mixed, while the caller's media runs (mixer.ts). */
+  /** Both parties' audio mixed, while the caller's media runs (`CallMixer`). */
   mixer(): CallMixer | undefined {
     return this.media?.mixer;
   }

@@ -1,5 +1,5 @@
 /**
- * The timers of one call (call-runner.ts): each runs once, and all of them are cancelled together when the
+ * The timers of one call (`CallRunner`): each runs once, and all of them are cancelled together when the
  * call starts to end, so no phase's timer fires into a call already going down.
  */
 

@@ -5,8 +5,8 @@
  *
  * @remarks
  * The shapes here are the wire's, written out so the package's types reach nothing of werift;
- * test/simulator/wire-shapes.test.ts holds them to the simulator's own (an inbound call's to
- * contract/queue-call.ts, which the simulator and the proxy share).
+ * a unit test holds them to the simulator's own (an inbound call's to the contract's
+ * `QueueCall`, which the simulator and the proxy share).
  */
 
 import type { SimulatorEdge, SimulatorEdgeInput } from './control-edge-shapes.js';

@@ -1,5 +1,5 @@
 /**
- * The edge routes' shapes of the simulator's control API (control-client.ts), written out as the others are, so
+ * The edge routes' shapes of the simulator's control API (`createSimulatorControl`), written out as the others are, so
  * the package's types reach nothing of its insides.
  */
 

@@ -6,7 +6,7 @@ import { edgeRestartInput } from '../sip/edge/edge-state.js';
 import type { VoiceService } from '../service/voice-service.js';
 
 /**
- * The control API's edge routes (DESIGN.md, docs/simulator.md "Edge profiles"): the SIP edge the service speaks
+ * The control API's edge routes (docs/simulator.md, "Edge profiles"): the SIP edge the service speaks
  * as for what comes next, its restart, and the far end's hold of a call, which an edge without music on hold
  * sends as a re-INVITE and silence.
  */

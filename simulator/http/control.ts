@@ -10,7 +10,7 @@ import { KeyControl } from './key-control.js';
 import type { VoiceService } from '../service/voice-service.js';
 
 /**
- * The simulator's control API under `/__sim/` (DESIGN.md): what tests use to see inside the service, to make
+ * The simulator's control API under `/__sim/` (docs/simulator.md): what tests use to see inside the service, to make
  * the far end act, and to make keys in the spec's states. It needs no key: it exists only in the simulator,
  * which listens on loopback.
  */
@@ -74,7 +74,7 @@ function inboundRoutes(app: Hono, service: VoiceService): void {
   app.post('/inbound/:id/hangup', (c) => c.json({ call: service.queues.callerHangup(c.req.param('id')) }, 202));
 }
 
-/** `/faults`: arm, list and clear the faults of the next requests (faults.ts). */
+/** `/faults`: arm, list and clear the faults of the next requests (`FaultPlan`). */
 function faultRoutes(app: Hono, faults: FaultPlan, service: VoiceService): void {
   app.post('/faults', async (c) => {
     const body = await readJsonBody(c.req.raw);

@@ -5,7 +5,7 @@ import type { FaultPlan } from '../service/faults.js';
 import type { VoiceService } from '../service/voice-service.js';
 
 /**
- * Where the armed faults (faults.ts, `POST /__sim/faults`) meet the requests under `/api/`: each request that
+ * Where the armed faults (`FaultPlan`, `POST /__sim/faults`) meet the requests under `/api/`: each request that
  * matches one is answered badly, in the way the fault names, so tests can prove the page survives it.
  */
 
@@ -67,7 +67,7 @@ export function injectFaults(faults: FaultPlan, service: VoiceService): Middlewa
       case 'withdraw-invite':
         await next();
         // The answer, as built, waits until the CANCEL was answered and the call failed: INVITE, CANCEL,
-        // then the 202, the order seen behind a SIP proxy (README).
+        // then the 202, the order seen behind a SIP proxy.
         await withdrawInviteOf(service, c.res);
         return;
     }

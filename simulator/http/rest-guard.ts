@@ -6,7 +6,7 @@ import type { IdempotencyStore } from './idempotency.js';
 import { DEFAULT_QUOTA, RateLimiter, rateLimitHeaders, type RateDecision } from './rate-limit.js';
 
 /**
- * What stands before every route of the REST surface (rest.ts): the quota count, then the refusals of the
+ * What stands before every route of the REST surface (`createRestApp`): the quota count, then the refusals of the
  * caller's account (403), quota (429) and credentials (401) in the order spec 5.4 asks, and the headers every
  * answer carries, refusals included (spec 4.7, spec 8); and the two helpers every route file uses: the caller's key
  * once it holds a scope, and a creating operation run under its Idempotency-Key.

@@ -9,10 +9,10 @@ import { byteRange } from '../media/wav.js';
 
 /**
  * The REST routes of supervision and recording (spec 4.8 names the operations, not their paths; these are the
- * simulator's, DESIGN.md "Supervisors and recordings"), under the voice base with the rules of every route
- * (rest.ts): the key's scope (spec 5.6: monitoring and managing recordings need `voice_calls.write`, reading
+ * simulator's, docs/simulator.md), under the voice base with the rules of every route
+ * (`createRestApp`): the key's scope (spec 5.6: monitoring and managing recordings need `voice_calls.write`, reading
  * and downloading them `voice_calls.read`), the error shape of spec 2.2, and the key's ownership of what it
- * creates. Supervision itself is supervision.ts.
+ * creates. Supervision itself is `Supervision`'s.
  *
  * | route | answers |
  * |---|---|

@@ -31,7 +31,7 @@ export interface ApiKeyRecord {
   scopes: readonly Scope[];
 }
 
-/** How the app counts and identifies callers (rest-guard.ts), and where it keeps Idempotency-Keys. */
+/** How the app counts and identifies callers (`guard`), and where it keeps Idempotency-Keys. */
 export interface RestOptions extends GuardOptions {
   /** The Idempotency-Key records, given so that their owner can clear them; default a new one on `now`. */
   idempotency?: IdempotencyStore;
@@ -121,7 +121,7 @@ function queueRoutes(app: Hono<RestEnv>, service: VoiceService): void {
     const { connectTo } = parseInput(dequeueInput, await readJsonBody(c.req.raw));
     return c.json({ call: await service.dequeue(owner, c.req.param('id'), connectTo) });
   });
-  // Generic calls: queued callers, and the monitor legs of supervision (rest-supervision.ts).
+  // Generic calls: queued callers, and the monitor legs of supervision (`supervisionRoutes`).
   app.get('/calls', (c) => {
     const owner = ownerWith(c, 'voice_calls.read');
     const status = c.req.query('status');

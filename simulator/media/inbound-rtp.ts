@@ -11,7 +11,7 @@ import { dtmfDigit, parseTelephoneEvent } from './telephone-event.js';
 /** RMS (linear int16) above which a packet counts as voiced; mu-law silence decodes to 0, its smallest step is 8. */
 export const VOICE_RMS_THRESHOLD = 100;
 
-/** Counters of the browser's packets, as media.ts reports them in `MediaCounts`. */
+/** Counters of the browser's packets, as the media peer reports them in `MediaCounts`. */
 export interface InboundCounts {
   /** RTP audio packets received (PCMU), excluding telephone-event. */
   packetsFromBrowser: number;

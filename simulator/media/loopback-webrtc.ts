@@ -3,7 +3,7 @@ import { iceAddressConfig, selectMediaAddresses, usableCandidatesSdp, type Media
 
 /**
  * werift as the simulator's media endpoint, and as the tests' stand-in browsers: the codecs it offers, the
- * addresses it may use (media-addresses.ts: 127.0.0.1 alone, or this machine's own addresses as well), and
+ * addresses it may use (`selectMediaAddresses`: 127.0.0.1 alone, or this machine's own addresses as well), and
  * werift's built-in Google STUN fallback cleared (werift source: lib/ice/src/ice.js,
  * lib/webrtc/src/secureTransportManager.js). Chromium only pairs a 127.0.0.1 candidate when started with
  * `--allow-loopback-in-peer-connection`, Firefox with `media.peerconnection.ice.loopback`.

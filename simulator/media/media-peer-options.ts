@@ -1,10 +1,10 @@
 import type { MediaAddressMode } from './media-address-mode.js';
 
 /**
- * How a media peer (media.ts) is made: its tone, its clock, whether it is a monitor leg's, and where it gathers.
+ * How a media peer (`createMediaPeer`) is made: its tone, its clock, whether it is a monitor leg's, and where it gathers.
  */
 
-/** Options for `createMediaPeer` (media.ts). */
+/** Options for `createMediaPeer`. */
 export interface MediaPeerOptions {
   /** Play a 440 Hz tone (PCMU, amplitude ~8000/32768) this long after connect, then echo; default 1000. */
   toneMs?: number;
@@ -16,7 +16,7 @@ export interface MediaPeerOptions {
    */
   monitor?: boolean;
   /**
-   * Where it gathers and which remote addresses it accepts (media-addresses.ts): `loopback` (the default),
+   * Where it gathers and which remote addresses it accepts (`selectMediaAddresses`): `loopback` (the default),
    * 127.0.0.1 alone; `host`, this machine's interface addresses as well, which a browser with default settings pairs with.
    */
   addresses?: MediaAddressMode;

@@ -2,9 +2,9 @@
  * Recipient audio endpoint of the local voice-service simulator.
  *
  * The simulator INVITEs a browser (SIP.js in Chromium); this module produces the
- * SDP offer, accepts the browser's answer, plays a short 440 Hz PCMU tone (tone.ts) and then
- * echoes the browser's audio back (outbound-rtp.ts), counting everything it sees (inbound-rtp.ts).
- * It gathers on, pairs with and sends to this machine's own addresses only: see `media-addresses.ts`.
+ * SDP offer, accepts the browser's answer, plays a short 440 Hz PCMU tone (`TonePlayer`) and then
+ * echoes the browser's audio back (`PcmuSender`), counting everything it sees (`InboundRtp`).
+ * It gathers on, pairs with and sends to this machine's own addresses only: see `selectMediaAddresses`.
  */
 import { RTCPeerConnection, type RtpPacket } from 'werift';
 import { InboundRtp, type InboundCounts } from './inbound-rtp.js';

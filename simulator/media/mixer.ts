@@ -2,9 +2,9 @@ import { mulawToLinear } from './g711.js';
 import type { AudioParty } from './media.js';
 
 /**
- * Both parties of one call mixed into one stream, for what listens to the whole call: a recording (recordings.ts)
- * and a supervisor's monitor leg (monitor-leg.ts). The page's audio and the far party's (the simulated recipient
- * or queued caller: its tone, then its echo) come in as PCMU frames (media.ts's tap); each waits in a short
+ * Both parties of one call mixed into one stream, for what listens to the whole call: a recording (`RecordingDesk`)
+ * and a supervisor's monitor leg (`MonitorLeg`). The page's audio and the far party's (the simulated recipient
+ * or queued caller: its tone, then its echo) come in as PCMU frames (the media peer's tap); each waits in a short
  * buffer of its own, and on every 20 ms tick one frame of each is summed into a frame of 16-bit linear PCM at
  * 8 kHz, silence standing in for a party that sent nothing.
  *

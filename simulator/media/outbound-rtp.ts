@@ -8,7 +8,7 @@ import { PCMU_CLOCK_RATE, PCMU_PAYLOAD_TYPE } from './loopback-webrtc.js';
  * packet of each talkspurt. werift fills in the SSRC and the negotiated payload type.
  */
 
-/** One call's outgoing audio, packet by packet, as the tone (tone.ts) and the echo (media.ts) hand it over. */
+/** One call's outgoing audio, packet by packet, as the tone (`TonePlayer`) and the echo (the media peer) hand it over. */
 export class PcmuSender {
   /** RTP packets handed to werift for sending. */
   sent = 0;

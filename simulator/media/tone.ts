@@ -2,7 +2,7 @@ import { encodeMulaw } from './g711.js';
 import { PCMU_CLOCK_RATE } from './loopback-webrtc.js';
 
 /**
- * The tone the simulated recipient plays when media connects, before it echoes the browser (DESIGN.md): a
+ * The tone the simulated recipient plays when media connects, before it echoes the browser (docs/simulator.md): a
  * 440 Hz sine in PCMU, one 20 ms frame at a time, so the page hears that audio flows before it speaks.
  */
 

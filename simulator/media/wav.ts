@@ -1,5 +1,5 @@
 /**
- * Recordings as files (recordings.ts): a WAV file of 16-bit linear PCM, mono (the RIFF header Microsoft's
+ * Recordings as files (`RecordingDesk`): a WAV file of 16-bit linear PCM, mono (the RIFF header Microsoft's
  * multimedia specification fixes: 44 bytes before the samples), and the single byte range a download asks for
  * (RFC 9110 section 14).
  */

@@ -5,7 +5,7 @@ import type { SipAccount, SipServer } from '../sip/sip-server.js';
 
 /**
  * The simulated service's browser sessions (spec 4.7 `/browser-sessions`): the temporary SIP credentials each
- * one issues, its expiry, and the account the registrar (sip-server.ts) knows its username by.
+ * one issues, its expiry, and the account the registrar (`SipServer`) knows its username by.
  *
  * @remarks
  * A session's lifetime rules: a new session of a subject supersedes its idle older one; an ended session

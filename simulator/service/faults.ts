@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseControlInput } from '../http/control-input.js';
 
 /**
- * Scripted faults of the simulator (DESIGN.md, `POST /__sim/faults`): the next N requests that match a
+ * Scripted faults of the simulator (docs/simulator.md, `POST /__sim/faults`): the next N requests that match a
  * method and path are answered badly, so tests can prove the page survives lost answers, slow answers,
  * errors, and a SIP socket dropped or stalled; and the next N queue webhooks of an event are lost or late, so
  * they can prove the integrator's server reconciles without them (spec 6.1: best effort, no retry).

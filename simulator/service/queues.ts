@@ -12,7 +12,7 @@ import { newId, type Owned } from './resources.js';
  * The simulated service's queues (spec 4.8) and the inbound calls waiting in them (spec 3.1): created and listed
  * under the API key that made them, each caller kept in arrival order, and `call.received` / `call.ended` told to
  * the queue's `notifyUrl` (spec 6.1) by the delivery given. A dequeue takes the head caller (first in, first
- * out), `dequeuing`, and bridges it to the claiming agent's page (queue-bridge.ts): `established` once the page
+ * out), `dequeuing`, and bridges it to the claiming agent's page (`QueueBridge`): `established` once the page
  * answers, back at the head of its queue when it does not, `finished` when either side hangs up.
  *
  * @remarks
@@ -34,7 +34,7 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 export interface QueueDeskOptions extends Omit<QueueBridgeDeps, 'createMedia'> {
   deliver: DeliverEvent;
   toneMs: number;
-  /** Where each bridge's media gathers and whom it may pair with (media-addresses.ts). */
+  /** Where each bridge's media gathers and whom it may pair with (`selectMediaAddresses`). */
   mediaAddresses: MediaAddressMode;
 }
 
@@ -152,7 +152,7 @@ export class QueueDesk {
     return { call: { ...call.value }, facts: call.facts, media: call.bridge?.bridge.counts() ?? call.facts.media };
   }
 
-  /** Both parties' audio of the call `id` mixed, while its bridge's media runs (mixer.ts). */
+  /** Both parties' audio of the call `id` mixed, while its bridge's media runs (`CallMixer`). */
   mixerOf(id: string): CallMixer | undefined {
     return this.calls.get(id)?.bridge?.bridge.mixer();
   }

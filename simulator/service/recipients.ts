@@ -1,5 +1,5 @@
 /**
- * What the simulated recipient does for each test number (DESIGN.md, "Recipient test numbers").
+ * What the simulated recipient does for each test number (docs/simulator.md).
  *
  * @remarks
  * All in the fictional 555-01xx range, so no test can ever reach a real phone.
@@ -30,7 +30,7 @@ export interface RecipientTimings {
   outcomeUnknownMs?: number | undefined;
 }
 
-/** The figures DESIGN.md and the README document. */
+/** The figures docs/simulator.md documents. */
 export const DEFAULT_RECIPIENT_TIMINGS: Required<RecipientTimings> = {
   noAnswerMs: 8000,
   ringMs: 1000,

@@ -5,13 +5,13 @@ import { WAV_HEADER_BYTES, wavFile } from '../media/wav.js';
 
 /**
  * The simulated service's recordings (spec 4.8: start and stop recording, list and download recordings; the
- * paths are the simulator's, DESIGN.md "Supervisors and recordings"): each one the mix of both parties of a
- * call (mixer.ts) from its start to its stop, or to the end of the call, kept in memory as a WAV file of 16-bit
+ * paths are the simulator's, docs/simulator.md): each one the mix of both parties of a
+ * call (`CallMixer`) from its start to its stop, or to the end of the call, kept in memory as a WAV file of 16-bit
  * PCM at 8 kHz, mono, under the API key that started it (or placed the call, for `record: true`).
  *
  * @remarks
  * The desk checks the recording's own rules (one running per call, a stop only of a running one, a download
- * only of a completed one); whether the call is in progress is the supervision's to check (supervision.ts).
+ * only of a completed one); whether the call is in progress is the supervision's to check (`Supervision`).
  */
 
 /** The sample rate of every recording: G.711's (RFC 3551 section 4.5.14). */

@@ -12,9 +12,9 @@ import { newId, type Owned } from './resources.js';
 import type { SipServer } from '../sip/sip-server.js';
 
 /**
- * What a supervisor and a recorder do with a call in progress (spec 4.8; DESIGN.md "Supervisors and
- * recordings"): monitor it with a `monitor` leg to an agent's page (monitor-leg.ts), and record it
- * (recordings.ts). Both listen to the call's mix of its two parties, so both need the call in progress: a browser
+ * What a supervisor and a recorder do with a call in progress (spec 4.8; docs/simulator.md "Supervisors and
+ * recordings"): monitor it with a `monitor` leg to an agent's page (`MonitorLeg`), and record it
+ * (`RecordingDesk`). Both listen to the call's mix of its two parties, so both need the call in progress: a browser
  * call `connected`, a queued caller `established` with an agent. A call the key cannot see is `404 not_found`, one
  * that is over `409 call_ended`, one not answered yet `409 call_not_answered`.
  */
@@ -32,7 +32,7 @@ export interface SupervisionDeps {
   freeAgent(owner: string, agentId: string, field: string): { agentId: string; sessionId: string };
   /** How long the supervisor's page may ring before the leg ends `no_answer`. */
   agentAnswerTimeoutMs: number;
-  /** Where each monitor leg's media gathers and whom it may pair with (media-addresses.ts). */
+  /** Where each monitor leg's media gathers and whom it may pair with (`selectMediaAddresses`). */
   mediaAddresses: MediaAddressMode;
   now: () => number;
 }

@@ -16,10 +16,10 @@ import { createWebhookDelivery, type WebhookDelivery, type WebhookFaultSource } 
 
 /**
  * The simulated service's browser-voice domain (spec 4.7): agents, sessions, calls, and the SIP registrar
- * they use. It reads no request and writes no response (rest.ts does); a refusal is the error spec 2.2 and 7
- * fix for it (contract/http-error.ts: status, code, message), which rest.ts answers as is. It holds the
+ * they use. It reads no request and writes no response (`createRestApp` does); a refusal is the error spec 2.2 and 7
+ * fix for it (the contract's `HttpError`: status, code, message), which the REST edge answers as is. It holds the
  * rules that span resources (a busy agent gets no new session, a call is admitted only on a registered,
- * idle session); each resource's own rules live in agents.ts, browser-sessions.ts and browser-calls.ts.
+ * idle session); each resource's own rules live in `AgentDirectory`, `BrowserSessions` and `BrowserCalls`.
  *
  * @remarks
  * Every resource records the API key that issued it (`owner`), and every lookup is scoped to the caller's
@@ -37,18 +37,18 @@ export interface VoiceServiceOptions extends RecipientTimings {
   /** How long a call whose SIP WebSocket closed lives on without audio from the browser; default 5000. */
   mediaTimeoutMs?: number | undefined;
   toneMs: number;
-  /** Where the calls' media gathers and whom it may pair with (media-addresses.ts). */
+  /** Where the calls' media gathers and whom it may pair with (`selectMediaAddresses`). */
   mediaAddresses: MediaAddressMode;
-  /** How long a dequeued caller rings the agent before going back to the head of its queue; default 20 s (DESIGN.md). */
+  /** How long a dequeued caller rings the agent before going back to the head of its queue; default 20 s (docs/simulator.md). */
   queueAnswerTimeoutMs?: number | undefined;
   /** The armed faults the queue webhooks meet (`drop-webhook`, `delay-webhook`): the FaultPlan of the control API. */
   webhookFaults?: WebhookFaultSource | undefined;
-  /** The SIP edge the registrar and the INVITEs speak as (edge-state.ts); default the `kamailio` profile, never changed. */
+  /** The SIP edge the registrar and the INVITEs speak as (`EdgeState`); default the `kamailio` profile, never changed. */
   edge?: EdgeState | undefined;
   now?: () => number;
 }
 
-/** The service's domain in one object, as rest.ts and the control API (control.ts) reach it. */
+/** The service's domain in one object, as the REST edge (`createRestApp`) and the control API (`createControlApp`) reach it. */
 export class VoiceService {
   readonly sip: SipServer;
   /** Queues and their inbound callers (spec 4.8), with their webhooks (spec 6.1). */
@@ -174,7 +174,7 @@ export class VoiceService {
 
   /**
    * Claims the head caller of the key's queue for `connectTo`, a webrtc agent of the key, and rings its page
-   * (DESIGN.md, "Support desks"). Refused, in this order: an unknown queue (404), an unknown agent (`400
+   * (docs/simulator.md). Refused, in this order: an unknown queue (404), an unknown agent (`400
    * not_found`), an agent without an active, registered session (409 `browser_session_unavailable`), one on a
    * call (409 `browser_agent_busy`), nobody waiting (409 `queue_empty`).
    */

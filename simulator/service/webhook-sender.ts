@@ -3,7 +3,7 @@ import { serializeEvent, webhookHeaders, type QueueEvent } from '../../contract/
 /**
  * Delivery of a queue's webhooks (spec 6.1): one POST of the sorted-key JSON body, signed when the queue has a
  * secret, a single attempt with a 5-second timeout, no retry and no ledger. Here it only ever goes to a loopback
- * address: queues.ts refuses any other `notifyUrl`.
+ * address: `QueueDesk` refuses any other `notifyUrl`.
  */
 
 /** spec 6.1: one attempt, 5 s. */
@@ -24,7 +24,7 @@ export async function deliverWebhook(url: string, secret: string | undefined, ev
   }
 }
 
-/** Where the webhook faults come from (faults.ts: `drop-webhook`, `delay-webhook`). */
+/** Where the webhook faults come from (`FaultPlan`: `drop-webhook`, `delay-webhook`). */
 export interface WebhookFaultSource {
   takeWebhook(event: string, queueId: string): { fault: 'drop-webhook' } | { fault: 'delay-webhook'; delayMs: number } | undefined;
 }

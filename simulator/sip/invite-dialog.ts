@@ -14,7 +14,7 @@ import { SessionRefresher } from './edge/edge-session-timer.js';
 /**
  * The service side of the INVITE dialog that rings the page's agent: the browser leg of one call, from the
  * INVITE through its answer or refusal to the CANCEL or BYE that ends it (RFC 3261 sections 9, 13, 15). The
- * connection that carries it (sip-connection.ts) builds the request and tells the dialog when its socket closed.
+ * connection that carries it (`SipConnection`) builds the request and tells the dialog when its socket closed.
  */
 
 /** Events of the browser leg of one call. */
@@ -72,7 +72,7 @@ export interface InviteOptions {
   callId: string;
   /**
    * The header that names the call to the page: `X-Browser-Call-Id` for a browser call, `X-Call-Id` for a
-   * queued caller a dequeue bridges to the agent (DESIGN.md).
+   * queued caller a dequeue bridges to the agent (docs/simulator.md).
    */
   callIdHeader: 'X-Browser-Call-Id' | 'X-Call-Id';
   /** Headers beyond it: a monitor leg names the call it listens to in `X-Monitored-Call-Id`. */
@@ -109,7 +109,7 @@ export class InviteDialog implements BrowserLeg {
 
   /**
    * Sends the INVITE `request` through `core`; `isOpen` tells whether SIP can still reach the page (the flow its
-   * dialog's target came on, edge-routing.ts); `onSettled` hears when the dialog is over for good.
+   * dialog's target came on, `DialogFlows`); `onSettled` hears when the dialog is over for good.
    */
   constructor(
     core: UserAgentCore,
@@ -172,7 +172,7 @@ export class InviteDialog implements BrowserLeg {
 
   refer(target: string): Promise<number | undefined> {
     const session = this.session;
-    // A dead flow is the edge's to tell: it answers 477 (edge-routing.ts).
+    // A dead flow is the edge's to tell: it answers 477 (`DialogFlows`).
     if (!session || !this.up) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const answered = (response: { message: { statusCode?: number } }) => resolve(response.message.statusCode);

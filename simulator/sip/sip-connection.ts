@@ -8,8 +8,8 @@ import { RegistrationHandler, type Binding, type SipAccount } from './sip-regist
 
 /**
  * One SIP over WebSocket connection (RFC 7118) of the simulator: the SIP core speaking over one socket, which
- * hands REGISTERs to the registrar's digest authentication (sip-registration.ts) and sends the INVITEs that
- * ring the page's agent (invite-dialog.ts). sip-server.ts holds the bindings and the endpoint, and is known
+ * hands REGISTERs to the registrar's digest authentication (`RegistrationHandler`) and sends the INVITEs that
+ * ring the page's agent (`InviteDialog`). `SipServer` holds the bindings and the endpoint, and is known
  * here only by what a connection tells it ({@link Registrar}): the two files import one way.
  */
 
@@ -20,14 +20,14 @@ export interface SipServerOptions {
   host: string;
   lookupAccount(username: string): SipAccount | undefined;
   onRegistrationChange?(sessionId: string): void;
-  /** The edge the registrar and the INVITEs speak as (edge-state.ts); default `kamailio`. */
+  /** The edge the registrar and the INVITEs speak as (`EdgeState`); default `kamailio`. */
   edge?: EdgeState;
   now?: () => number;
 }
 
 /**
  * What a binding reaches its agent through: a WebSocket of the agent's own ({@link SipConnection}), or the
- * simulator's UDP side, where an edge relays every agent's SIP (sip-udp.ts).
+ * simulator's UDP side, where an edge relays every agent's SIP (`SipUdpSide`).
  */
 export interface SipFlow {
   /** Sends the INVITE that rings the registered agent. */
@@ -49,7 +49,7 @@ export interface Registration extends Binding {
   flow?: string;
 }
 
-/** What a connection tells the registrar (sip-server.ts) of the bindings its REGISTERs make and end. */
+/** What a connection tells the registrar (`SipServer`) of the bindings its REGISTERs make and end. */
 export interface Registrar {
   addRegistration(registration: Registration): void;
   /** Drops a binding; with a connection given, only when the binding is still that connection's. */
@@ -207,7 +207,7 @@ export class SipConnection implements SipFlow {
     this.flows.learnTarget(dialogId, flow);
   }
 
-  /** Sends the INVITE that rings the agent, naming its call in `X-Browser-Call-Id` or `X-Call-Id` (DESIGN.md). */
+  /** Sends the INVITE that rings the agent, naming its call in `X-Browser-Call-Id` or `X-Call-Id` (docs/simulator.md). */
   invite(registration: Registration, options: InviteOptions): BrowserLeg {
     const target = Grammar.URIParse(registration.contact);
     const to = Grammar.URIParse(`sip:${registration.username}@${this.options.host}`);

@@ -1,6 +1,6 @@
 /**
  * DTMF sent out of band, in SIP INFO requests inside the call's dialog: the two bodies pages and phones use
- * for it (`application/dtmf-relay`, `application/dtmf`). In-band RFC 4733 events are telephone-event.ts's.
+ * for it (`application/dtmf-relay`, `application/dtmf`). In-band RFC 4733 events are `parseTelephoneEvent`'s.
  */
 
 /**

@@ -6,7 +6,7 @@ import { challengeHeaders, refuseRegister, registerOkHeaders } from './edge/edge
 /**
  * The registrar's side of one SIP connection's REGISTERs (RFC 3261 section 10): digest authentication with
  * nonces of its own (RFC 3261 section 22, RFC 2617), then the binding the request asks for, added or removed.
- * The registrar that keeps the bindings (sip-server.ts) is reached only through {@link BindingSink}.
+ * The registrar that keeps the bindings (`SipServer`) is reached only through {@link BindingSink}.
  */
 
 /** What the registrar needs to know of a username: the session it belongs to and its password. */
@@ -25,7 +25,7 @@ export interface Binding {
   expiresAt: number;
   /**
    * The agent's instance (`+sip.instance`), when it registered for outbound with a `reg-id` (RFC 5626 section
-   * 4.2). Requests of a dialog do not follow an instance's newest flow: they go to the dialog's target (edge-routing.ts).
+   * 4.2). Requests of a dialog do not follow an instance's newest flow: they go to the dialog's target (`DialogFlows`).
    */
   instance?: string;
   /**
@@ -46,7 +46,7 @@ export interface BindingSink {
 export interface RegistrationOptions {
   realm: string;
   lookupAccount(username: string): SipAccount | undefined;
-  /** The edge the registrar speaks as (edge-state.ts); default the `kamailio` profile. */
+  /** The edge the registrar speaks as (`EdgeState`); default the `kamailio` profile. */
   edge?: { behaviour(): EdgeBehaviour; readonly settings: EdgeSettings };
   now?: () => number;
 }

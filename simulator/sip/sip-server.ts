@@ -16,8 +16,8 @@ import { SipUdpSide } from './sip-udp.js';
  * Each WebSocket gets its own SIP.js `UserAgentCore`, so transactions, dialogs, ACK and BYE handling come
  * from the same well-tested grammar and state machines the page runs, and every message of a connection
  * goes back down that connection (RFC 5626 flow semantics: a binding lives as long as its socket). It speaks as
- * the edge its profile names (edge-profile.ts) and routes in-dialog requests as a real edge does
- * (edge-routing.ts): when a socket closes, its calls that are up stay, and their requests go down the flow the
+ * the edge its profile names (`EDGE_PROFILES`) and routes in-dialog requests as a real edge does
+ * (`DialogFlows`): when a socket closes, its calls that are up stay, and their requests go down the flow the
  * page's latest target for the dialog came on.
  */
 
@@ -128,7 +128,7 @@ export class SipServer {
 
   /**
    * Listens for SIP over UDP on 127.0.0.1:`port` (0: a free one), where the edge at `edgeUrl` relays its agents'
-   * SIP (sip-udp.ts); resolves with the port. The WebSocket endpoint stays as it is.
+   * SIP (`SipUdpSide`); resolves with the port. The WebSocket endpoint stays as it is.
    */
   async listenUdp(port: number, edgeUrl?: string): Promise<number> {
     this.udp = new SipUdpSide(this, { ...this.options, edge: this.edge });

@@ -2,7 +2,7 @@ import { Grammar } from 'sip.js/lib/core/index.js';
 
 /**
  * Where a SIP message goes over UDP, and what the receiving side stamps on a request's Via, for the simulator's
- * UDP side (sip-udp.ts): the transport layer's rules of RFC 3261 section 18 with RFC 3581's `rport`. Only IP
+ * UDP side (`SipUdpSide`): the transport layer's rules of RFC 3261 section 18 with RFC 3581's `rport`. Only IP
  * addresses are used (no DNS, RFC 3263): the simulator and its edge are both on loopback.
  */
 

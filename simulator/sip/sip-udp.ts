@@ -94,7 +94,7 @@ export class SipUdpSide implements SipFlow {
 
   /**
    * Sends the INVITE that rings the agent: to its registered contact, through the route set its REGISTER's Path
-   * gave (RFC 3327 section 5.3), naming its call in `X-Browser-Call-Id` or `X-Call-Id` (DESIGN.md).
+   * gave (RFC 3327 section 5.3), naming its call in `X-Browser-Call-Id` or `X-Call-Id` (docs/simulator.md).
    */
   invite(registration: Registration, options: InviteOptions): BrowserLeg {
     const core = this.requireCore();

@@ -14,6 +14,7 @@ const DOCS = [
   'lib/README.md',
   'server-proxy/README.md',
   'simulator/README.md',
+  'demo/README.md',
   ...readdirSync(join(ROOT, 'examples')).map((example) => `examples/${example}/README.md`),
   ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.md'))

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODULE_RESOLUTIONS, typeCheckApp } from './support.js';
 
 /**
- * `@voice-browser/server` as a server app installs it (DESIGN.md, "What integrators install"): packed by
+ * `@voice-browser/server` as a server app installs it: packed by
  * `npm pack` from the built package, installed alone into an empty app (its dependencies from the registry or
  * npm's cache), then run on plain node, type-checked, and refused by a browser bundler.
  */

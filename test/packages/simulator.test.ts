@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectRestGuardedBy, MODULE_RESOLUTIONS, simulatorBaseUrl, typeCheckApp } from './support.js';
 
 /**
- * `@voice-browser/simulator` as packed (DESIGN.md, "What integrators install"): compiled JavaScript that runs
+ * `@voice-browser/simulator` as packed: compiled JavaScript that runs
  * on plain `node`, its bin `voice-browser-simulator` included.
  *
  * @remarks

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODULE_RESOLUTIONS, typeCheckApp } from './support.js';
 
 /**
- * `voice-browser` as an app installs it (DESIGN.md, "What integrators install"): packed by `npm pack` from
+ * `voice-browser` as an app installs it: packed by `npm pack` from
  * the built library, installed into an empty app from that tarball, then imported and type-checked there.
  *
  * @remarks

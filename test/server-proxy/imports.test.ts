@@ -8,7 +8,7 @@ import { startApp } from '../../scripts/start-app.js';
 import { importsOf, sourceFiles, staticClosure } from '../support/source-imports.js';
 
 /**
- * The proxy imports nothing of the simulator (DESIGN.md, "What we build"): a deployment with VOICE_BASE_URL
+ * The proxy imports nothing of the simulator: a deployment with VOICE_BASE_URL
  * never loads werift or ws. `npm start` reaches the embedded simulator through one dynamic import.
  */
 

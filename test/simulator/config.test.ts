@@ -23,7 +23,7 @@ describe('the simulator’s port, key and quota', () => {
     const demo = parseSimulatorConfig({}, { demo: true });
     expect(demo).toMatchObject({ quota: { perMinute: 100, perHour: 10_000 }, keyQuota: DEMO_KEY_QUOTA });
     expect(startedKeyQuota(demo)).toEqual(DEMO_KEY_QUOTA);
-    expect(describeQuota(demo)).toMatch(/^simulator key quota: 1000 requests a minute, 60000 an hour, a demo key sized for the README's walkthroughs .*the spec's default of 100 a minute serves one call at once; SIM_QUOTA_PER_MINUTE and SIM_QUOTA_PER_HOUR set it$/);
+    expect(describeQuota(demo)).toMatch(/^simulator key quota: 1000 requests a minute, 60000 an hour, a demo key sized for the demo's walkthroughs \(docs\/demo\.md\) .*the spec's default of 100 a minute serves one call at once; SIM_QUOTA_PER_MINUTE and SIM_QUOTA_PER_HOUR set it$/);
     // The simulator on its own keeps the spec's default for its key too.
     expect(parseSimulatorConfig({}).keyQuota).toBeUndefined();
     expect(startedKeyQuota(parseSimulatorConfig({}))).toEqual({ perMinute: 100, perHour: 10_000 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { importsOf, sourceFiles, staticClosure } from '../support/source-imports.js';
 
-/** The simulator is its own system (DESIGN.md, "What we build"): it imports nothing of the proxy. */
+/** The simulator is its own system: it imports nothing of the proxy. */
 
 const SIMULATOR = sourceFiles('simulator');
 
@@ -11,7 +11,7 @@ describe('simulator/', () => {
   });
 
   it("loads of ours only itself, the contract, and the page library's list of call states (lib/core/types.ts)", () => {
-    // The states are written once, where the page reads them (issue 15); lib/core/types.ts imports nothing.
+    // The states are written once, where the page reads them; lib/core/types.ts imports nothing.
     expect([...staticClosure(SIMULATOR)].filter((file) => file.endsWith('.ts') && !/^(simulator|contract)\//.test(file) && file !== 'lib/core/types.ts')).toEqual([]);
     expect(importsOf('lib/core/types.ts')).toEqual([]);
   });

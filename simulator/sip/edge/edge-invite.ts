@@ -4,10 +4,10 @@ import type { EdgeBehaviour, EdgeSettings } from './edge-profile.js';
 
 /**
  * What an edge's INVITE carries beyond the service's own headers: the option tags, timers and bodies of the
- * profile (edge-profile.ts), and what the dialog must do about them once the page answers.
+ * profile (`EDGE_PROFILES`), and what the dialog must do about them once the page answers.
  */
 
-/** How the dialog (invite-dialog.ts) treats an INVITE of the profile. */
+/** How the dialog (`InviteDialog`) treats an INVITE of the profile. */
 export interface InviteEdgeRules {
   /** RFC 3262 section 4: reliable provisional responses are PRACKed. */
   prack: boolean;

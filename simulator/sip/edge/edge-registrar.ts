@@ -3,9 +3,9 @@ import { challengeHeader } from '../digest.js';
 import type { EdgeBehaviour } from './edge-profile.js';
 
 /**
- * What an edge's registrar says beyond our own (edge-profile.ts): its challenges, its refusals of a binding's
+ * What an edge's registrar says beyond our own (`EDGE_PROFILES`): its challenges, its refusals of a binding's
  * lifetime or of a refresh, and how it words the 2xx. Pure functions of the profile's behaviour and the request;
- * sip-registration.ts applies them.
+ * `RegistrationHandler` applies them.
  */
 
 /** A refusal of a REGISTER that authenticated. */

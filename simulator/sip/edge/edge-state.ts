@@ -3,7 +3,7 @@ import { parseControlInput } from '../../http/control-input.js';
 import { CARRIER_INVITE_BODIES, defaultEdgeSettings, EDGE_PROFILES, edgeBehaviour, type EdgeBehaviour, type EdgeProfile, type EdgeSettings } from './edge-profile.js';
 
 /**
- * The edge the simulator speaks as now (edge-profile.ts), as the control API changes it: its profile and
+ * The edge the simulator speaks as now (`EDGE_PROFILES`), as the control API changes it: its profile and
  * settings, and whether it is restarting (refusing new WebSockets until a time).
  */
 

@@ -3,7 +3,7 @@ import { createDemoAuth, isDemoSupervisor } from '../../../demo/server/demo-auth
 import type { VoiceProxy } from '../../../server-proxy/setup/proxy.js';
 
 /**
- * The demo login's one role (README, "The demo"): a username starting with `lead` supervises every demo queue
+ * The demo login's one role (docs/demo.md): a username starting with `lead` supervises every demo queue
  * and every other user the server has seen since it started; everyone else supervises nobody.
  */
 

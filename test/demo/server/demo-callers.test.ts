@@ -5,7 +5,7 @@ import { startSimulator, type RunningSimulator } from '../../../simulator/server
 import { SIM_TEST_KEY } from '../../simulator/support/sim-api.js';
 
 /**
- * Callers on demand (README, "The demo"): the demo server sends a caller into one of its queues through the
+ * Callers on demand (docs/demo.md): the demo server sends a caller into one of its queues through the
  * embedded simulator's control API (a real simulator on 127.0.0.1 here), only for a logged-in user of this site,
  * and says it cannot when there is no simulator (a real service).
  */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { emptyRouterState, route, type RouterEvent, type RouterOptions, type RouterState } from '../../../server-proxy/desk/offer-router.js';
 
 /**
- * Property test (issue 33 point 5): the pure router driven the way offer-runner.ts drives it, against a model of
+ * Property test: the pure router driven the way offer-runner.ts drives it, against a model of
  * the service (FIFO queues, a dequeue that takes the head and rings the agent, a caller back at the head when
  * refused or after the ring time), with random arrivals, hangups, answers, declines, unanswered offers, agents
  * going away and back or losing their registration, lost webhooks and a replica killed. Two replicas share one

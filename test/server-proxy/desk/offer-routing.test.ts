@@ -8,7 +8,7 @@ import { createHarness, send } from '../support/harness.js';
 import { deskProxy, loopbackQueue, recordingBus, SECRET } from '../support/queue-support.js';
 
 /**
- * Offer mode (issue 33 points 1 and 2): the user's availability at `/availability`, and callers of an offer-mode
+ * Offer mode (docs/desk.md, "Offer mode"): the user's availability at `/availability`, and callers of an offer-mode
  * queue dequeued by the proxy to the longest-idle available agent, whose registered SIP.js client the real
  * simulator rings; a decline goes on to the next agent, an offer let ring out sets its agent away, and a caller
  * whose webhook was lost is offered all the same. Waits are generous polls, never timed assertions.

@@ -5,7 +5,7 @@ import { createHarness, send, type Fetch, type Harness, type HarnessOptions } fr
 import { createQueue, readStream, recordingBus, SECRET, serveOnLoopback, webhook, webhookRequest } from '../support/queue-support.js';
 
 /**
- * The queue webhook's receiver and the agents' event stream (DESIGN.md, "Support desks"; spec 6.1): a body is
+ * The queue webhook's receiver and the agents' event stream (spec 6.1; docs/desk.md): a body is
  * verified over its exact bytes before anything is read, published once however often it is replayed, and
  * reaches the stream of each agent whose queues it concerns, after a snapshot that neither loses nor doubles
  * what came while it was read.

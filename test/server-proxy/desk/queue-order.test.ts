@@ -19,7 +19,7 @@ import { systemClock } from '../../../server-proxy/time/clock.js';
  * The queue webhook carries no creation time, so a caller it tells of waits since the proxy received it, and
  * webhooks that land out of order list callers out of order. The re-reads of the queues (queue-reconcile.ts) tell
  * each such caller again once with the call's `createdAt` (`call.updated`, sent on the stream as `call.received`),
- * and the page's list (lib/queue-watch.ts, fed here with what the stream sent) takes the service's order.
+ * and the page's list (`watchQueueStream`, fed here with what the stream sent) takes the service's order.
  */
 
 const INTERVAL_MS = 100;
@@ -33,7 +33,7 @@ afterEach(async () => {
   vi.unstubAllGlobals();
 });
 
-/** What a page lists after `events`, as lib/queue-watch.ts keeps it (an EventSource replaying them). */
+/** What a page lists after `events`, as `watchQueueStream` keeps it (an EventSource replaying them). */
 function pageAfter(events: readonly StreamEvent[]): string[] {
   const listeners = new Map<string, (message: { data: string }) => void>();
   vi.stubGlobal(

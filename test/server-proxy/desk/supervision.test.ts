@@ -5,7 +5,7 @@ import { talkingCall, useSipWorlds, type RegisteredWorld } from '../../simulator
 import { send, type PageResponse } from '../support/harness.js';
 
 /**
- * Supervisors and recordings through the proxy (README, "Supervisors and recordings") on a real simulator,
+ * Supervisors and recordings through the proxy (docs/desk.md, "Supervisors and recordings") on a real simulator,
  * the pages being SIP.js clients with werift media: a supervisor lists and monitors the calls of the agents
  * `authenticate` gave them, the leg ringing the supervisor's own registered agent; an agent records their call
  * and downloads the WAV; every other user meets the 404 of a call or recording that does not exist.

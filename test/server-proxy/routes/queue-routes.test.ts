@@ -7,7 +7,7 @@ import { createHarness, send, type Fetch, type Harness, type PageResponse } from
 import { createQueue, deskProxy, loopbackQueue, readStream, recordingBus, SECRET } from '../support/queue-support.js';
 
 /**
- * The support desk's routes (DESIGN.md, "Support desks"): the user's queues, the dequeue that claims the head
+ * The support desk's routes (docs/desk.md): the user's queues, the dequeue that claims the head
  * caller for the user's own agent (only in an allowed queue), the claimed call watched until it is settled,
  * and the reads and hangup of a call bridged to the user's agent, every other call answered as unknown.
  */

@@ -8,7 +8,7 @@ import { routePath } from '../../../server-proxy/routes/routes.js';
 import { createHarness, type Harness } from '../support/harness.js';
 
 /**
- * The proxy answers under whatever prefix an app mounts it (README, "Mounting the proxy in your app"): a
+ * The proxy answers under whatever prefix an app mounts it (docs/proxy.md, "Mounting it"): a
  * framework that keeps the prefix in the request (Hono's `app.all('/voice/*')`) and one that strips it
  * (Express's `app.use('/voice', ...)`, here a Node server that strips it the same way) reach the same routes.
  */

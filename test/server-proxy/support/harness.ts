@@ -10,7 +10,7 @@ import { VoiceService } from '../../../simulator/service/voice-service.js';
  * simulator's Hono app, and every upstream request is recorded as the service received it.
  */
 
-/** Shaped like a real key (fixed prefix plus 32 alphanumerics, DESIGN.md), so a leak is easy to spot. */
+/** Shaped like a real key (fixed prefix plus 32 alphanumerics, as the service issues them), so a leak is easy to spot. */
 export const API_KEY = 'vk_test_Q7m2Xr9LpA4sD8fK1hJ6nB3vC5zT0wYe';
 export const BASE_URL = 'http://sim.test/api';
 export const ALL_SCOPES: readonly Scope[] = ['voice_calls.read', 'voice_calls.write'];

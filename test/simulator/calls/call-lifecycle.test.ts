@@ -44,7 +44,7 @@ describe('spec 4.7 maxDurationSeconds: the call\'s own limit', () => {
   });
 });
 
-describe('DESIGN.md: the two legs end from either side', () => {
+describe('docs/simulator.md: the two legs end from either side', () => {
   it('an INVITE the browser never answers is CANCELled after agentAnswerTimeoutMs: failed, agent_no_answer', async () => {
     const w = await registeredWorld({ agentAnswerTimeoutMs: 500 });
     const { callId, invitation } = await ringingCall(w);

@@ -13,7 +13,7 @@ const CALLS = 10;
 
 const { world, sipClient } = useSipWorlds();
 
-describe('issue 3: 50 registered sessions and 10 simultaneous calls with media', () => {
+describe('50 registered sessions and 10 simultaneous calls with media', () => {
   it('registers every agent, answers and connects every call with RTP both ways, and ends each with busy false', async () => {
     // 100 POSTs to set up and a poll per call: beyond the default quota of 100 a minute (spec 8), which is not under test.
     const w = await world({ toneMs: 200, quota: { perMinute: 100_000, perHour: 1_000_000 } });

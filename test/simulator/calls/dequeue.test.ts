@@ -1,5 +1,5 @@
 /**
- * Dequeue (spec 3.1, 4.8; DESIGN.md "Support desks") against a real simulator spoken to by SIP.js in Node: the
+ * Dequeue (spec 3.1, 4.8; docs/desk.md) against a real simulator spoken to by SIP.js in Node: the
  * head caller is claimed first in, first out, `dequeuing`, and rings the agent's registration with an INVITE
  * carrying `X-Call-Id`; answered, it is `established` and audio flows both ways (the caller's tone and echo,
  * the agent's DTMF heard); either side's hangup ends it `finished`; an agent that does not answer in time puts
@@ -160,7 +160,7 @@ describe('dequeue: first in, first out, to the agent named by connectTo', () => 
     await waitForState(w, caller.id, 'finished');
   });
 
-  it('refuses with the codes DESIGN.md names, and moves nobody', async () => {
+  it('refuses with the codes docs/simulator.md names, and moves nobody', async () => {
     const w = await world();
     const queueId = await queueOf(w);
     const other = await session(w);

@@ -1,5 +1,5 @@
 /**
- * Monitor (spec 2.6 `monitor` legs, 4.8 "monitor a call"; DESIGN.md "Supervisors and recordings") against a real
+ * Monitor (spec 2.6 `monitor` legs, 4.8 "monitor a call"; docs/desk.md, "Supervisors and recordings") against a real
  * simulator spoken to by SIP.js in Node with werift media: `POST /calls/{id}/monitor {to}` rings the supervisor
  * agent's page with an INVITE naming the leg in `X-Call-Id` and the call in `X-Monitored-Call-Id`, whose offer is
  * `sendonly`; answered, the page hears both parties of the call mixed; the leg ends when the call ends, when the

@@ -6,7 +6,7 @@ import { DEFAULT_QUOTA } from '../../../simulator/http/rate-limit.js';
 import { RestWorld } from './rest-support.js';
 
 /** The control API mounted as server.ts mounts it (`route('/__sim', ...)`): every answer coded and no-store. */
-describe('/__sim control API (DESIGN.md)', () => {
+describe('/__sim control API (docs/simulator.md)', () => {
   const world = new RestWorld();
   let forgotten = 0;
   const faults = new FaultPlan();

@@ -5,7 +5,7 @@ import { talkingCall, useSipWorlds } from '../support/sip-world.js';
 import type { WeriftSessionDescriptionHandler } from '../support/werift-sdh.js';
 
 /**
- * The simulator answers a re-INVITE that restarts ICE (DESIGN.md, "Calls that survive the network"): the page
+ * The simulator answers a re-INVITE that restarts ICE (docs/simulator.md): the page
  * offers new ICE credentials in the call's dialog, the simulator's werift answers with its own, both sides run
  * new checks on the same sockets, and the same call carries audio on; `GET /__sim/calls/:id` counts it. The
  * restart in the middle of a blackhole is proven with Chromium and Firefox (e2e/media-blackhole.spec.ts): between
@@ -58,7 +58,7 @@ describe('a re-INVITE with an ICE restart', () => {
     const w = await registeredWorld({}, { media: 'werift' });
     const { callId, invitation, sdh, fromPage } = await talkingCall(w);
 
-    // As the page does (lib/media-path.ts: up to three restarts), a restart whose checks fail is followed by
+    // As the page does (`watchMediaPath`: up to three restarts), a restart whose checks fail is followed by
     // another: two werift peers in one process starved of CPU by the rest of the suite can let one fail.
     let restarts = 0;
     let flowing = false;

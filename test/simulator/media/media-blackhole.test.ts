@@ -3,7 +3,7 @@ import { sleep, waitFor } from '../support/sim-api.js';
 import { talkingCall, useSipWorlds } from '../support/sip-world.js';
 
 /**
- * The `media-blackhole` fault (DESIGN.md, "Calls that survive the network"): a call's media path drops every
+ * The `media-blackhole` fault (docs/simulator.md): a call's media path drops every
  * packet both ways for `ms`, then carries them again, on the same call. A SIP.js agent in Node answers with
  * werift on loopback and sends a microphone's PCMU; both sides count what arrives.
  */

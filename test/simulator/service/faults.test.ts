@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../../contract/http-error.js';
 import { FaultPlan } from '../../../simulator/service/faults.js';
 
-describe('FaultPlan (POST /__sim/faults, DESIGN.md)', () => {
+describe('FaultPlan (POST /__sim/faults, docs/simulator.md)', () => {
   it('matches the next N requests of a method and a path with :params, then disarms', () => {
     const plan = new FaultPlan();
     plan.add({ method: 'GET', path: '/api/v1/voice/browser-calls/:id', fault: 'error', status: 503, code: 'provider_error', count: 2 });

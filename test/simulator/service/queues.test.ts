@@ -9,7 +9,7 @@ import { DEFAULT_QUOTA } from '../../../simulator/http/rate-limit.js';
 import { KEYS, RestWorld } from '../http/rest-support.js';
 
 /**
- * Queues and their inbound callers (spec 4.8, 3.1) with the queue webhook (spec 6.1, DESIGN.md "Support desks"):
+ * Queues and their inbound callers (spec 4.8, 3.1) with the queue webhook (spec 6.1, docs/desk.md):
  * a queue made and listed under its key, its secret never answered; a caller arriving by the control API waits
  * `queued` and `call.received` reaches the queue's `notifyUrl` (a real server on 127.0.0.1), sorted and signed;
  * a hangup either side ends it `finished` with `call.ended`.

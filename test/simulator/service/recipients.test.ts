@@ -1,5 +1,5 @@
 /**
- * The recipient test numbers of DESIGN.md, one case each, against a real simulator with shortened recipient
+ * The recipient test numbers of docs/simulator.md, one case each, against a real simulator with shortened recipient
  * timings, its browser leg answered by SIP.js in Node: the call's state path (from `GET /__sim/calls/:id`), its
  * endReason and error code, and the browser's side of the dialog.
  */
@@ -48,7 +48,7 @@ const cases: Case[] = [
 /** When the call entered `state`, from its history. */
 const entered = (history: Array<{ state: string; at: string }>, state: string): number => Date.parse(history.find((entry) => entry.state === state)?.at ?? '');
 
-describe('DESIGN.md recipient test numbers', () => {
+describe('docs/simulator.md recipient test numbers', () => {
   it.each(cases)('$to $does: $endReason', async ({ to, path, endReason, errorCode, atLeast }) => {
     const w = await registeredWorld(TIMINGS);
     const { callId, invitation } = await answeredCall(w, to);

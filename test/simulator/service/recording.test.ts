@@ -1,5 +1,5 @@
 /**
- * Recording (spec 2.6 `record`, 4.8 "start and stop recording, list and download recordings"; DESIGN.md
+ * Recording (spec 2.6 `record`, 4.8 "start and stop recording, list and download recordings"; docs/simulator.md
  * "Supervisors and recordings") against a real simulator spoken to by SIP.js in Node with werift media: the
  * audio of both parties of a call in progress, from the start request to the stop request or the end of the
  * call, kept as a WAV file and downloaded whole or by byte range (RFC 9110 section 14).

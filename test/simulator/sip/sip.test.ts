@@ -149,7 +149,7 @@ describe('RFC 3261 section 11: OPTIONS, and keep-alive', () => {
   });
 });
 
-describe('RFC 3261 section 13: the INVITE that rings the browser (DESIGN.md)', () => {
+describe('RFC 3261 section 13: the INVITE that rings the browser (docs/simulator.md)', () => {
   it('section 13.2.1: a browser call INVITEs the registered agent, carrying X-Browser-Call-Id and an SDP offer', async () => {
     const w = await registeredWorld();
     const { callId, invitation } = await ringingCall(w);

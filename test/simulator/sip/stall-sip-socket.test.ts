@@ -3,7 +3,7 @@ import { sleep } from '../support/sim-api.js';
 import { ringingCall, useSipWorlds } from '../support/sip-world.js';
 
 /**
- * The `stall-sip-socket` fault (DESIGN.md, "Calls that survive the network"): the page's SIP WebSocket stays
+ * The `stall-sip-socket` fault (docs/simulator.md): the page's SIP WebSocket stays
  * open but the simulator takes nothing in and sends nothing out, as a network path that dies without closing.
  * Only a page that notices (a keep-alive unanswered) and opens a new socket is served again.
  */

@@ -9,7 +9,7 @@ import type { RunningSimulator } from '../../../simulator/server.js';
  * control API under `/__sim/`. Every call goes over HTTP on loopback.
  */
 
-/** Shaped like a real key (a fixed prefix plus 32 alphanumerics, DESIGN.md). */
+/** Shaped like a real key (a fixed prefix plus 32 alphanumerics, docs/simulator.md). */
 export const SIM_TEST_KEY = 'vk_test_S1pT3stK3y0000aaaaBBBBccccDDDDee';
 
 export interface ApiResponse<T = unknown> {
