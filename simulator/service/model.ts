@@ -1,25 +1,14 @@
 import type { QueueCallRecord } from '../../contract/queue-call.js';
-import { TERMINAL_CALL_STATES, type BROWSER_CALL_STATES } from '../../lib/core/types.js';
+import { TERMINAL_CALL_STATES, type BrowserCallStateName } from '../../contract/browser-call.js';
 
 /**
- * Wire shapes of the simulated voice service (spec 2.6, 4.7) and the simulator's own call facts.
- *
- * @remarks
- * Browser call states (DESIGN.md, simulator behaviour):
- *
- * ```
- *  waiting_agent ──(browser 200 OK)──▶ dialing_recipient ──(recipient answers)──▶ connected
- *        │                                   │                                      │
- *        └──────(rejected, cancelled)────────┴──────────────(hangup, BYE)──────────▶ ending ──▶ ended
- *  any active state ──(provider error)──▶ failed        outcome_unknown ──(resolved)──▶ ended
- * ```
+ * Wire shapes of the simulated voice service (spec 2.6, 4.7) and the simulator's own call facts. A browser
+ * call's states and the moves between them are the contract's (spec 3.2), drawn there once; the simulator sets
+ * them, the page library reads them.
  */
 
-/**
- * A call state the simulator sets: one of the page library's list (lib/types.ts, the one place the states
- * are written), never the open string a page must tolerate.
- */
-export type BrowserCallState = (typeof BROWSER_CALL_STATES)[number];
+/** A call state the simulator sets: one of the contract's list, never the open string a page must tolerate. */
+export type BrowserCallState = BrowserCallStateName;
 
 /** States after which neither leg runs: `busy` is false only here (spec 3.2). */
 export const TERMINAL_STATES: ReadonlySet<string> = TERMINAL_CALL_STATES;
