@@ -14,8 +14,7 @@
  *    │ the page rang               │    │ both legs down
  *    └────────────────▶ failed ◀───┘    └──────────▶ ended
  * ```
- * Every end passes `ending` while the legs go down, except a call that fails before it reached the page
- * (spec 3.2: `busy` turns false only once both legs are proven stopped).
+ * spec 3.2: `busy` turns false only in the terminal states, once both legs are proven stopped.
  */
 
 /** spec 3.2: every browser call state, the usual path first, then the two ways off it. */
@@ -29,11 +28,12 @@ export const TERMINAL_CALL_STATES: ReadonlySet<string> = new Set<BrowserCallStat
 
 /**
  * Every arrow of the browser call's diagram as `[from, to]`: the moves a call makes at the service (spec 3.2
- * names the states; the moves are this service's). A page sees
- * the call through reads about once a second (spec 4.9), so two reads can skip a state in between
- * (`waiting_agent` straight to `connected` when the recipient answers at once).
+ * names the states; the moves are this service's). Every end passes `ending` while the legs go down, except a
+ * call that fails before it reached the page. A page sees the call through reads about once a second (spec
+ * 4.9), so two reads can skip a state in between (`waiting_agent` straight to `connected` when the recipient
+ * answers at once).
  */
-export const BROWSER_CALL_TRANSITIONS: readonly (readonly [from: BrowserCallStateName, to: BrowserCallStateName])[] = [
+export const BROWSER_CALL_TRANSITIONS: readonly (readonly [from: (typeof BROWSER_CALL_STATES)[number], to: (typeof BROWSER_CALL_STATES)[number]])[] = [
   ['waiting_agent', 'dialing_recipient'],
   ['waiting_agent', 'ending'],
   ['waiting_agent', 'failed'],

@@ -6,13 +6,13 @@
  * Records from the service are kept whole: fields the helper does not know are preserved, never dropped.
  */
 
-import type { BrowserCallStateName } from '../../contract/browser-call.js';
+import type { BROWSER_CALL_STATES } from '../../contract/browser-call.js';
 
 // The states are the service's (spec 3.2), written once where the page and the simulator both read them.
 export { BROWSER_CALL_STATES, TERMINAL_CALL_STATES } from '../../contract/browser-call.js';
 
 /** A browser call state; a state the service may add is carried as its string. */
-export type BrowserCallState = BrowserCallStateName | (string & {});
+export type BrowserCallState = (typeof BROWSER_CALL_STATES)[number] | (string & {});
 
 /** A browser call as the service last returned it; unknown fields are kept. */
 export interface BrowserCall {
