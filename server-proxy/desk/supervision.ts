@@ -12,8 +12,6 @@ import type { UpstreamResponse } from '../upstream/upstream.js';
  * does not exist, byte for byte.
  */
 
-export type { Reach } from '../access/call-reach.js';
-
 /** A call read to decide: the service's answer, and whether it is a browser call (else a generic one). */
 export interface CallRead {
   response: UpstreamResponse;
