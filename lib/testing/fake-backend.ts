@@ -269,9 +269,7 @@ export class FakeBackend implements VoiceBackend {
       this.setCall(call.id, this.sessionEndLeavesCallsEnding ? { state: 'ending' } : { state: 'ended', endReason: 'session_ended' });
     }
     // The agent's claimed caller goes down with the session too (the simulator hangs it up).
-    for (const call of this.queueCalls.values()) {
-      if (call.agentId === AGENT && isBridged(call.state)) this.setQueueCall(call.id, { state: 'finished' });
-    }
+    for (const call of this.queueCalls.values()) if (call.agentId === AGENT && isBridged(call.state)) this.setQueueCall(call.id, { state: 'finished' });
   }
 
   #read(id: string): BrowserCall {
