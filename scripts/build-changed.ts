@@ -11,14 +11,13 @@ import { digestOf, isUpToDate, writeStamp, type BuildStep } from './up-to-date.j
 const SHARED = ['package.json', 'package-lock.json', 'patches', 'tsconfig.json', 'scripts/build-changed.ts'];
 
 /** The library's sources and its build (build-lib.ts and the plugins and minifier it runs). */
-const LIB = ['lib', 'scripts/build-lib.ts', 'scripts/lib-chunks.ts', 'scripts/minify.ts', 'scripts/sip-trim.ts', 'tsconfig.lib.json', 'tsconfig.testing.json'];
+const LIB = ['lib', 'contract', 'scripts/build-lib.ts', 'scripts/lib-chunks.ts', 'scripts/minify.ts', 'scripts/sip-trim.ts', 'tsconfig.lib.json', 'tsconfig.testing.json'];
 
 /** Every build step, in the order `npm run build` runs them. */
 export const BUILD_STEPS: readonly BuildStep[] = [
   { script: 'build:lib', inputs: [...SHARED, ...LIB], outDir: 'lib/dist' },
   { script: 'build:server', inputs: [...SHARED, 'server-proxy', 'contract'], outDir: 'server-proxy/dist' },
-  // The simulator's media helpers import one module of the library's sources.
-  { script: 'build:simulator', inputs: [...SHARED, 'simulator', 'contract', 'lib'], outDir: 'simulator/dist' },
+  { script: 'build:simulator', inputs: [...SHARED, 'simulator', 'contract'], outDir: 'simulator/dist' },
   // The demo bundles the library as built (lib/dist), so it reads what the library's step reads.
   { script: 'build:demo', inputs: [...SHARED, ...LIB, 'demo', 'vite.config.ts'], outDir: 'dist/demo' },
 ];

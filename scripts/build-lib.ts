@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
 import { sipChunkApart, sipChunkInline } from './lib-chunks.js';
@@ -58,3 +58,8 @@ await buildShipped({
 execFileSync('npx', ['tsc', '-p', 'tsconfig.lib.json'], { stdio: 'inherit' });
 // The testing kit's declarations: the same output folder, with Node's types for its fake clock.
 execFileSync('npx', ['tsc', '-p', 'tsconfig.testing.json'], { stdio: 'inherit' });
+// The declarations come out as the repository lays them out (lib beside contract, whose shapes lib re-exports):
+// lib's go where the package names them, contract's one level up, so their relative imports still meet.
+renameSync(`${outdir}/declarations/lib`, `${outdir}/types`);
+renameSync(`${outdir}/declarations/contract`, `${outdir}/contract`);
+rmSync(`${outdir}/declarations`, { recursive: true });

@@ -1,4 +1,4 @@
-import { AUDIO_STATES, type Audio, type BROWSER_CALL_STATES, type Connection } from './types.js';
+import { AUDIO_STATES, type Audio, type Connection } from './types.js';
 
 /**
  * The moves between the states, as `[from, to]` pairs: of a browser call at the service, of the helper's
@@ -9,24 +9,8 @@ import { AUDIO_STATES, type Audio, type BROWSER_CALL_STATES, type Connection } f
 /** A move from one state to another: `[from, to]`. */
 export type StateTransition<S extends string = string> = readonly [from: S, to: S];
 
-/**
- * The moves a browser call makes at the service, to draw its states as a diagram. Every end passes
- * `ending` while the legs go down, except a call that fails before it reached the page. The page sees the
- * call through reads about once a second, so two reads can skip a state in between (`waiting_agent`
- * straight to `connected` when the recipient answers at once).
- */
-export const BROWSER_CALL_TRANSITIONS: readonly StateTransition<(typeof BROWSER_CALL_STATES)[number]>[] = [
-  ['waiting_agent', 'dialing_recipient'],
-  ['waiting_agent', 'ending'],
-  ['waiting_agent', 'failed'],
-  ['dialing_recipient', 'connected'],
-  ['dialing_recipient', 'ending'],
-  ['dialing_recipient', 'outcome_unknown'],
-  ['connected', 'ending'],
-  ['outcome_unknown', 'ending'],
-  ['ending', 'ended'],
-  ['ending', 'failed'],
-];
+// The browser call's moves are the service's, drawn once beside its states.
+export { BROWSER_CALL_TRANSITIONS } from '../../contract/browser-call.js';
 
 /** Every arrow of the {@link Connection} diagram as `[from, to]`: the only moves the helper's connection makes. */
 export const CONNECTION_TRANSITIONS: readonly StateTransition<Connection>[] = [

@@ -6,11 +6,10 @@
  * Records from the service are kept whole: fields the helper does not know are preserved, never dropped.
  */
 
-/** Browser call states: the usual path first, then the two ways off it. */
-export const BROWSER_CALL_STATES = ['waiting_agent', 'dialing_recipient', 'connected', 'ending', 'ended', 'failed', 'outcome_unknown'] as const;
+import type { BROWSER_CALL_STATES } from '../../contract/browser-call.js';
 
-/** The terminal ones: a call in them has both legs down (the service's `busy: false` says so too). */
-export const TERMINAL_CALL_STATES: ReadonlySet<string> = new Set<BrowserCallState>(['ended', 'failed']);
+// The states are the service's (spec 3.2), written once where the page and the simulator both read them.
+export { BROWSER_CALL_STATES, TERMINAL_CALL_STATES } from '../../contract/browser-call.js';
 
 /** A browser call state; a state the service may add is carried as its string. */
 export type BrowserCallState = (typeof BROWSER_CALL_STATES)[number] | (string & {});

@@ -2,6 +2,7 @@ import { isVoiceBrowserError } from '../core/errors.js';
 import type { CallRoutes } from './call-reads.js';
 import type { BrowserCall } from '../core/types.js';
 import type { QueueCall, VoiceBackend } from '../core/backend-types.js';
+import type { BridgedQueueState } from '../../contract/queue-call.js';
 
 /**
  * A caller claimed from a queue, seen as the helper's call (DESIGN.md, "Support desks"): the service's generic
@@ -10,8 +11,17 @@ import type { QueueCall, VoiceBackend } from '../core/backend-types.js';
  * queue (`queued`: the agent did not answer in time), or claimed by another agent since (the read is a 404).
  */
 
-/** The generic states in which the caller is bridged (or being bridged) to this agent, as the browser call's. */
-const BRIDGED: Record<string, string> = { calling: 'waiting_agent', ringing: 'waiting_agent', pre_established: 'waiting_agent', dequeuing: 'waiting_agent', established: 'connected' };
+/**
+ * The generic states in which the caller is bridged (or being bridged) to this agent, as the browser call's: a
+ * queue's caller in each of the contract's bridged states, a monitor leg while it is placed or up.
+ */
+const BRIDGED: Record<string, string> = {
+  calling: 'waiting_agent',
+  ringing: 'waiting_agent',
+  pre_established: 'waiting_agent',
+  dequeuing: 'waiting_agent',
+  established: 'connected',
+} satisfies Record<BridgedQueueState | 'calling' | 'ringing' | 'pre_established', string>;
 
 /**
  * The generic call as the helper's call: every field kept, the service's own state in `serviceState`, `state`

@@ -1,5 +1,6 @@
 import { TERMINAL_CALL_STATES, type Availability, type BrowserCall, type BrowserSession, type CallInput, type SessionTransport } from '../core/types.js';
 import { type CallbackOptions, type QueueCall, type Recording, type VoiceBackend } from '../core/backend-types.js';
+import { isBridged, isLiveMonitorLeg } from '../../contract/queue-call.js';
 import { FaultScripts, httpError, networkError, type Gate } from './fake-faults.js';
 
 // The errors a test scripts, beside the fake that answers with them.
@@ -194,7 +195,7 @@ export class FakeBackend implements VoiceBackend {
 
   /** The user's claimed callers still bridged (`dequeuing`, `established`), and their monitor leg ringing or up. */
   listQueueCalls({ signal }: CallbackOptions): Promise<{ calls: QueueCall[] }> {
-    const own = (call: QueueCall) => call.agentId === AGENT && ['dequeuing', 'established', ...(call.kind === 'monitor' ? ['ringing'] : [])].includes(call.state);
+    const own = (call: QueueCall) => call.agentId === AGENT && (isBridged(call.state) || (call.kind === 'monitor' && isLiveMonitorLeg(call.state)));
     return this.#answer({ op: 'listQueueCalls', signal }, () => ({ calls: [...this.queueCalls.values()].filter(own).map((call) => ({ ...call })) }));
   }
 
@@ -268,9 +269,7 @@ export class FakeBackend implements VoiceBackend {
       this.setCall(call.id, this.sessionEndLeavesCallsEnding ? { state: 'ending' } : { state: 'ended', endReason: 'session_ended' });
     }
     // The agent's claimed caller goes down with the session too (the simulator hangs it up).
-    for (const call of this.queueCalls.values()) {
-      if (call.agentId === AGENT && (call.state === 'dequeuing' || call.state === 'established')) this.setQueueCall(call.id, { state: 'finished' });
-    }
+    for (const call of this.queueCalls.values()) if (call.agentId === AGENT && isBridged(call.state)) this.setQueueCall(call.id, { state: 'finished' });
   }
 
   #read(id: string): BrowserCall {

@@ -1,5 +1,6 @@
 import { HttpError } from '../../contract/http-error.js';
 import { queueCallOf } from '../desk/queue-calls.js';
+import { isAgentsMonitorLeg, isAgentsQueueCall } from './call-reach.js';
 import type { Relay } from '../upstream/relay.js';
 import type { Upstream, UpstreamResponse } from '../upstream/upstream.js';
 
@@ -69,9 +70,9 @@ export function createOwnership(upstream: Upstream, { ensureOk }: Relay) {
     const response = await upstream({ method: 'GET', path: `/calls/${id}` });
     if (response.status === 404) throw notFound('call');
     ensureOk(response);
-    const call = (response.body as { call?: { kind?: unknown; agentId?: unknown } } | undefined)?.call;
-    const ownLeg = call?.kind === 'monitor' && call.agentId === agentId;
-    if (!ownLeg && queueCallOf(call)?.agentId !== agentId) throw notFound('call');
+    const call = (response.body as { call?: unknown } | undefined)?.call;
+    const queueCall = queueCallOf(call);
+    if (!isAgentsMonitorLeg(call, agentId) && !(queueCall && isAgentsQueueCall(queueCall, agentId))) throw notFound('call');
     return response;
   };
 

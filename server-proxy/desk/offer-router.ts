@@ -1,3 +1,5 @@
+import type { BridgedQueueState } from '../../contract/queue-call.js';
+
 /**
  * Offer routing, the decisions alone: which waiting caller of an offer-mode queue the proxy
  * dequeues, and to whose agent (`connectTo`). A pure `route(state, event) -> [state, decisions]`, as the
@@ -57,7 +59,7 @@ export interface RouterState {
 export interface CallsRead {
   queued: ReadonlyArray<{ callId: string; queueId: string; since: number }>;
   /** Calls bridged to an agent: `dequeuing` (ringing) or `established`. */
-  bridged: ReadonlyArray<{ callId: string; queueId: string; agentId: string; state: 'dequeuing' | 'established' }>;
+  bridged: ReadonlyArray<{ callId: string; queueId: string; agentId: string; state: BridgedQueueState }>;
 }
 
 /** What happens, as the router is told of it. */

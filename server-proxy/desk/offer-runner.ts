@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isBridged } from '../../contract/queue-call.js';
 import type { AvailabilityStore } from './availability.js';
 import { watchClaim } from './claim-watch.js';
 import type { KeyBudget } from '../budget/key-budget.js';
@@ -82,7 +83,7 @@ function eventOf(update: QueueUpdate, state: RouterState, at: number): RouterEve
 function callsReadOf(calls: readonly QueueCall[]): CallsRead {
   return {
     queued: calls.filter((call) => call.state === 'queued').map((call) => ({ callId: call.id, queueId: call.queueId, since: Date.parse(call.createdAt) })),
-    bridged: calls.flatMap((call) => (call.agentId && (call.state === 'dequeuing' || call.state === 'established') ? [{ callId: call.id, queueId: call.queueId, agentId: call.agentId, state: call.state }] : [])),
+    bridged: calls.flatMap(({ id, queueId, agentId, state }) => (agentId && isBridged(state) ? [{ callId: id, queueId, agentId, state }] : [])),
   };
 }
 

@@ -1,3 +1,4 @@
+import { reachesQueueCall, type Reach } from '../access/call-reach.js';
 import { isResourceId, notFound } from '../access/ownership.js';
 import { queueCallOf } from './queue-calls.js';
 import type { ProxyContext, RouteParts } from '../routes/route-parts.js';
@@ -10,9 +11,6 @@ import type { UpstreamResponse } from '../upstream/upstream.js';
  * of that queue (`supervisor` of the user `authenticate` returns). Every other user gets the 404 of a call that
  * does not exist, byte for byte.
  */
-
-/** Which users reach a call: its agent only, its supervisors only, or either. */
-export type Reach = 'own' | 'supervised' | 'either';
 
 /** A call read to decide: the service's answer, and whether it is a browser call (else a generic one). */
 export interface CallRead {
@@ -62,12 +60,14 @@ async function reaches(p: RouteParts, c: ProxyContext, read: CallRead, reach: Re
     if (subject === null) return false;
     return (reach !== 'supervised' && subject === c.get('subject')) || (reach !== 'own' && supervisedSubjects(user).has(subject));
   }
-  // A queue's call bridged to an agent; a monitor leg or a caller no agent took is nobody's to reach here.
+  // A queue's call bridged to an agent; a monitor leg is nobody's to reach here.
   const queueCall = queueCallOf(call);
-  if (!queueCall || queueCall.agentId === null) return false;
-  if (reach !== 'own' && user.supervisor?.queues?.includes(queueCall.queueId)) return true;
-  if (reach !== 'supervised' && queueCall.agentId === (await p.agents.ensure(user, c.get('subject')))) return true;
-  return reach !== 'own' && (await supervisedAgents(p, user)).has(queueCall.agentId);
+  if (!queueCall) return false;
+  return reachesQueueCall(queueCall, reach, {
+    agentId: () => p.agents.ensure(user, c.get('subject')),
+    queues: new Set(user.supervisor?.queues ?? []),
+    agents: () => supervisedAgents(p, user),
+  });
 }
 
 /**

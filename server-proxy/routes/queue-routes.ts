@@ -1,6 +1,7 @@
 import { emptyInput, parseInput, readJsonBody } from '../../contract/voice-input.js';
 import { createMemoryAvailability, type AvailabilityStore } from '../desk/availability.js';
 import { CLAIM_READ_INTERVAL_MS, CLAIM_WATCH_MS, watchClaim } from '../desk/claim-watch.js';
+import { agentsCallsInProgress } from '../access/call-reach.js';
 import { isResourceId, notFound } from '../access/ownership.js';
 import { budgetViewOf, genericBudgetView, queueCallOf, queueCallsIn } from '../desk/queue-calls.js';
 import { createOfferRunner, type OfferRunner } from '../desk/offer-runner.js';
@@ -137,10 +138,8 @@ export async function listOwnCalls(q: Queues, c: QueueContext): Promise<Response
   const agentId = await agentOf(q, c);
   await q.budget.admitRecoveryRead();
   const response = q.ensureOk(await q.upstream({ method: 'GET', path: '/calls', query: { status: 'active' } }));
-  const own = queueCallsIn(response.body).filter((call) => call.agentId === agentId && (call.state === 'dequeuing' || call.state === 'established'));
   const calls = (response.body as { calls?: unknown } | undefined)?.calls;
-  const legs = (Array.isArray(calls) ? (calls as Array<Record<string, unknown>>) : []).filter((call) => call?.kind === 'monitor' && call.agentId === agentId && (call.state === 'ringing' || call.state === 'established'));
-  return answer(q, { calls: [...own, ...legs] });
+  return answer(q, { calls: agentsCallsInProgress(queueCallsIn(response.body), Array.isArray(calls) ? calls : [], agentId) });
 }
 
 /** `GET /calls/:id`: a call bridged to the user's agent, or a monitor leg ringing it; served without `queues` too. */

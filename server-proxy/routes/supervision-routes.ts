@@ -1,7 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { HttpError } from '../../contract/http-error.js';
+import { isBridged } from '../../contract/queue-call.js';
 import { emptyInput, parseIdempotencyKey, parseInput, readJsonBody } from '../../contract/voice-input.js';
+import { supervisesQueueCall } from '../access/call-reach.js';
 import { isResourceId, notFound } from '../access/ownership.js';
 import { genericBudgetView, queueCallsIn } from '../desk/queue-calls.js';
 import type { ProxyContext, RouteParts } from './route-parts.js';
@@ -46,7 +48,7 @@ export async function listSupervisedCalls(p: RouteParts, c: ProxyContext): Promi
   const queues = new Set(user.supervisor?.queues ?? []);
   const listed = p.ensureOk(await p.upstream({ method: 'GET', path: '/calls', query: { status: 'active' } }));
   const queued = queueCallsIn(listed.body)
-    .filter((call) => (call.state === 'dequeuing' || call.state === 'established') && (queues.has(call.queueId) || (call.agentId !== null && agents.has(call.agentId))))
+    .filter((call) => isBridged(call.state) && supervisesQueueCall(call, queues, agents))
     .map((call) => ({ agent: (call.agentId !== null && agents.get(call.agentId)) || null, call }));
   // A browser call is its agent's current one: one read of each supervised agent's current session.
   const browser = await Promise.all(

@@ -13,7 +13,8 @@ import { TimerSet } from './timer-set.js';
  *
  * @remarks
  * Every change of the call record goes through `deps.update`, the service's one place that bumps `revision`
- * and derives `busy`. The runner never marks a call terminal before both legs are down (spec 3.2).
+ * and derives `busy`. The runner never marks a call terminal before both legs are down (spec 3.2). Its moves
+ * are the arrows of the contract's browser call diagram (`BROWSER_CALL_TRANSITIONS`), which the tests hold it to.
  */
 
 /** How long a call whose SIP WebSocket closed lives on without audio from the browser, by default. */

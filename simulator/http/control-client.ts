@@ -9,6 +9,7 @@
  * `QueueCall`, which the simulator and the proxy share).
  */
 
+import type { BrowserCallStateName } from '../../contract/browser-call.js';
 import type { SimulatorEdge, SimulatorEdgeInput } from './control-edge-shapes.js';
 
 export type { SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile } from './control-edge-shapes.js';
@@ -27,8 +28,8 @@ export interface SimulatedCallRecord {
   from: string;
   /** The recipient, in E.164. */
   to: string;
-  /** `waiting_agent`, `dialing_recipient`, `connected`, `ending`, `ended`, `failed` or `outcome_unknown`. */
-  state: string;
+  /** One of the browser call states (spec 3.2), as the contract lists them (`BROWSER_CALL_STATES`). */
+  state: BrowserCallStateName;
   /** True until both legs are proven stopped: the agent cannot place another call meanwhile. */
   busy: boolean;
   /** Why the call ended (`recipient_busy`, `no_answer`, ...), once it is terminal. */

@@ -1,25 +1,14 @@
 import type { QueueCallRecord } from '../../contract/queue-call.js';
-import { TERMINAL_CALL_STATES, type BROWSER_CALL_STATES } from '../../lib/core/types.js';
+import { TERMINAL_CALL_STATES, type BrowserCallStateName } from '../../contract/browser-call.js';
 
 /**
- * Wire shapes of the simulated voice service (spec 2.6, 4.7) and the simulator's own call facts.
- *
- * @remarks
- * Browser call states (spec 3.2; docs/simulator.md):
- *
- * ```
- *  waiting_agent ──(browser 200 OK)──▶ dialing_recipient ──(recipient answers)──▶ connected
- *        │                                   │                                      │
- *        └──────(rejected, cancelled)────────┴──────────────(hangup, BYE)──────────▶ ending ──▶ ended
- *  any active state ──(provider error)──▶ failed        outcome_unknown ──(resolved)──▶ ended
- * ```
+ * Wire shapes of the simulated voice service (spec 2.6, 4.7) and the simulator's own call facts. A browser
+ * call's states and the moves between them are the contract's (spec 3.2), drawn there once; the simulator sets
+ * them, the page library reads them.
  */
 
-/**
- * A call state the simulator sets: one of the page library's list (`BROWSER_CALL_STATES`, the one place the
- * states are written), never the open string a page must tolerate.
- */
-export type BrowserCallState = (typeof BROWSER_CALL_STATES)[number];
+/** A call state the simulator sets: one of the contract's list, never the open string a page must tolerate. */
+export type BrowserCallState = BrowserCallStateName;
 
 /** States after which neither leg runs: `busy` is false only here (spec 3.2). */
 export const TERMINAL_STATES: ReadonlySet<string> = TERMINAL_CALL_STATES;
@@ -47,8 +36,8 @@ export interface BrowserSession {
 
 /**
  * Temporary SIP registration and ICE configuration handed to the page (spec 2.6 `transport`): the exact
- * shape the service sends. The library's `SessionTransport` is the page's tolerant reading of it;
- * a unit test checks that one is read by the other.
+ * shape the service sends. lib/types.ts's `SessionTransport` is the page's tolerant reading of it;
+ * test/simulator/wire-shapes.test.ts checks that one is read by the other.
  */
 export interface SessionTransport {
   websocketUrl: string;
@@ -109,10 +98,10 @@ export type GenericCallState = 'calling' | 'ringing' | 'pre_established' | 'esta
 
 export { TERMINAL_GENERIC_STATES } from '../../contract/queue-call.js';
 
-/** docs/simulator.md: an agent that does not answer a dequeued caller in 20 s puts the caller back at the head. */
+/** DESIGN.md: an agent that does not answer a dequeued caller in 20 s puts the caller back at the head. */
 export const QUEUE_ANSWER_TIMEOUT_MS = 20_000;
 
-/** An inbound call that reached a queue (the contract's `QueueCall`), in a state the simulator sets. */
+/** An inbound call that reached a queue (contract/queue-call.ts), in a state the simulator sets. */
 export interface QueueCall extends QueueCallRecord {
   state: GenericCallState;
 }

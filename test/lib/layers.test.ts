@@ -71,10 +71,10 @@ describe('lib/ in layers', () => {
     expect(longestChain(new Map([['a', []]]))).toEqual(['a']);
   });
 
-  it('keeps core pure: no import of a package, nor of another layer', () => {
+  it('keeps core pure: no import of a package, nor of another layer; only the contract lies under it', () => {
     const core = LIB.filter((file) => layerOf(file) === 0);
     expect(core.length).toBeGreaterThan(10);
-    expect(core.flatMap(importsOf).filter((edge) => !edge.to.startsWith('lib/core/'))).toEqual([]);
+    expect(core.flatMap(importsOf).filter((edge) => !edge.to.startsWith('lib/core/') && !edge.to.startsWith('contract/'))).toEqual([]);
   });
 
   it('has one owner of the status: only the runtime holds the status store', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { BrowserCall as PageCall, SessionTransport as PageTransport } from '../../lib/core/types.js';
-import { BROWSER_CALL_STATES, TERMINAL_CALL_STATES } from '../../lib/core/types.js';
+import { BROWSER_CALL_STATES, TERMINAL_CALL_STATES, type BrowserCallStateName } from '../../contract/browser-call.js';
 import { TERMINAL_STATES, type BrowserCall, type SessionTransport } from '../../simulator/service/model.js';
 import type { z } from 'zod';
-import type { InboundCallRecord, SimulatedCall, SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile, SimulatorFault } from '../../simulator/http/control-client.js';
+import type { InboundCallRecord, SimulatedCall, SimulatedCallRecord, SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile, SimulatorFault } from '../../simulator/http/control-client.js';
 import { EDGE_PROFILES, type EdgeProfile } from '../../simulator/sip/edge/edge-profile.js';
 import type { EdgeView, edgeInput } from '../../simulator/sip/edge/edge-state.js';
 import type { QueueCallRecord } from '../../contract/queue-call.js';
@@ -48,9 +48,13 @@ describe('the wire between simulator and page', () => {
     expect(page.state).toBe('connected');
   });
 
-  it('ends calls in the states the page library treats as terminal, from its one list', () => {
+  it('ends calls in the states the page library treats as terminal, from the one list of the contract', () => {
     expect(TERMINAL_STATES).toBe(TERMINAL_CALL_STATES);
     for (const state of TERMINAL_STATES) expect(BROWSER_CALL_STATES).toContain(state);
+    // The control API's record names its state by the same list (checked by tsc).
+    const record: SimulatedCallRecord = { ...callRecord('bc_1', {}), externalSubject: 'user' };
+    const state: BrowserCallStateName = record.state;
+    expect(BROWSER_CALL_STATES).toContain(state);
   });
 
   it("reads the control API's answers as the package's public types (checked by tsc)", () => {

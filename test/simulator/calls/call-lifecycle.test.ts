@@ -5,7 +5,7 @@
  * simulator's options.
  */
 import { describe, expect, it } from 'vitest';
-import { BROWSER_CALL_TRANSITIONS } from '../../../lib/core/state-transitions.js';
+import { BROWSER_CALL_TRANSITIONS } from '../../../contract/browser-call.js';
 import { RegistererState } from 'sip.js';
 import type { BrowserSession } from '../../../simulator/service/model.js';
 import { sleep, waitFor } from '../support/sim-api.js';
@@ -18,7 +18,7 @@ const { world, sipClient, registeredWorld } = useSipWorlds();
 
 const DRAWN = new Set(BROWSER_CALL_TRANSITIONS.map((move) => move.join(' → ')));
 
-/** The states the call went through, each move one the library's diagram draws (BROWSER_CALL_TRANSITIONS). */
+/** The states the call went through, each move one the contract's diagram draws (BROWSER_CALL_TRANSITIONS). */
 async function states(w: RegisteredWorld, callId: string): Promise<string[]> {
   const path = (await w.api.facts(callId)).history.map((entry) => entry.state);
   for (let i = 1; i < path.length; i++) expect(DRAWN, `${path[i - 1]} → ${path[i]}`).toContain(`${path[i - 1]} → ${path[i]}`);

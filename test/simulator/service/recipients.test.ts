@@ -4,7 +4,7 @@
  * endReason and error code, and the browser's side of the dialog.
  */
 import { describe, expect, it } from 'vitest';
-import { BROWSER_CALL_TRANSITIONS } from '../../../lib/core/state-transitions.js';
+import { BROWSER_CALL_TRANSITIONS } from '../../../contract/browser-call.js';
 import type { BrowserCall, BrowserCallState } from '../../../simulator/service/model.js';
 import { DEFAULT_RECIPIENT_TIMINGS, recipientFor } from '../../../simulator/service/recipients.js';
 import type { SimulatorOptions } from '../../../simulator/server.js';
