@@ -16,7 +16,10 @@ export default defineConfig({
     // The packed packages are tested after the build (vitest.packages.config.ts).
     exclude: ['test/packages/**', '**/node_modules/**'],
     environment: 'node',
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Sized for a loaded machine (other suites beside this one on two cores): a test's real work (the compiler
+    // reading every package, werift's handshakes, property runs) takes several times as long as idle. A green run
+    // waits for none of it; only a hang waits this long to fail.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
   },
 });

@@ -5,6 +5,7 @@ import { inPage, openBenchPage, type BenchPage } from './browser.js';
 import { measureBackground } from './background.js';
 import { measureBudget } from './budget.js';
 import { measureEdges } from './edges.js';
+import { measureFailFast } from './fail-fast.js';
 import { measureLatency } from './latency.js';
 import { measureMonitor } from './monitor.js';
 import { measureNetwork } from './network.js';
@@ -22,10 +23,10 @@ import { printTable, type Row } from './stats.js';
 
 /**
  * `npm run bench`: the figures users meet, beside docs/bench.md's targets: sizes (size.ts), the packages' tarballs and installs (packages.ts), latencies in Chromium and
- * Firefox and the poll budget (latency.ts), calls that survive the network (network.ts), the link behind each SIP edge profile and an edge restart (edges.ts), many tabs sharing one phone (tabs.ts), a phone tab hidden and throttled behind another (background.ts), a support desk's queues (queues.ts), callers offered to agents (offers.ts), a supervisor listening in (monitor.ts), a recording's length against the clocks around it (recording.ts), "Test my setup" (preflight.ts), the proxy's added latency (proxy.ts), the key's budget under 30 agents (budget.ts), the simulator's capacity (simulator.ts) and the
+ * Firefox and the poll budget (latency.ts), calls that survive the network (network.ts), the link behind each SIP edge profile and an edge restart (edges.ts), many tabs sharing one phone (tabs.ts), a phone tab hidden and throttled behind another (background.ts), a support desk's queues (queues.ts), callers offered to agents (offers.ts), a supervisor listening in (monitor.ts), a recording's length against the clocks around it (recording.ts), "Test my setup" (preflight.ts), the proxy's added latency (proxy.ts), how soon the proxy refuses when nobody is there to ask (fail-fast.ts), the key's budget under 30 agents (budget.ts), the simulator's capacity (simulator.ts) and the
  * soak (soak.ts). One table, also written as JSON under bench/results/ (ignored by git). It measures and
  * prints; a part that fails becomes a row saying so, the others still run, and the exit code is then 1.
- * `BENCH_ONLY=size,packages,latency,network,tabs,queues,offers,monitor,recording,preflight,proxy,budget,simulator,soak,edges` picks parts; `background` (over 15 min:
+ * `BENCH_ONLY=size,packages,latency,network,tabs,queues,offers,monitor,recording,preflight,proxy,fail-fast,budget,simulator,soak,edges` picks parts; `background` (over 15 min:
  * its leader hidden `BENCH_HIDDEN_MINUTES`, 10 unless set, then a throttled minute before each of its
  * `BENCH_BACKGROUND_RUNS` hidden calls) runs only when named.
  */
@@ -41,7 +42,7 @@ const HIDDEN_MINUTES = Number(process.env.BENCH_HIDDEN_MINUTES ?? 10);
 const BACKGROUND_RUNS = Number(process.env.BENCH_BACKGROUND_RUNS ?? 5);
 /** The edge part's restart: this many agents' pages, each a browser context of one Chromium. */
 const EDGE_PAGES = Number(process.env.BENCH_EDGE_PAGES ?? 50);
-const only = new Set((process.env.BENCH_ONLY || 'size,packages,latency,network,tabs,queues,offers,monitor,recording,preflight,proxy,budget,simulator,soak,edges').split(','));
+const only = new Set((process.env.BENCH_ONLY || 'size,packages,latency,network,tabs,queues,offers,monitor,recording,preflight,proxy,fail-fast,budget,simulator,soak,edges').split(','));
 
 const rows: Row[] = [];
 const results: Record<string, unknown> = { at: new Date().toISOString(), runs: RUNS };
@@ -97,6 +98,7 @@ await part('monitor', () => measureMonitor(RUNS));
 await part('recording', () => inBrowser('bench-recording', (page, sim) => measureRecording(page, sim, RECORDING_RUNS)));
 await part('preflight', () => inBrowser('bench-preflight', (page) => measurePreflight(page, RECORDING_RUNS)));
 await part('proxy', measureProxy);
+await part('fail-fast', () => measureFailFast(RUNS));
 await part('budget', measureBudget);
 await part('simulator', measureSimulator);
 await part('edges', () => withApp((app) => measureEdges(app.demo, app.sim, RUNS, EDGE_PAGES)));

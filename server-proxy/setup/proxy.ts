@@ -224,7 +224,9 @@ export function createVoiceProxy(options: VoiceProxyOptions): VoiceProxy {
   const clock = options.clock ?? systemClock;
   const logger = options.logger === false ? null : (options.logger ?? defaultLogger([options.apiKey], options.logLevel));
   const log = redactingLog([options.apiKey], options.log ?? (logger ? (line) => logger.warn(line) : undefined));
-  const budget = options.budget === false ? noBudget(clock.now) : createKeyBudget({ log, now: clock.now, ...(options.budget?.store ? { store: options.budget.store } : {}) });
+  // Read through the clock, not detached from it: a clock may be a class instance (the testing kit's `FakeClock`).
+  const now = () => clock.now();
+  const budget = options.budget === false ? noBudget(now) : createKeyBudget({ log, now, ...(options.budget?.store ? { store: options.budget.store } : {}) });
   const metrics = createProxyMetrics(budget);
   const raw = createUpstream({ ...options, clock });
   // The readiness probe goes through the watched door below, so its answer teaches the budget too.

@@ -62,12 +62,12 @@ describe('the redis rate store shared by two proxy replicas', () => {
 
   it('refuses to start, at once and without the URL’s password, when no server listens', async () => {
     const port = await freePort();
-    const started = Date.now();
     const failure = await createRedisRateStore({ url: `redis://user:s3cret@127.0.0.1:${port}` }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(Error);
     expect((failure as Error).message).toContain(`cannot reach Redis at 127.0.0.1:${port}`);
+    // "At once": it gave up on the first refused connection, not after retrying or a connect time limit.
+    expect((failure as Error).message).toContain('ECONNREFUSED');
     expect((failure as Error).message).not.toContain('s3cret');
-    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it('fails a hit at once, instead of waiting, when the server is gone', async () => {
@@ -76,8 +76,8 @@ describe('the redis rate store shared by two proxy replicas', () => {
     onStop(async () => store.close?.());
     await store.hit('alice', 60_000);
     await own.stop();
-    const started = Date.now();
-    await expect(store.hit('alice', 60_000)).rejects.toThrow();
-    expect(Date.now() - started).toBeLessThan(1000);
+    // "At once": the client refuses a command while offline (or fails it on the closed socket) rather than
+    // queueing it until Redis is back.
+    await expect(store.hit('alice', 60_000)).rejects.toThrow(/offline|closed/i);
   });
 });

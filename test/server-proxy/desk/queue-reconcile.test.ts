@@ -102,13 +102,20 @@ describe('the queues re-read while a page watches', () => {
   it('drops a caller whose call.ended was lost', async () => {
     const { queueId, stream } = await oneDesk();
     const caller = await control.inbound({ queueId, from: '+12025550122', to: LINE });
-    await expect.poll(() => told(stream)).toEqual([`call.received ${caller.id}`]);
+    await expect.poll(() => told(stream)).toContain(`call.received ${caller.id}`);
     await control.fault({ fault: 'drop-webhook', event: 'call.ended' });
     await control.callerHangup(caller.id);
-    await expect.poll(() => told(stream), { timeout: 10_000 }).toEqual([`call.received ${caller.id}`, `call.ended ${caller.id}`]);
-    expect(stream.events[2]?.data).toEqual({ callId: caller.id, queueId, state: 'finished' });
+    // A round that read the caller waiting before the hang-up corrects its `since` once, as `call.received`
+    // again (queue-order.test.ts); how many rounds fit in before the hang-up depends on the machine's speed.
+    const once = (lines: string[]) => lines.filter((line, at) => lines.indexOf(line) === at);
+    await expect.poll(() => once(told(stream)), { timeout: 10_000 }).toEqual([`call.received ${caller.id}`, `call.ended ${caller.id}`]);
+    expect(stream.events.find((event) => event.event === 'call.ended')?.data).toEqual({ callId: caller.id, queueId, state: 'finished' });
+    const received = stream.events.filter((event) => event.event === 'call.received');
+    if (received.length > 1) expect(received[1]?.data).toMatchObject({ callId: caller.id, since: caller.createdAt });
+    const settled = told(stream);
+    expect(settled.length).toBeLessThanOrEqual(3);
     await rounds(5);
-    expect(told(stream)).toHaveLength(2);
+    expect(told(stream)).toEqual(settled);
   });
 
   it('sends nothing twice when the webhooks come late, after the re-read showed the change', async () => {

@@ -62,6 +62,8 @@ export interface HarnessOptions {
   queues?: VoiceProxyOptions['queues'];
   /** The proxy's start-up read of the service (default off, so `seen` holds only what a test's requests sent). */
   checkService?: boolean;
+  /** The proxy's clock (default: the real one); a fake one lets a test about time move it instead of waiting. */
+  clock?: VoiceProxyOptions['clock'];
 }
 
 export interface Harness {
@@ -124,6 +126,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     ...(options.headers === undefined ? {} : { headers: options.headers }),
     ...(options.budget === undefined ? {} : { budget: options.budget }),
     ...(options.queues === undefined ? {} : { queues: options.queues }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
     logger: options.logger ?? false,
     checkService: options.checkService ?? false,
   });

@@ -4,7 +4,9 @@ import { createVoiceProxy, type VoiceProxy } from '../../../server-proxy/setup/p
 import type { SessionTransport } from '../../../simulator/service/model.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
 import { lendWebSocket, SipClient } from '../../simulator/support/sip-client.js';
+import { FakeClock } from '../../../lib/testing/fake-clock.js';
 import { callRecord, withCalls } from '../support/calls-overlay.js';
+import { settleOnClock } from '../support/drive-clock.js';
 import { API_KEY, createHarness, createSession, send, testAuthenticate, type Fetch, type Harness } from '../support/harness.js';
 
 /**
@@ -125,7 +127,10 @@ describe('revokeSessions (logout)', () => {
   it('rejects 504 cleanup_unknown when no read proves the call ended within revokeWaitMs', async () => {
     const calls = new Map([['bc_stuck', callRecord('bc_stuck', { externalSubject: 'alice' })]]);
     let sessionId = '';
+    // On a fake clock: the wait between reads is the subject, so the test moves time rather than spending it.
+    const clock = new FakeClock(Date.parse('2026-01-05T09:00:00Z'));
     const h = harness({
+      clock,
       revokeWaitMs: 700,
       // The current-session read lists the call; every read of it keeps `busy: true`, even after the hangup.
       wrap: (sim) => {
@@ -140,18 +145,21 @@ describe('revokeSessions (logout)', () => {
       },
     });
     sessionId = (await createSession(h, 'alice')).session.id;
-    const started = Date.now();
+    const started = clock.now();
 
-    const error = await h.proxy.revokeSessions({ id: 'alice' }).then(
+    const revoked = h.proxy.revokeSessions({ id: 'alice' }).then(
       () => undefined,
       (e: unknown) => e,
     );
+    // Only timers within the wait move on by themselves; an upstream request's own time limit is far beyond it.
+    const error = await settleOnClock(clock, revoked, 700);
 
     expect(error).toBeInstanceOf(HttpError);
     expect(error).toMatchObject({ status: 504, code: 'cleanup_unknown', message: expect.stringContaining('could not be proven ended') });
-    const elapsed = Date.now() - started;
-    expect(elapsed).toBeGreaterThanOrEqual(400);
-    expect(elapsed).toBeLessThan(3000);
+    // It read until one more pause would pass the wait, and gave up no later than the wait.
+    const elapsed = clock.now() - started;
+    expect(elapsed).toBeGreaterThan(700 - 300);
+    expect(elapsed).toBeLessThanOrEqual(700);
     const asked = h.seen.map((r) => `${r.method} ${r.path}`).filter((line) => !line.startsWith('POST /agents') && line !== 'POST /browser-sessions');
     expect(asked.slice(0, 4)).toEqual(['GET /browser-sessions', `DELETE /browser-sessions/${sessionId}`, 'GET /browser-calls/bc_stuck', 'POST /browser-calls/bc_stuck/hangup']);
     expect(asked.slice(4).every((line) => line === 'GET /browser-calls/bc_stuck')).toBe(true);

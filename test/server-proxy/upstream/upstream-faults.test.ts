@@ -5,6 +5,8 @@ import { VoiceBrowserError } from '../../../lib/core/errors.js';
 import { createVoiceProxy, type VoiceProxy } from '../../../server-proxy/setup/proxy.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
 import { API_KEY, createHarness, createSession, send, testAuthenticate, type Fetch, type Harness } from '../support/harness.js';
+import { FakeClock } from '../../../lib/testing/fake-clock.js';
+import { settleOnClock } from '../support/drive-clock.js';
 import { freePort } from '../support/redis-server.js';
 
 /**
@@ -31,9 +33,9 @@ async function simulator(): Promise<RunningSimulator> {
   return sim;
 }
 
-function realProxy(baseUrl: string, timeoutMs = 2000): VoiceProxy {
+function realProxy(baseUrl: string, timeoutMs = 2000, clock?: FakeClock): VoiceProxy {
   // No start-up read: the faults armed here are for the requests each test makes.
-  return createVoiceProxy({ baseUrl, apiKey: API_KEY, authenticate: testAuthenticate, timeoutMs, rateLimit: false, log: () => undefined, checkService: false });
+  return createVoiceProxy({ baseUrl, apiKey: API_KEY, authenticate: testAuthenticate, timeoutMs, rateLimit: false, log: () => undefined, checkService: false, ...(clock ? { clock } : {}) });
 }
 
 /** alice's request to the proxy (the harness's `send`: the key is in no answer). */
@@ -104,33 +106,36 @@ describe('a lost answer to a mutation', () => {
 describe('no answer at all', () => {
   it('a service that refuses connections: 503 upstream_unavailable at once, for reads and mutations (nothing was sent)', async () => {
     const port = await freePort();
-    const proxy = realProxy(`http://127.0.0.1:${port}/api`);
-    const started = Date.now();
+    // A clock that never moves: both answers come without any of the proxy's timers running out.
+    const clock = new FakeClock(Date.parse('2026-01-05T09:00:00Z'));
+    const proxy = realProxy(`http://127.0.0.1:${port}/api`, 2000, clock);
     const read = await page(proxy, 'GET', '/voice/browser-sessions');
     const create = await page(proxy, 'POST', '/voice/browser-sessions', {});
     expect(read.status).toBe(503);
     expect(read.json).toMatchObject({ code: 'upstream_unavailable' });
     expect(create.status).toBe(503);
     expect(create.json).toMatchObject({ code: 'upstream_unavailable' });
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(clock.pendingTimers).toBe(0);
   });
 
-  /** A service that never finishes its answer within the limit, as a base URL. */
-  const slowServices: Array<[string, () => Promise<string>]> = [
+  /** A service that never finishes its answer within the limit: its base URL, and once the request reached it. */
+  const slowServices: Array<[string, () => Promise<{ baseUrl: string; reached: Promise<void> }>]> = [
     [
       'a slow service',
       async () => {
         const sim = await simulator();
         await armFault(sim, { method: 'GET', path: '/api/v1/voice/browser-sessions', fault: 'delay', delayMs: 3000 });
-        return sim.baseUrl;
+        return { baseUrl: sim.baseUrl, reached: Promise.resolve() };
       },
     ],
     [
       'a service that sends headers and then stalls mid-body',
       async () => {
+        let heard: () => void = () => undefined;
+        const reached = new Promise<void>((resolve) => (heard = resolve));
         const stalled: Server = createServer((_request, response) => {
           response.writeHead(200, { 'content-type': 'application/json' });
-          response.write('{"session":');
+          response.write('{"session":', () => heard());
         });
         await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
         cleanups.push(() => {
@@ -138,18 +143,23 @@ describe('no answer at all', () => {
           return new Promise((resolve) => stalled.close(resolve));
         });
         const address = stalled.address();
-        return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api`;
+        return { baseUrl: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api`, reached };
       },
     ],
   ];
 
   it.each(slowServices)('%s: 504 upstream_timeout on a read after the time limit, not later', async (_what, start) => {
-    const proxy = realProxy(await start(), 200);
-    const started = Date.now();
-    const response = await page(proxy, 'GET', '/voice/browser-sessions');
+    // On a fake clock: the limit runs out when the test moves the proxy's time, whatever the machine's load.
+    const clock = new FakeClock(Date.parse('2026-01-05T09:00:00Z'));
+    const { baseUrl, reached } = await start();
+    const proxy = realProxy(baseUrl, 200, clock);
+    const started = clock.now();
+    const answer = page(proxy, 'GET', '/voice/browser-sessions');
+    await reached;
+    const response = await settleOnClock(clock, answer, 200);
     expect(response.status).toBe(504);
     expect(response.json).toMatchObject({ code: 'upstream_timeout' });
-    expect(Date.now() - started).toBeLessThan(1500);
+    expect(clock.now() - started).toBe(200);
   });
 
   it('an upstream 5xx to a mutation stays a 5xx with its code and Retry-After', async () => {

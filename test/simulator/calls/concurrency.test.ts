@@ -47,5 +47,6 @@ describe('50 registered sessions and 10 simultaneous calls with media', () => {
     expect(lastConnected).toBeLessThanOrEqual(firstEnding);
     // No registration was dropped along the way: all fifty still take calls.
     expect(result.sessions.filter((session) => w.sim.service.sip.registration(session.id) === undefined)).toEqual([]);
-  }, 45_000);
+    // Real work (every socket, DTLS handshake and media stream in JavaScript): sized for a loaded machine.
+  }, 240_000);
 });

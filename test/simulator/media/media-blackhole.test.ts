@@ -33,8 +33,8 @@ describe('media-blackhole', () => {
 
     // After it, the same call carries audio again both ways.
     await sleep(Math.max(0, blackholedAt + 1500 - Date.now()));
-    await waitFor(async () => ((await fromPage()) > simBefore + 25 ? true : undefined), 'the page audio to flow again', 5000);
-    await waitFor(() => (sdh.packetsReceived > pageBefore + 25 ? true : undefined), 'the simulator audio to flow again', 5000);
+    await waitFor(async () => ((await fromPage()) > simBefore + 25 ? true : undefined), 'the page audio to flow again', 30_000);
+    await waitFor(() => (sdh.packetsReceived > pageBefore + 25 ? true : undefined), 'the simulator audio to flow again', 30_000);
     expect(await w.api.call(callId)).toMatchObject({ state: 'connected', busy: true });
     sdh.stopAudio();
     expect((await w.api.hangup(callId)).status).toBe(202);

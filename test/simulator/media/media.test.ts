@@ -164,7 +164,7 @@ describe('media peer', () => {
       const header = new RtpHeader({ payloadType: 126, sequenceNumber: 100 + i, timestamp: 4000, ssrc: transceiver.sender.ssrc });
       void transceiver.dtlsTransport.sendRtp(Buffer.from([5, 0x80 | 10, 0x00, 0xa0]), header);
     }
-    await waitFor(() => digits.length > 0, 'the digit at the peer', 5000);
+    await waitFor(() => digits.length > 0, 'the digit at the peer', 30_000);
     expect(digits).toEqual(['5']);
     expect(peer.counts().dtmfPacketsFromBrowser).toBe(3);
     await Promise.all([peer.close(), browser.close()]);
@@ -305,7 +305,7 @@ describe('media peer', () => {
     const after = peer.counts().packetsToBrowser;
     await browser.close();
     // Node finishes closing a dgram handle one loop turn after werift's close() resolves.
-    await waitFor(() => resources('UDPWrap') === 0, 'UDP sockets released', 5_000);
+    await waitFor(() => resources('UDPWrap') === 0, 'UDP sockets released', 30_000);
     await new Promise((r) => setTimeout(r, 100));
     expect(peer.counts().packetsToBrowser).toBe(after);
     expect(resources('Timeout')).toBeLessThanOrEqual(timersBefore);

@@ -102,7 +102,8 @@ export async function runLoad(api: SimulatorApi, options: LoadOptions): Promise<
           return flowing ? true : undefined;
         },
         `call ${callId} to connect with audio both ways`,
-        20_000,
+        // Every handshake and stream in JavaScript at once: sized for a loaded machine, where they take far longer.
+        120_000,
         POLL_MS,
       ),
     ),

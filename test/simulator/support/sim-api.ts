@@ -129,8 +129,11 @@ export class SimulatorApi {
   }
 }
 
-/** Polls `probe` every `intervalMs` until it answers a value; fails after `timeoutMs` naming `what`. */
-export async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 15_000, intervalMs = 20): Promise<T> {
+/**
+ * Polls `probe` every `intervalMs` until it answers a value; fails after `timeoutMs` naming `what`. The default
+ * is sized for a loaded machine, where werift's handshakes in JavaScript take many times as long as idle.
+ */
+export async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 60_000, intervalMs = 20): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

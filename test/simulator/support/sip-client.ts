@@ -63,7 +63,8 @@ export class SipClient {
       uri,
       authorizationUsername: options.username ?? transport.authorizationUsername,
       authorizationPassword: options.password ?? transport.authorizationPassword,
-      transportOptions: { server: transport.websocketUrl, connectionTimeout: 5 },
+      // The WebSocket upgrade may wait long on a loaded machine; SIP.js gives up (1006) when this runs out.
+      transportOptions: { server: transport.websocketUrl, connectionTimeout: 30 },
       sessionDescriptionHandlerFactory: options.media === 'werift' ? weriftSdhFactory : fakeSdhFactory,
       logBuiltinEnabled: false,
       ...(options.rel100 ? { sipExtension100rel: SIPExtension.Supported } : {}),

@@ -70,9 +70,9 @@ export function useSipWorlds(): SipWorlds {
     expect(udp?.bound.filter((address) => address !== '127.0.0.1')).toEqual([]);
     expect(udp?.sentTo.filter((address) => address !== '127.0.0.1')).toEqual([]);
     const kinds = ['TCPSocketWrap', 'TCPServerWrap', 'UDPWrap'];
-    await waitFor(() => (process.getActiveResourcesInfo().some((kind) => kinds.includes(kind)) ? undefined : true), 'sockets released', 5_000);
+    await waitFor(() => (process.getActiveResourcesInfo().some((kind) => kinds.includes(kind)) ? undefined : true), 'sockets released', 30_000);
     // ...and no timer of theirs (SIP transaction timers run 32 s): at most fetch's own clock tick remains.
-    await waitFor(() => (timers() <= timersBefore + 1 ? true : undefined), 'timers released', 2_000);
+    await waitFor(() => (timers() <= timersBefore + 1 ? true : undefined), 'timers released', 30_000);
   });
   beforeEach(() => {
     received.length = 0;
