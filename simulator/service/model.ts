@@ -36,8 +36,8 @@ export interface BrowserSession {
 
 /**
  * Temporary SIP registration and ICE configuration handed to the page (spec 2.6 `transport`): the exact
- * shape the service sends. lib/types.ts's `SessionTransport` is the page's tolerant reading of it;
- * test/simulator/wire-shapes.test.ts checks that one is read by the other.
+ * shape the service sends. The page library's `SessionTransport` is its tolerant reading of it; a wire-shapes
+ * test checks that one is read by the other.
  */
 export interface SessionTransport {
   websocketUrl: string;
@@ -101,7 +101,7 @@ export { TERMINAL_GENERIC_STATES } from '../../contract/queue-call.js';
 /** DESIGN.md: an agent that does not answer a dequeued caller in 20 s puts the caller back at the head. */
 export const QUEUE_ANSWER_TIMEOUT_MS = 20_000;
 
-/** An inbound call that reached a queue (contract/queue-call.ts), in a state the simulator sets. */
+/** An inbound call that reached a queue (the contract's `QueueCallRecord`), in a state the simulator sets. */
 export interface QueueCall extends QueueCallRecord {
   state: GenericCallState;
 }
