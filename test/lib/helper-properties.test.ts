@@ -263,6 +263,8 @@ const ISSUE_14_PATHS: Array<[Action[], boolean]> = [
   [[{ kind: 'connect' }, fault('createCall', 'drop'), start, fault('getCurrentSession', 'network', 4), { kind: 'disconnect' }, advance(4000)], true],
   // The key refused on createCall: a definite no.
   [[{ kind: 'connect' }, fault('createCall', 'key_refused'), start, advance(4000)], false],
+  // A lost createCall whose call was made, then its retry refused: the refusal proves nothing of the first.
+  [[fault('createCall', 'drop'), { kind: 'connect' }, start, fault('createCall', 'key_refused'), { kind: 'start', retry: true, double: false }], false],
   // Logout while the call runs; then the session expires under a call and the page disconnects.
   [[{ kind: 'connect' }, start, { kind: 'invite', which: 'latest' }, { kind: 'service', state: 'connected' }, { kind: 'logout' }, advance(4000)], true],
   [[{ kind: 'connect' }, start, { kind: 'expire', told: true }, advance(2000), { kind: 'disconnect' }, advance(4000)], true],

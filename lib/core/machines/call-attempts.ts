@@ -1,5 +1,5 @@
 import { isTerminal, readTransition, releaseHeld, settle, type CallEffect, type CallEvent, type CallSlice, type InviteRef } from './call-machine.js';
-import type { BrowserCall } from '../types.js';
+import type { BrowserCall, StatusError } from '../types.js';
 
 /**
  * The call machine's half of the attempts (call-machine.ts draws the whole machine and holds its reads' half):
@@ -20,6 +20,12 @@ function admit(state: CallSlice, call: BrowserCall): [CallSlice, CallEffect[]] {
   const [settled, settleEffects] = settle(admitted, call, effects);
   const [released, releaseEffects] = releaseHeld(settled, state.heldInvite?.callId === call.id && !state.hangupWanted && !isTerminal(call));
   return [released, [...settleEffects, ...releaseEffects]];
+}
+
+/** The attempt's outcome is unknown: busy stays (spec 3.2), and reads look for its call, never a new dial (spec 7). */
+function unknown(state: CallSlice, error: StatusError): [CallSlice, CallEffect[]] {
+  if (!state.attempt) return [state, []];
+  return [{ ...state, attempt: { ...state.attempt, phase: 'outcome_unknown' }, busy: true, error, answerLost: true }, [{ type: 'start_reconciling' }]];
 }
 
 /** DESIGN.md: only our own call's INVITE is answered; it may come before the 202 names the call. */
@@ -47,7 +53,7 @@ export function transition(state: CallSlice, event: CallEvent): [CallSlice, Call
       // keeps the offer's INVITE for its attempt. Any other new attempt refuses what was held.
       const [held, effects] = retry || event.accept ? [state, []] : releaseHeld(state);
       return [
-        { ...held, attempt, call: null, busy: true, error: null, hangupWanted: retry && state.hangupWanted, recording: false },
+        { ...held, attempt, call: null, busy: true, error: null, hangupWanted: retry && state.hangupWanted, recording: false, answerLost: retry },
         // A retry ends the reconciling reads of the lost attempt: its answer will name the call.
         state.attempt?.phase === 'outcome_unknown' ? [...effects, { type: 'stop_polling' }] : effects,
       ];
@@ -74,11 +80,13 @@ export function transition(state: CallSlice, event: CallEvent): [CallSlice, Call
       return releaseHeld({ ...state, hangupWanted: true });
     }
     case 'attempt_rejected':
+      // A retry's refusal may come before the service looks up the key (spec 3.4, 7: a refused credential, a
+      // lapsed session): the lost request's call may run, so the attempt stays unknown (spec 3.2) with its INVITE.
+      if (state.attempt && state.answerLost) return unknown(state, event.error);
       // Nothing was created, so an INVITE held for this attempt is not ours.
       return releaseHeld({ ...state, attempt: null, busy: state.call !== null && !isTerminal(state.call), error: event.error });
     case 'attempt_unknown':
-      if (!state.attempt) return [state, []];
-      return [{ ...state, attempt: { ...state.attempt, phase: 'outcome_unknown' }, busy: true, error: event.error }, [{ type: 'start_reconciling' }]];
+      return unknown(state, event.error);
     case 'attempt_abandoned':
       if (state.attempt?.phase !== 'outcome_unknown') return [state, []];
       return [{ ...state, attempt: null, busy: false, error: null }, [{ type: 'stop_polling' }]];

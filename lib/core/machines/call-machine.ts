@@ -12,7 +12,7 @@ import { TERMINAL_CALL_STATES, type BrowserCall, type CallAttempt, type CallInpu
  *                 4xx (nothing    │    ╲ answer lost             │ a read of the current session
  *                 was created)    ▼     ▼ (network, 5xx)         │ names the call (attempt_reconciled)
  *                 (none)      outcome_unknown ───────────────────┘
- *                                   ├──retry with the same key──▶ creating
+ *                                   ├──retry with the same key──▶ creating; its 4xx comes back to outcome_unknown
  *                                   └──the session ended and a read shows no call of it running──▶ (none)
  *
  *  recover(): (none) ──call_recovered──▶ a call without attempt, polled until its terminal read
@@ -20,8 +20,9 @@ import { TERMINAL_CALL_STATES, type BrowserCall, type CallAttempt, type CallInpu
  *  the reconciling reads of the agent's callers find none, the attempt is abandoned (busy false)
  *  monitor(): the same as answerNext(), the monitor leg's creation in place of the dequeue
  * ```
- * `busy` turns false only on a terminal read, when the service said no call was created, or when a
- * read after the session's end shows that no call of the lost attempt runs.
+ * `busy` turns false only on a terminal read, when the service refused the attempt's only request (no call was
+ * created), or when a read after the session's end shows that no call of the lost attempt runs. A refused retry
+ * proves only that the retry made nothing: the lost request's call may run, so reads look for it again.
  * An unknown outcome is reconciled by reads (the reconciling effect), never by a new dial.
  * DESIGN.md: an INVITE is answered only when it names the attempt's call; one that comes before the call is
  * named is held (`heldInvite`) and answered or refused when the attempt settles.
@@ -63,6 +64,11 @@ export interface CallSlice {
   readFailing: boolean;
   /** The service said it records the call (`status().recording`): its answer to a start, until a stop or the call's end. */
   recording: boolean;
+  /**
+   * A request of this attempt lost its answer (from `attempt_unknown`, kept by a retry with the same key): the
+   * call it may have made is only ruled out by a read, never by a refusal of a later request.
+   */
+  answerLost: boolean;
 }
 
 export type CallEvent =
@@ -117,7 +123,7 @@ export type CallEffect =
   /** Read the call now, and again until it changed. */
   | { type: 'read'; expect: 'left' };
 
-export const idleCall: CallSlice = { attempt: null, call: null, busy: false, error: null, hangupWanted: false, heldInvite: null, readFailing: false, recording: false };
+export const idleCall: CallSlice = { attempt: null, call: null, busy: false, error: null, hangupWanted: false, heldInvite: null, readFailing: false, recording: false, answerLost: false };
 
 /** A read proves both legs stopped: the service says `busy: false`, or (without `busy`) a terminal state. */
 export function isTerminal(call: BrowserCall): boolean {

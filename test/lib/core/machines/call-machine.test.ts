@@ -29,7 +29,7 @@ const read = (c: BrowserCall): CallEvent => ({ type: 'call_read', call: c });
 describe('transition', () => {
   it('turns busy true with a creating attempt on attempt_started', () => {
     const [state, effects] = transition(idleCall, started);
-    expect(state).toEqual({ attempt: { idempotencyKey: KEY, input, phase: 'creating' }, call: null, busy: true, error: null, hangupWanted: false, heldInvite: null, readFailing: false, recording: false });
+    expect(state).toEqual({ attempt: { idempotencyKey: KEY, input, phase: 'creating' }, call: null, busy: true, error: null, hangupWanted: false, heldInvite: null, readFailing: false, recording: false, answerLost: false });
     expect(effects).toEqual([]);
   });
 
@@ -79,7 +79,7 @@ describe('transition', () => {
   it('turns busy false, keeps the error and clears the attempt when the service rejects the call', () => {
     const error = { code: 'compliance_dnc', message: 'the number is on a do-not-call list' };
     const { state, effects } = run(started, { type: 'attempt_rejected', error });
-    expect(state).toEqual({ attempt: null, call: null, busy: false, error, hangupWanted: false, heldInvite: null, readFailing: false, recording: false });
+    expect(state).toEqual({ attempt: null, call: null, busy: false, error, hangupWanted: false, heldInvite: null, readFailing: false, recording: false, answerLost: false });
     expect(effects).toEqual([]);
   });
 
@@ -168,7 +168,24 @@ describe('transition', () => {
   it('restarts the attempt on a retry after an unknown outcome, keeping the same key', () => {
     const error = { code: 'call_outcome_unknown', message: 'retry' };
     const { state } = run(started, { type: 'attempt_unknown', error }, started);
-    expect(state).toEqual({ attempt: { idempotencyKey: KEY, input, phase: 'creating' }, call: null, busy: true, error: null, hangupWanted: false, heldInvite: null, readFailing: false, recording: false });
+    expect(state).toEqual({ attempt: { idempotencyKey: KEY, input, phase: 'creating' }, call: null, busy: true, error: null, hangupWanted: false, heldInvite: null, readFailing: false, recording: false, answerLost: true });
+  });
+
+  it("keeps busy true and the first request's outcome unknown when its retry is refused (spec 3.2: only a read proves the call over)", () => {
+    const lost: CallEvent = { type: 'attempt_unknown', error: { code: 'call_outcome_unknown', message: 'lost' } };
+    const refused = { code: 'browser_voice_unavailable', message: 'the service refused the key' };
+    const rejected: CallEvent = { type: 'attempt_rejected', error: refused };
+    const { state, effects } = run(started, lost, started, rejected);
+    // The refusal proves the retry made nothing, not that the first request made nothing.
+    expect(state).toMatchObject({ attempt: { idempotencyKey: KEY, phase: 'outcome_unknown' }, busy: true, error: refused });
+    // Reads look for the first request's call again, as after its answer was lost.
+    expect(effects.at(-1)).toEqual({ type: 'start_reconciling' });
+    // The first request's call, once a read names it, is the attempt's: polled until its terminal read.
+    const [found, foundEffects] = transition(state, { type: 'attempt_reconciled', call: call() });
+    expect(found).toMatchObject({ attempt: { phase: 'admitted' }, call: { id: 'call-1' }, busy: true });
+    expect(foundEffects).toEqual([{ type: 'start_polling', callId: 'call-1' }]);
+    // A first request refused outright made nothing: busy false, as before.
+    expect(run(started, rejected).state).toMatchObject({ attempt: null, busy: false, error: refused });
   });
 
   it('does not change the state it was given', () => {
@@ -224,13 +241,16 @@ describe('the INVITE rule (DESIGN.md: only our own call is answered)', () => {
     expect(run(started, invite('call-1'), { type: 'reads_stopped' }).effects).toEqual([{ type: 'stop_polling' }, reject('call-1')]);
   });
 
-  it('holds one INVITE at a time: a second refuses the first; a retry keeps it, and a reconciling read answers it', () => {
+  it('holds one INVITE at a time: a second refuses the first; a retry keeps it, refused or not, and a reconciling read answers it', () => {
     expect(run(started, invite('call-1'), invite('call-2'))).toMatchObject({
       state: { heldInvite: ref('call-2') },
       effects: [reject('call-1')],
     });
     const { state } = run(started, unknown, invite('call-1'), started);
     expect(state.heldInvite).toBe(ref('call-1'));
+    // A refused retry leaves it held: it may be the lost request's call.
+    const refused: CallEvent = { type: 'attempt_rejected', error: { code: 'browser_voice_unavailable', message: 'no' } };
+    expect(transition(state, refused)[0].heldInvite).toBe(ref('call-1'));
     expect(transition(run(started, unknown, invite('call-1')).state, { type: 'attempt_reconciled', call: call() })[1].at(-1)).toEqual(answer('call-1'));
   });
 });
