@@ -13,8 +13,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    // The packed packages are tested after the build (vitest.packages.config.ts).
-    exclude: ['test/packages/**', '**/node_modules/**'],
+    // The packed packages and the built files are tested after the build (vitest.packages.config.ts).
+    exclude: ['test/packages/**', 'test/**/*.built.test.ts', '**/node_modules/**'],
     environment: 'node',
     // Sized for a loaded machine (other suites beside this one on two cores): a test's real work (the compiler
     // reading every package, werift's handshakes, property runs) takes several times as long as idle. A green run

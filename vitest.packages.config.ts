@@ -1,10 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
-/** What integrators install (test/packages/): runs after `npm run build`, on the packed tarballs. */
+/**
+ * What the build makes: the packed packages as integrators install them (test/packages/), and the built files a
+ * test walks (`*.built.test.ts`, beside the code they are about). Runs after `npm run build`.
+ */
 export default defineConfig({
   root: '.',
   test: {
-    include: ['test/packages/**/*.test.ts'],
+    include: ['test/packages/**/*.test.ts', 'test/**/*.built.test.ts'],
     environment: 'node',
     testTimeout: 180_000,
     hookTimeout: 300_000,
