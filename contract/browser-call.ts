@@ -1,6 +1,6 @@
 /**
- * A browser call's states as the service answers them (spec 3.2), and the moves between them: the page library
- * reads them and draws them, the simulator sets them. The one place they are written.
+ * A browser call as the service answers it (spec 2.6, 3.2): its record, its states and the moves between them.
+ * The page library reads them and draws them, the simulator sets them. The one place they are written.
  *
  * ```
  *                  page answers                     recipient answers
@@ -45,3 +45,43 @@ export const BROWSER_CALL_TRANSITIONS: readonly (readonly [from: (typeof BROWSER
   ['ending', 'ended'],
   ['ending', 'failed'],
 ];
+
+/**
+ * A browser call as the service answers it (spec 2.6, 3.2): the REST record, every field. The simulator writes
+ * it, its control API hands it to tests; the page library reads it through its own tolerant `BrowserCall`,
+ * which takes fields the service may add.
+ */
+export interface BrowserCallRecord {
+  /** The call's id, `bc_` and letters or digits. */
+  id: string;
+  /** The browser session the call was placed from. */
+  sessionId: string;
+  /** The `webrtc` agent the session belongs to. */
+  agentId: string;
+  /** The integrator's name for the user (the proxy derives it). */
+  externalSubject: string;
+  /** The caller ID the recipient sees. */
+  from: string;
+  /** The recipient, in E.164. */
+  to: string;
+  /** One of the browser call states (spec 3.2), as {@link BROWSER_CALL_STATES} lists them. */
+  state: BrowserCallStateName;
+  /** True until both legs are proven stopped: the agent cannot place another call meanwhile (spec 3.2). */
+  busy: boolean;
+  /** Why the call ended (`recipient_busy`, `no_answer`, ...), once it is terminal. */
+  endReason: string | null;
+  /** What went wrong, for a `failed` call (spec 2.2's `code` and its message). */
+  error: { code: string; message: string } | null;
+  /** The call's limit in seconds, when one was asked for. */
+  maxDurationSeconds: number | null;
+  /** Whether recording was asked for. */
+  record: boolean;
+  /** The string pairs given when the call was placed (spec 2.6 `customData`). */
+  customData: Record<string, string>;
+  /** ISO 8601 times: created, answered by the recipient, ended. */
+  createdAt: string;
+  answeredAt: string | null;
+  endedAt: string | null;
+  /** Increases by one on every change, so a reader can order two reads of the same call. */
+  revision: number;
+}

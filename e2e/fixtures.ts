@@ -2,6 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test as base, type Page } from '@playwright/test';
 import { startApp, type RunningApp } from '../scripts/start-app.js';
 import { createSimulatorControl, type SimulatorControl, type SimulatorEdgeInput, type SimulatorEdgeProfile } from '../simulator/http/control-client.js';
+import { withEdge } from '../simulator/http/edge-for-test.js';
 import { startEdge, type SipEdge } from './sip-edge.js';
 
 /**
@@ -79,20 +80,7 @@ export const test = base.extend<TestFixtures, { app: RunningApp; sipEdge: SipEdg
     await use({ url: app.sim, ...createSimulatorControl(app.sim) });
   },
   edgeProfile: [undefined, { option: true }],
-  edgeForTest: [
-    async ({ simulator, edgeProfile }, use) => {
-      if (edgeProfile === undefined) return use();
-      const before = await simulator.edge();
-      await simulator.setEdge(typeof edgeProfile === 'string' ? { profile: edgeProfile } : edgeProfile);
-      try {
-        await use();
-      } finally {
-        const { restartingUntil: _, ...settings } = before;
-        await simulator.setEdge(settings);
-      }
-    },
-    { auto: true },
-  ],
+  edgeForTest: [async ({ simulator, edgeProfile }, use) => withEdge(simulator, edgeProfile, use), { auto: true }],
   page: async ({ page }, use) => {
     await page.addInitScript(recordPeerConnections);
     await use(page);

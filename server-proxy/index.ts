@@ -12,6 +12,7 @@
 
 export { createVoiceProxy } from './setup/proxy.js';
 export type { ProxyLogger, ProxyUser, QueueOptions, Readiness, SupervisorRole, VoiceProxy, VoiceProxyOptions } from './setup/proxy.js';
+export type { Clock } from './time/clock.js';
 export { VoiceProxySetupError } from './setup/proxy-setup.js';
 export type { VoiceProxySetupCode } from './setup/proxy-setup.js';
 export type { UserRateLimitOptions } from './access/user-rate-limit.js';

@@ -34,6 +34,7 @@ import {
   type TestType,
 } from '@playwright/test';
 import type { SimulatorEdgeInput, SimulatorEdgeProfile } from './http/control-client.js';
+import { withEdge } from './http/edge-for-test.js';
 import { createSimulatorControl, startSimulator, type SimulatorControl, type SimulatorOptions } from './index.js';
 
 export { chromiumArgs, chromiumLaunchOptions, type ChromiumLaunchOptions } from './browsers/chromium-flags.js';
@@ -92,20 +93,7 @@ export const test: TestType<PlaywrightTestArgs & PlaywrightTestOptions & Simulat
   SimulatorWorkerFixtures
 >({
   edgeProfile: [undefined, { option: true }],
-  simulatorEdge: [
-    async ({ simulator, edgeProfile }, use) => {
-      if (edgeProfile === undefined) return use();
-      const before = await simulator.edge();
-      await simulator.setEdge(typeof edgeProfile === 'string' ? { profile: edgeProfile } : edgeProfile);
-      try {
-        await use();
-      } finally {
-        const { restartingUntil: _, ...settings } = before;
-        await simulator.setEdge(settings);
-      }
-    },
-    { auto: true },
-  ],
+  simulatorEdge: [async ({ simulator, edgeProfile }, use) => withEdge(simulator, edgeProfile, use), { auto: true }],
   simulatorOptions: [{}, { scope: 'worker', option: true }],
   simulator: [
     async ({ simulatorOptions }, use) => {

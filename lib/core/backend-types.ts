@@ -2,8 +2,8 @@ import type { Availability, BrowserCall, BrowserSession, CallInput, SessionTrans
 
 /**
  * What the helper asks of the integrator's server: the six callbacks of spec 4.9, the optional ones of support
- * desks, offers, supervisors and recordings, and the records they answer with. `createFetchBackend()`
- * (backend.ts) speaks them to our proxy.
+ * desks, offers, supervisors and recordings, and the records they answer with. `createFetchBackend()` speaks
+ * them to our proxy.
  */
 
 /** Options every backend callback receives: abort it when the helper no longer needs the answer. */

@@ -4,8 +4,8 @@ import type { CallWarning } from './types.js';
 /**
  * Warnings during a call, raised and cleared by themselves from the statistics the helper already samples:
  * a media path that never connected, no audio from a far end that sends, a microphone that sends silence while
- * not muted, packet loss, a long round trip. Pure over the injected clock; sip-session.ts feeds it the media path's looks and the quality
- * samples, and tells each change.
+ * not muted, packet loss, a long round trip. Pure over the injected clock; the SIP link's call feeds it the
+ * media path's looks and the quality samples, and tells each change.
  */
 
 /** How long audio (or, before it ever connected, the media path) must be missing before a warning says so. */
@@ -17,7 +17,7 @@ export const RTT_WARN_MS = 400;
 /** Mean microphone level (0 to 1, as `audioLevel`) under which it is taken as silent: about -60 dBov. */
 export const SILENT_LEVEL = 0.001;
 
-/** One look at the call's audio: what media-path.ts samples, with the microphone's energy and the mute wish. */
+/** One look at the call's audio: what `watchMediaPath` samples, with the microphone's energy and the mute wish. */
 export interface AudioLook {
   /** The peer connection's `connectionState` (ICE and DTLS together). */
   state: RTCPeerConnectionState;

@@ -50,7 +50,7 @@ const live = (audio: Audio) => audio === 'connecting' || audio === 'playing' || 
 const fromHeld = (to: Audio) => to === 'playing' || to === 'blocked' || to === 'ended';
 
 /**
- * Whether the audio may move `from` one state `to` another (media-machine.ts draws it): every state connects (a
+ * Whether the audio may move `from` one state `to` another (the media machine draws it): every state connects (a
  * call answered); a live one (`connecting`, `playing`, `blocked`, `reconnecting`) goes to any other but `none`;
  * `held` comes back to what the path shows, or ends; `failed` only ends. From `none` or `ended` (no media yet,
  * or none left) the audio only connects.
@@ -59,7 +59,7 @@ export const audioMay = (from: Audio, to: Audio): boolean =>
   to !== from && (to === 'connecting' || (live(from) && to !== 'none') || (from === 'held' && fromHeld(to)) || (from === 'failed' && to === 'ended'));
 
 /**
- * Every arrow of the audio's diagram (media-machine.ts) as `[from, to]`: the only moves `status().audio` makes
+ * Every arrow of the audio's diagram (the media machine's) as `[from, to]`: the only moves `status().audio` makes
  * (see {@link audioMay}).
  */
 export const AUDIO_TRANSITIONS: readonly StateTransition<Audio>[] = /* @__PURE__ */ AUDIO_STATES.flatMap((from) => AUDIO_STATES.filter((to) => audioMay(from, to)).map((to): StateTransition<Audio> => [from, to]));

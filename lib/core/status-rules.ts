@@ -6,8 +6,8 @@ import { RENEWABLE_CONNECTIONS, type VoiceBrowserStatus } from './types.js';
  * exported so that a page offers a control exactly when the helper would take it.
  *
  * @remarks
- * The helper decides by these same functions (voice-browser.ts, call-control.ts, shared-tabs.ts); what else a
- * method checks, on state the status does not show, each says.
+ * The helper decides by these same functions (its methods, the call control and the shared tabs' forwarding);
+ * what else a method checks, on state the status does not show, each says.
  */
 
 /** The connection takes calls: only `ready`, with its session. */

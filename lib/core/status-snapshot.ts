@@ -1,6 +1,6 @@
 import type { VoiceBrowserStatus } from './types.js';
 
-/** A status snapshot: the first a helper shows, and how each is frozen (status-store.ts, shared-tabs.ts). */
+/** A status snapshot: the first a helper shows, and how each is frozen (by `createStatusStore` and the shared tabs). */
 
 /** Before anything happened; a tab alone (shared tabs show their own `tabs`). */
 export const INITIAL_STATUS: VoiceBrowserStatus = deepFreeze({

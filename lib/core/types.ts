@@ -1,6 +1,7 @@
 /**
  * Shapes the helper reads from the service and the status it exposes, with the state lists. The moves between
- * the states are in state-transitions.ts; the options and the methods in helper-types.ts.
+ * the states are listed beside them (`CONNECTION_TRANSITIONS`, `BROWSER_CALL_TRANSITIONS`, `AUDIO_TRANSITIONS`);
+ * the options and the methods are `VoiceBrowserOptions` and `VoiceBrowser`.
  *
  * @remarks
  * Records from the service are kept whole: fields the helper does not know are preserved, never dropped.
@@ -102,7 +103,7 @@ export type Connection = (typeof CONNECTION_STATES)[number];
 export const CONNECTION_STATES = ['disconnected', 'connecting', 'ready', 'reconnecting', 'offline', 'expired', 'renewing', 'disconnecting', 'recovery_required'] as const;
 
 /**
- * The page's audio in a call (`status().audio`; diagram in media-machine.ts): `none` before a call;
+ * The page's audio in a call (`status().audio`; the media machine draws its diagram): `none` before a call;
  * `connecting` until audio flows over the call's media path; `playing` once it does and the page's audio element
  * plays; `blocked` (it flows, but the autoplay policy holds the element); `reconnecting` (the path stopped and ICE
  * is being restarted in the same call); `held` (the far end put the call on hold, RFC 3264 section 8.4: no audio

@@ -6,7 +6,7 @@ import type { ConnectionEvent } from '../core/machines/connection-machine.js';
  * limit). The connection machine asks for it (`watch_expiry`, `stop_expiry`); the runtime runs it.
  *
  * @remarks
- * Part of the SIP chunk (sip-adapter.ts re-exports it): only a registered session is watched.
+ * Part of the SIP chunk (the parts `connect()` loads): only a registered session is watched.
  */
 
 /** The longest delay a browser timer takes (2^31 - 1 ms): a far expiry is timed in steps of it. */

@@ -7,7 +7,7 @@ import type { CallReads } from './call-reads.js';
  * first read while it runs, and the call machine takes it (`attempt_reconciled`).
  *
  * @remarks
- * Part of the SIP chunk (sip-adapter.ts re-exports it): only startCall(), answerNext() and monitor(), which
+ * Part of the SIP chunk (the parts `connect()` loads): only startCall(), answerNext() and monitor(), which
  * come with it, can lose an answer.
  */
 

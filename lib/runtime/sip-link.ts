@@ -6,8 +6,8 @@ export type DtmfMethod = 'rfc4733' | 'sip-info';
 
 /**
  * What the helper and its SIP layer say to each other: the link it opens, the INVITEs and events it gets.
- * Types only: the runtime speaks to SIP.js through these (sip-adapter.ts implements them, loaded on
- * `connect()`), and tests through a fake that behaves (test/support/fake-sip.ts).
+ * Types only: the runtime speaks to SIP.js through these (`openSipLink` implements them, loaded on
+ * `connect()`), and tests through a fake that behaves (`FakeSip` of the testing kit).
  */
 
 /**
@@ -25,9 +25,9 @@ export interface IncomingInvite {
 }
 
 /**
- * What a link tells, as events of the helper's one loop (runtime.ts): it dispatches them as they come, to the
- * machine each is for (call-machine.ts takes the INVITE, media-machine.ts the news of the call's media,
- * connection-machine.ts the socket's). Each carries what it is about: the INVITE's id, the call id.
+ * What a link tells, as events of the helper's one loop (`createRuntime`): it dispatches them as they come, to
+ * the machine each is for (the call machine takes the INVITE, the media machine the news of the call's media,
+ * the connection machine the socket's). Each carries what it is about: the INVITE's id, the call id.
  */
 export type LinkEvent =
   /** An INVITE from the service, not yet answered: the call machine decides, its effect names this INVITE's id. */

@@ -1,7 +1,7 @@
 import { VoiceBrowserError } from '../core/errors.js';
 
 /**
- * The faults a test scripts on the fake backend (fake-backend.ts), kept per operation and used one per request
+ * The faults a test scripts on the fake backend (`FakeBackend`), kept per operation and used one per request
  * in order, and the errors our fetch backend reports, for a test to script or to expect.
  */
 

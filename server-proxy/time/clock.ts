@@ -4,6 +4,16 @@
  *
  * @remarks
  * The same shape as the page library's clock, so the library's `FakeClock` (`voice-browser/testing`) fits.
+ * Unset, the proxy uses the process's own (`Date.now` and the global timers).
+ *
+ * @example
+ * ```ts
+ * import { createVoiceProxy, type Clock } from '@voice-browser/server';
+ * import { FakeClock } from 'voice-browser/testing';
+ *
+ * const clock: Clock = new FakeClock(Date.UTC(2026, 0, 1));
+ * const proxy = createVoiceProxy({ baseUrl, apiKey, authenticate, clock });
+ * ```
  */
 export interface Clock {
   /** Milliseconds since the epoch, as `Date.now()`. */

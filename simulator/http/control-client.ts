@@ -4,51 +4,19 @@
  * Playwright, so it works from any test runner; `@voice-browser/simulator/playwright` hands it to each test.
  *
  * @remarks
- * The shapes here are the wire's, written out so the package's types reach nothing of werift;
- * a unit test holds them to the simulator's own (an inbound call's to the contract's
- * `QueueCall`, which the simulator and the proxy share).
+ * The shapes here are the wire's, written out so the package's types reach nothing of werift; the call
+ * records are the contract's own (`BrowserCallRecord`, `QueueCallRecord`), which the simulator writes and the
+ * proxy reads. A unit test holds the rest to the simulator's own.
  */
 
-import type { BrowserCallStateName } from '../../contract/browser-call.js';
+import type { BrowserCallRecord as SimulatedCallRecord } from '../../contract/browser-call.js';
+import type { QueueCallRecord as InboundCallRecord } from '../../contract/queue-call.js';
 import type { SimulatorEdge, SimulatorEdgeInput } from './control-edge-shapes.js';
 
 export type { SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile } from './control-edge-shapes.js';
-
-/** A browser call as the simulator holds it (the REST record, every field). */
-export interface SimulatedCallRecord {
-  /** The call's id, `bc_` and letters or digits. */
-  id: string;
-  /** The browser session the call was placed from. */
-  sessionId: string;
-  /** The `webrtc` agent the session belongs to. */
-  agentId: string;
-  /** The integrator's name for the user (the proxy derives it). */
-  externalSubject: string;
-  /** The caller ID the recipient sees. */
-  from: string;
-  /** The recipient, in E.164. */
-  to: string;
-  /** One of the browser call states (spec 3.2), as the contract lists them (`BROWSER_CALL_STATES`). */
-  state: BrowserCallStateName;
-  /** True until both legs are proven stopped: the agent cannot place another call meanwhile. */
-  busy: boolean;
-  /** Why the call ended (`recipient_busy`, `no_answer`, ...), once it is terminal. */
-  endReason: string | null;
-  /** What went wrong, for a `failed` call. */
-  error: { code: string; message: string } | null;
-  /** The call's limit in seconds, when one was asked for. */
-  maxDurationSeconds: number | null;
-  /** Whether recording was asked for. */
-  record: boolean;
-  /** The string pairs given when the call was placed. */
-  customData: Record<string, string>;
-  /** ISO 8601 times: created, answered by the recipient, ended. */
-  createdAt: string;
-  answeredAt: string | null;
-  endedAt: string | null;
-  /** Increases on every change. */
-  revision: number;
-}
+// The records are the contract's, under the names the package has always given them: a browser call as its
+// REST API answers it, and a queue's inbound call (spec 3.1, 3.2).
+export type { SimulatedCallRecord, InboundCallRecord };
 
 /** Audio packets the simulator counted on a call's browser leg. */
 export interface SimulatedMedia {
@@ -229,25 +197,6 @@ export interface SimulatorControl {
   unhold(callId: string): Promise<number>;
   /** Forgets every session, call, queue, fault, key change, quota count and idempotency record, and puts back the edge it started with. */
   reset(): Promise<void>;
-}
-
-/** An inbound call (spec 3.1 states) as the service holds it: the record its REST API answers. */
-export interface InboundCallRecord {
-  /** `c_` and letters or digits. */
-  id: string;
-  direction: 'inbound';
-  queueId: string;
-  /** The caller, E.164. */
-  from: string;
-  /** The number dialled, E.164. */
-  to: string;
-  state: string;
-  /** The agent the last dequeue bridged the call to; null until one did. */
-  agentId: string | null;
-  createdAt: string;
-  /** When the agent answered the last dequeue's INVITE. */
-  answeredAt: string | null;
-  endedAt: string | null;
 }
 
 /**

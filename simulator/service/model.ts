@@ -1,10 +1,10 @@
 import type { QueueCallRecord } from '../../contract/queue-call.js';
-import { TERMINAL_CALL_STATES, type BrowserCallStateName } from '../../contract/browser-call.js';
+import { TERMINAL_CALL_STATES, type BrowserCallRecord, type BrowserCallStateName } from '../../contract/browser-call.js';
 
 /**
  * Wire shapes of the simulated voice service (spec 2.6, 4.7) and the simulator's own call facts. A browser
- * call's states and the moves between them are the contract's (spec 3.2), drawn there once; the simulator sets
- * them, the page library reads them.
+ * call's record, its states and the moves between them are the contract's (spec 3.2), drawn there once; the
+ * simulator sets them, the page library reads them.
  */
 
 /** A call state the simulator sets: one of the contract's list, never the open string a page must tolerate. */
@@ -51,31 +51,11 @@ export interface SessionTransport {
   expiresAt: string;
 }
 
-export interface CallError {
-  code: string;
-  message: string;
-}
+/** What went wrong with a `failed` call: the contract record's `error`. */
+export type CallError = NonNullable<BrowserCallRecord['error']>;
 
-export interface BrowserCall {
-  id: string;
-  sessionId: string;
-  agentId: string;
-  externalSubject: string;
-  from: string;
-  to: string;
-  state: BrowserCallState;
-  busy: boolean;
-  endReason: string | null;
-  error: CallError | null;
-  maxDurationSeconds: number | null;
-  record: boolean;
-  customData: Record<string, string>;
-  createdAt: string;
-  answeredAt: string | null;
-  endedAt: string | null;
-  /** Increases by one on every change, so a reader can order two reads of the same call. */
-  revision: number;
-}
+/** A browser call as the simulator holds and answers it: the contract's record, one shape for every reader. */
+export type BrowserCall = BrowserCallRecord;
 
 /** Error body of every rejection (spec 2.2). */
 export interface ErrorBody {

@@ -83,9 +83,11 @@ describe('the @voice-browser/server package', () => {
   for (const moduleResolution of MODULE_RESOLUTIONS) {
     it(`type-checks an app with tsc, strict and without skipLibCheck (moduleResolution ${moduleResolution})`, () => {
       const source = [
-        "import { createVoiceProxy, createMemoryRateStore, createRedisRateStore, type ProxyUser, type VoiceProxy } from '@voice-browser/server';",
+        "import { createVoiceProxy, createMemoryRateStore, createRedisRateStore, type Clock, type ProxyUser, type VoiceProxy } from '@voice-browser/server';",
         'const authenticate = async (request: Request): Promise<ProxyUser | null> => (request.headers.has("cookie") ? { id: "ada", name: "Ada" } : null);',
-        "const proxy: VoiceProxy = createVoiceProxy({ baseUrl: 'https://voice.example.com/api', apiKey: 'vsk_x', authenticate, rateLimit: { perMinute: 80, store: createMemoryRateStore() } });",
+        // An integrator's own clock, typed by the package's name for it.
+        'const clock: Clock = { now: () => Date.now(), setTimeout: (run, ms) => setTimeout(run, ms), clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>) };',
+        "const proxy: VoiceProxy = createVoiceProxy({ baseUrl: 'https://voice.example.com/api', apiKey: 'vsk_x', authenticate, clock, rateLimit: { perMinute: 80, store: createMemoryRateStore() } });",
         "void proxy(new Request('http://127.0.0.1/voice/browser-sessions')).then((response: Response) => response.status);",
         "void proxy.revokeSessions({ id: 'ada' });",
         "void createRedisRateStore({ url: 'redis://127.0.0.1:6379' }).then((store) => store.hit('k', 1000));",

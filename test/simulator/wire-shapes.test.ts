@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BrowserCall as PageCall, SessionTransport as PageTransport } from '../../lib/core/types.js';
-import { BROWSER_CALL_STATES, TERMINAL_CALL_STATES, type BrowserCallStateName } from '../../contract/browser-call.js';
+import { BROWSER_CALL_STATES, TERMINAL_CALL_STATES, type BrowserCallRecord, type BrowserCallStateName } from '../../contract/browser-call.js';
 import { TERMINAL_STATES, type BrowserCall, type SessionTransport } from '../../simulator/service/model.js';
 import type { z } from 'zod';
 import type { InboundCallRecord, SimulatedCall, SimulatedCallRecord, SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile, SimulatorFault } from '../../simulator/http/control-client.js';
@@ -32,8 +32,11 @@ type Inspected = NonNullable<ReturnType<VoiceService['inspectCall']>>;
 const asPublicCall = (inspected: Inspected): SimulatedCall => inspected;
 const asPublicFault = (fault: z.input<typeof faultInput>): SimulatorFault => fault;
 const asFaultInput = (fault: SimulatorFault): z.input<typeof faultInput> => fault;
+// The package's call records are the contract's, both ways (a field written out again would drift).
 const asPublicInbound = (record: QueueCallRecord): InboundCallRecord => record;
 const asContractInbound = (record: InboundCallRecord): QueueCallRecord => record;
+const asPublicRecord = (record: BrowserCallRecord): SimulatedCallRecord => record;
+const asContractRecord = (record: SimulatedCallRecord): BrowserCallRecord => record;
 const asPublicEdge = (edge: EdgeView): SimulatorEdge => edge;
 const asPublicProfile = (profile: EdgeProfile): SimulatorEdgeProfile => profile;
 const asProfile = (profile: SimulatorEdgeProfile): EdgeProfile => profile;
@@ -43,8 +46,11 @@ describe('the wire between simulator and page', () => {
   it("reads the simulator's session transport and call as the page library's", () => {
     const read: PageTransport = { ...transport };
     const call: BrowserCall = { ...callRecord('bc_1', {}), externalSubject: 'user' };
-    const page: PageCall = { ...call };
+    // The contract's record, as the service writes it, is what the page library's tolerant reading takes
+    // (spread: an interface meets an index signature only as an object literal).
+    const page: PageCall = { ...asContractRecord(asPublicRecord(call)) };
     expect(read.websocketUrl).toBe(transport.websocketUrl);
+    expect(page).toEqual(call);
     expect(page.state).toBe('connected');
   });
 

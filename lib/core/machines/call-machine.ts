@@ -2,7 +2,8 @@ import { TERMINAL_CALL_STATES, type BrowserCall, type CallAttempt, type CallInpu
 
 /**
  * The call part of the helper as a pure function: `transition(state, event) -> [state, effects]`.
- * It reads no clock and does no I/O; runtime.ts commits the state, notifies, then runs the effects.
+ * It reads no clock and does no I/O; the runtime (`createRuntime`) commits the state, notifies, then runs the
+ * effects.
  *
  * @remarks
  * ```
@@ -29,7 +30,7 @@ import { TERMINAL_CALL_STATES, type BrowserCall, type CallAttempt, type CallInpu
  */
 
 /**
- * An INVITE as the call machine sees it (the link's data, sip-link.ts): its id, the call it names, and for a
+ * An INVITE as the call machine sees it (the link's `IncomingInvite`): its id, the call it names, and for a
  * queue's caller their number; with the caller's queue once a read of the offered call said it. The effects
  * that answer or refuse it name it back.
  */
@@ -153,10 +154,9 @@ export function releaseHeld(state: CallSlice, answer = false): [CallSlice, CallE
 
 /**
  * The reads' half of the machine: a call recover() found, its reads, and disconnect() done with it. The half of
- * the attempts (startCall(), answerNext(), accept(), monitor(), the INVITEs and the recording) is call-attempts.ts,
- * which comes with the SIP chunk: none of its events can happen before a link is open, and a page that only
- * recovers and cleans up never downloads it. The runtime runs this half until then, call-attempts.ts's
- * `transition` (both halves) after.
+ * the attempts (startCall(), answerNext(), accept(), monitor(), the INVITEs and the recording) comes with the
+ * SIP chunk: none of its events can happen before a link is open, and a page that only recovers and cleans up
+ * never downloads it. The runtime runs this half until then, the attempts' `transition` (both halves) after.
  */
 export function readTransition(state: CallSlice, event: CallEvent): [CallSlice, CallEffect[]] {
   switch (event.type) {
@@ -179,7 +179,7 @@ export function readTransition(state: CallSlice, event: CallEvent): [CallSlice, 
     }
 
     default:
-      // Another machine's event, or one of the attempts' half (call-attempts.ts).
+      // Another machine's event, or one of the attempts' half (taken by the attempts' `transition`).
       return [state, []];
   }
 }

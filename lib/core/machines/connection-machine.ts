@@ -2,11 +2,11 @@ import { RENEWABLE_CONNECTIONS, type Connection, type StatusError } from '../typ
 
 /**
  * The connection half of the helper as a pure function: `transition(state, event) -> [state, effects]`, as
- * call-machine.ts is for calls. It reads no clock and does no I/O; runtime.ts commits the state, then
+ * the call machine is for calls. It reads no clock and does no I/O; the runtime commits the state, then
  * runs the effects. A move the diagram does not draw is refused: the state comes back unchanged, no effects.
  *
  * @remarks
- * The diagram is the one beside {@link Connection} in types.ts: each event here is one of its arrows, and the
+ * The diagram is the one beside {@link Connection}: each event here is one of its arrows, and the
  * record of moves below says from which states it may be taken.
  * Expiry (of the session or its registration, the earlier) blocks new calls, and only `ready` takes
  * them; `reconnecting`, `offline` and `expired` keep an accepted call running to its own end.

@@ -1,21 +1,12 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../contract/environment.js';
 import { appEnvironment } from '../../../scripts/start-app.js';
 import { checkService } from '../../../demo/server/service-check.js';
 import { API_KEY, BASE_URL, createSimulator } from '../../server-proxy/support/harness.js';
+import { freePort } from '../../server-proxy/support/redis-server.js';
 
 /** `npm start` with VOICE_BASE_URL proves the service answers and takes the key before it listens. */
-
-/** A loopback port nothing listens on: taken, then given back. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const failure = (promise: Promise<void>) => promise.then(() => undefined, (error: unknown) => error);
 
@@ -27,7 +18,7 @@ describe('checkService', () => {
   });
 
   it('says in one line that the service did not answer, naming the URL', async () => {
-    const baseUrl = `http://127.0.0.1:${await closedPort()}/api`;
+    const baseUrl = `http://127.0.0.1:${await freePort()}/api`;
     const error = await failure(checkService({ baseUrl, apiKey: API_KEY }));
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toBe(`start-up: the voice service at VOICE_BASE_URL (${baseUrl}) did not answer (upstream_unavailable); check the URL and that it is reachable from here`);
@@ -59,7 +50,7 @@ describe('checkService', () => {
 
 describe('npm start with VOICE_BASE_URL', () => {
   it('stops before it listens when the service does not answer, with that one line and exit code 1', async () => {
-    const baseUrl = `http://127.0.0.1:${await closedPort()}/api`;
+    const baseUrl = `http://127.0.0.1:${await freePort()}/api`;
     const child = spawn(process.execPath, ['--import', 'tsx', 'demo/server/main.ts'], {
       env: appEnvironment({ PORT: '0', VOICE_BASE_URL: baseUrl, VOICE_API_KEY: API_KEY, SESSION_SECRET: 's'.repeat(32) }),
       stdio: ['ignore', 'pipe', 'pipe'],

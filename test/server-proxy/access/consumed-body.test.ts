@@ -1,9 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.js';
+import { useLoopbackServers } from '../support/loopback-server.js';
 
 /**
  * An app-wide body parser mounted before the proxy reads the page's body first; the proxy then gets a request
@@ -11,21 +10,13 @@ import { createHarness, type Harness } from '../support/harness.js';
  */
 
 let harness: Harness | undefined;
-let server: Server | undefined;
 afterEach(async () => {
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  server = undefined;
   await harness?.close();
 });
+/** Serves an app on a free loopback port until the test ends; resolves its origin. */
+const listen = useLoopbackServers();
 
 const asAlice = { 'x-test-user': 'alice', 'content-type': 'application/json' };
-
-/** Serves `app` on a free loopback port; resolves its origin. */
-async function listen(app: express.Express): Promise<string> {
-  server = createServer(app);
-  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 /** Creates a session through the app, then a call from it: what a page does at Connect and Call. */
 async function connectAndCall(origin: string) {
@@ -69,7 +60,6 @@ describe('a body read before the proxy', () => {
     // The call's body reached the service whole (which then refuses it: no page registered in this test).
     const calls = harness.seen.filter((request) => request.method === 'POST' && request.path === '/browser-calls');
     expect(calls.map((request) => request.body)).toEqual([expect.objectContaining({ from: '+12025550199', to: '+12025550100' })]);
-    await new Promise<void>((resolve) => server?.close(() => resolve()));
 
     const first = express();
     first.use('/voice', getRequestListener(harness.proxy));

@@ -1,11 +1,11 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import express from 'express';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { routePath } from '../../../server-proxy/routes/routes.js';
 import { createHarness, type Harness } from '../support/harness.js';
+import { useLoopbackServers } from '../support/loopback-server.js';
 
 /**
  * The proxy answers under whatever prefix an app mounts it (docs/proxy.md, "Mounting it"): a
@@ -14,12 +14,10 @@ import { createHarness, type Harness } from '../support/harness.js';
  */
 
 let harness: Harness | undefined;
-let server: Server | undefined;
 afterEach(async () => {
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  server = undefined;
   await harness?.close();
 });
+const serve = useLoopbackServers();
 
 const asAlice = { 'x-test-user': 'alice', 'content-type': 'application/json' };
 
@@ -60,14 +58,12 @@ describe('mounting the proxy', () => {
   it('answers under a Node server that strips its mount prefix, as Express app.use("/voice") does', async () => {
     harness = createHarness();
     const listener = getRequestListener(harness.proxy);
-    server = createServer((request, response) => {
+    const origin = await serve((request: IncomingMessage, response: ServerResponse) => {
       if (!request.url?.startsWith('/voice/')) return void response.writeHead(404).end();
       request.url = request.url.slice('/voice'.length);
       void listener(request, response);
     });
-    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    await sessionRoundTrip((path, init) => fetch(`http://127.0.0.1:${port}${path}`, init), '/voice');
+    await sessionRoundTrip((path, init) => fetch(`${origin}${path}`, init), '/voice');
   });
 
   for (const mount of ['app.use', 'app.all'] as const) {
@@ -78,10 +74,8 @@ describe('mounting the proxy', () => {
       // app.use strips its prefix from the request's URL; app.all with a wildcard keeps it.
       if (mount === 'app.use') app.use('/voice', (request, response) => void listener(request, response));
       else app.all('/voice/*splat', (request, response) => void listener(request, response));
-      server = createServer(app);
-      await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-      const { port } = server.address() as AddressInfo;
-      await sessionRoundTrip((path, init) => fetch(`http://127.0.0.1:${port}${path}`, init), '/voice');
+      const origin = await serve(app);
+      await sessionRoundTrip((path, init) => fetch(`${origin}${path}`, init), '/voice');
     });
   }
 

@@ -1,8 +1,8 @@
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createVoiceProxy, type VoiceProxyOptions } from '../../../server-proxy/setup/proxy.js';
 import { VoiceProxySetupError } from '../../../server-proxy/setup/proxy-setup.js';
 import { API_KEY, BASE_URL, createSimulator, testAuthenticate, type Fetch } from '../support/harness.js';
+import { freePort } from '../support/redis-server.js';
 
 /**
  * `createVoiceProxy` refuses what it cannot work with at creation, one line and a stable code each, and its
@@ -20,15 +20,6 @@ function thrownBy(options: unknown): unknown {
 }
 
 const failure = (promise: Promise<void>) => promise.then(() => undefined, (error: unknown) => error);
-
-/** A loopback port nothing listens on: taken, then given back. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A proxy over `fetch` with its start-up read on; its log lines and every URL it asked for are kept. */
 function checkedProxy(baseUrl: string, fetch?: Fetch) {
@@ -107,7 +98,7 @@ describe('the start-up read', () => {
   });
 
   it('rejects `checked` with service_unreachable when nothing answers, and lets requests go on', async () => {
-    const baseUrl = `http://127.0.0.1:${await closedPort()}/api`;
+    const baseUrl = `http://127.0.0.1:${await freePort()}/api`;
     const { proxy, lines } = checkedProxy(baseUrl);
     const error = await failure(proxy.checked);
     expect((error as VoiceProxySetupError).code).toBe('service_unreachable');

@@ -3,7 +3,8 @@ import { Hono } from 'hono';
 import { createVoiceProxy, type ProxyUser, type VoiceProxy, type VoiceProxyOptions } from '../../../server-proxy/setup/proxy.js';
 import type { KeyRegistry } from '../../../simulator/service/accounts.js';
 import { createRestApp, type ApiKeyRecord, type Scope } from '../../../simulator/http/rest.js';
-import { VoiceService } from '../../../simulator/service/voice-service.js';
+import type { VoiceService } from '../../../simulator/service/voice-service.js';
+import { createTestService } from '../../simulator/support/test-service.js';
 
 /**
  * The proxy wired to the real simulated service in-process (no ports): the proxy's `fetch` calls the
@@ -77,22 +78,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export function createService(): VoiceService {
-  return new VoiceService({
-    publicUrl: () => 'http://sim.test',
-    host: '127.0.0.1',
-    mediaAddresses: 'loopback',
-    sessionTtlSeconds: 3600,
-    registrationMaxSeconds: 600,
-    noAnswerMs: 8000,
-    agentAnswerTimeoutMs: 30_000,
-    toneMs: 1000,
-  });
-}
-
 /** The simulated service and a `fetch` that reaches its REST app, mounted as server.ts mounts it. */
 export function createSimulator(keys?: ReadonlyMap<string, ApiKeyRecord> | KeyRegistry): { service: VoiceService; fetch: Fetch } {
-  const service = createService();
+  const service = createTestService();
   const app = new Hono().route('/api/v1/voice', createRestApp(service, keys ?? new Map([[API_KEY, { scopes: ALL_SCOPES }]])));
   return { service, fetch: appFetch(app) };
 }

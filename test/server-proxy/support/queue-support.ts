@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { createClient } from 'redis';
 import { expect } from 'vitest';
@@ -12,6 +10,7 @@ import { createRedisQueueEvents } from '../../../server-proxy/redis/redis-queue-
 import { SIM_TEST_KEY } from '../../simulator/support/sim-api.js';
 import type { World } from '../../simulator/support/sip-world.js';
 import { API_KEY, BASE_URL, testAuthenticate, type Fetch } from './harness.js';
+import { listenOnLoopback, type LoopbackServer } from './loopback-server.js';
 
 /**
  * What the queue tests share: a signed webhook as the service posts it, a reader of the proxy's event stream,
@@ -125,18 +124,8 @@ export function readStream(response: Response) {
 }
 
 /** Serves `handler` on a free loopback port (the simulator posts its webhooks there). */
-export async function serveOnLoopback(handler: (request: Request) => Promise<Response>): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer(getRequestListener(handler));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+export function serveOnLoopback(handler: (request: Request) => Promise<Response>): Promise<LoopbackServer> {
+  return listenOnLoopback(getRequestListener(handler));
 }
 
 /** Makes a queue at the in-process simulator, its webhooks signed with {@link SECRET} and sent to `notifyUrl`. */

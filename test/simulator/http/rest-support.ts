@@ -5,7 +5,8 @@ import { KeyRegistry, type AccountInput, type KeyInput } from '../../../simulato
 import { createRestApp, type RestOptions } from '../../../simulator/http/rest.js';
 import { SipConnection } from '../../../simulator/sip/sip-connection.js';
 import type { BrowserLeg, InviteOptions, Registration } from '../../../simulator/sip/sip-server.js';
-import { VoiceService } from '../../../simulator/service/voice-service.js';
+import type { VoiceService } from '../../../simulator/service/voice-service.js';
+import { createTestService } from '../support/test-service.js';
 import { FakeClock } from '../../../lib/testing/fake-clock.js';
 
 /**
@@ -96,16 +97,7 @@ export class StubAgentConnection extends SipConnection {
 export class RestWorld {
   readonly clock = new FakeClock(Date.UTC(2025, 0, 1));
   readonly registry = new KeyRegistry();
-  readonly service = new VoiceService({
-    publicUrl: () => 'http://sim.test',
-    host: '127.0.0.1',
-    mediaAddresses: 'loopback',
-    sessionTtlSeconds: 3600,
-    registrationMaxSeconds: 600,
-    noAnswerMs: 8000,
-    agentAnswerTimeoutMs: 120_000,
-    toneMs: 1000,
-  });
+  readonly service = createTestService({ agentAnswerTimeoutMs: 120_000 });
   readonly agent = new StubAgentConnection(this);
   /** Every call id an answer carried, so that close() can wait for their teardowns. */
   private readonly callIds = new Set<string>();

@@ -13,7 +13,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Core, RegistererState } from 'sip.js';
 import { sleep, waitFor } from '../support/sim-api.js';
-import { answeredCall, ringingCall, terminated, useSipWorlds } from '../support/sip-world.js';
+import { answeredCall, ended, pageBye, ringingCall, serviceBye, terminated, useSipWorlds } from '../support/sip-world.js';
 import { WeriftSessionDescriptionHandler } from '../support/werift-sdh.js';
 
 const ECHO_AT_ONCE = '+12025550100';
@@ -209,29 +209,15 @@ describe('RFC 3261 section 15: BYE from either side', () => {
   it('section 15.1.2: a BYE from the browser is answered 200 and ends the call with endReason agent_hangup', async () => {
     const w = await registeredWorld();
     const { callId, invitation } = await answeredCall(w);
-    const status = await new Promise<number | undefined>((resolve) => {
-      void invitation.bye({ requestDelegate: { onAccept: (r) => resolve(r.message.statusCode), onReject: (r) => resolve(r.message.statusCode) } });
-    });
-    expect(status).toBe(200);
-    const call = await w.api.waitForCall(callId, (c) => !c.busy, 'the call to end');
-    expect(call).toMatchObject({ state: 'ended', endReason: 'agent_hangup', busy: false });
+    expect(await pageBye(invitation)).toBe(200);
+    expect(await ended(w, callId)).toMatchObject({ state: 'ended', endReason: 'agent_hangup', busy: false });
   });
 
   it('section 15.1.1: a hangup through the API reaches the browser as a BYE; the call ends with api_hangup', async () => {
     const w = await registeredWorld();
     const { callId, invitation } = await answeredCall(w);
-    let byeReceived = false;
-    invitation.delegate = {
-      onBye: (bye) => {
-        byeReceived = true;
-        void bye.accept(); // with onBye set, SIP.js leaves the 200 to us
-      },
-    };
-    expect((await w.api.hangup(callId)).status).toBe(202);
-    await terminated(invitation);
-    expect(byeReceived).toBe(true);
-    const call = await w.api.waitForCall(callId, (c) => !c.busy, 'the call to end');
-    expect(call).toMatchObject({ state: 'ended', endReason: 'api_hangup', busy: false });
+    expect(await serviceBye(w, callId, invitation)).toBe(true);
+    expect(await ended(w, callId)).toMatchObject({ state: 'ended', endReason: 'api_hangup', busy: false });
   });
 });
 

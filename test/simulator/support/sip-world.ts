@@ -162,3 +162,27 @@ export function terminated(invitation: Invitation): Promise<void> {
 export function ended(w: Pick<World, 'api'>, callId: string): Promise<BrowserCall> {
   return w.api.waitForCall(callId, (call) => !call.busy, 'the call to end');
 }
+
+/** The page hangs up (RFC 3261 section 15.1.1): its BYE goes along the dialog's route set; answers the final status. */
+export function pageBye(invitation: Invitation): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    void invitation.bye({ requestDelegate: { onAccept: (r) => resolve(r.message.statusCode), onReject: (r) => resolve(r.message.statusCode) } });
+  });
+}
+
+/**
+ * The service hangs up (`POST /browser-calls/{id}/hangup`, `202`) and its BYE reaches the page, which answers it
+ * 200; resolves once the page's session ended, with whether the page saw that BYE.
+ */
+export async function serviceBye(w: Pick<World, 'api'>, callId: string, invitation: Invitation): Promise<boolean> {
+  let byeReceived = false;
+  invitation.delegate = {
+    onBye: (bye) => {
+      byeReceived = true;
+      void bye.accept(); // with onBye set, SIP.js leaves the 200 to us
+    },
+  };
+  expect((await w.api.hangup(callId)).status).toBe(202);
+  await terminated(invitation);
+  return byeReceived;
+}

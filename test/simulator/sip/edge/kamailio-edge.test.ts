@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionState } from 'sip.js';
 import { freeUdpPort, startKamailio, type RunningKamailio } from '../../../../scripts/start-kamailio.js';
-import { answeredCall, terminated, useSipWorlds, type RegisteredWorld } from '../../support/sip-world.js';
+import { answeredCall, ended, pageBye, serviceBye, useSipWorlds, type RegisteredWorld } from '../../support/sip-world.js';
 
 const worlds = useSipWorlds();
 const { received, registeredWorld } = worlds;
@@ -61,27 +61,15 @@ describe('an INVITE, its ACK and BYE both ways through Kamailio', () => {
     expect(invitation.state).toBe(SessionState.Established);
     await w.api.waitForCall(callId, (call) => call.state === 'connected', 'the call to be connected');
     // The page hangs up: its BYE goes by the route set to the simulator, which answers 200 through the edge.
-    const status = await new Promise<number | undefined>((resolve) => {
-      void invitation.bye({ requestDelegate: { onAccept: (r) => resolve(r.message.statusCode), onReject: (r) => resolve(r.message.statusCode) } });
-    });
-    expect(status).toBe(200);
-    expect(await w.api.waitForCall(callId, (c) => !c.busy, 'the call to end')).toMatchObject({ state: 'ended', endReason: 'agent_hangup' });
+    expect(await pageBye(invitation)).toBe(200);
+    expect(await ended(w, callId)).toMatchObject({ state: 'ended', endReason: 'agent_hangup' });
   });
 
   it('RFC 3261 section 15.1.1: the service\'s BYE reaches the page through the edge, by the aliased Contact of its answer', async () => {
     const w = await behindTheEdge();
     const { callId, invitation } = await answeredCall(w);
-    let byeReceived = false;
-    invitation.delegate = {
-      onBye: (bye) => {
-        byeReceived = true;
-        void bye.accept(); // with onBye set, SIP.js leaves the 200 to us
-      },
-    };
-    expect((await w.api.hangup(callId)).status).toBe(202);
-    await terminated(invitation);
-    expect(byeReceived).toBe(true);
-    expect(await w.api.waitForCall(callId, (c) => !c.busy, 'the call to end')).toMatchObject({ state: 'ended', endReason: 'api_hangup' });
+    expect(await serviceBye(w, callId, invitation)).toBe(true);
+    expect(await ended(w, callId)).toMatchObject({ state: 'ended', endReason: 'api_hangup' });
   });
 });
 
