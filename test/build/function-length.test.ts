@@ -32,7 +32,6 @@ const LEFT: Record<string, number> = {
   'server-proxy/desk/offer-runner.ts createOfferRunner': 129,
   'server-proxy/budget/key-budget.ts createKeyBudget': 89,
   'server-proxy/desk/queue-reconcile.ts createQueueReconciler': 82,
-  'server-proxy/ops/metrics.ts createProxyMetrics': 65,
   'demo/components/phone.tsx Phone': 103,
   'demo/server/demo-auth.ts createDemoAuth': 84,
   'demo/components/call-card.tsx CallCard': 72,
