@@ -30,7 +30,6 @@ const LEFT: Record<string, number> = {
   'lib/core/machines/call-attempts.ts transition': 62,
   'lib/api/session/connection-control.ts createConnectionControl': 61,
   'demo/components/phone.tsx Phone': 103,
-  'demo/server/demo-auth.ts createDemoAuth': 84,
   'demo/components/call-card.tsx CallCard': 72,
 };
 
