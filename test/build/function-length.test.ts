@@ -29,7 +29,6 @@ const LEFT: Record<string, number> = {
   'lib/core/machines/media-machine.ts transition': 64,
   'lib/core/machines/call-attempts.ts transition': 62,
   'lib/api/session/connection-control.ts createConnectionControl': 61,
-  'demo/components/call-card.tsx CallCard': 72,
 };
 
 /** A source text with one function of `lines` body lines, named `name`. */
