@@ -28,6 +28,45 @@ export interface CallCardProps {
   monitored: { agent: string; parties: string } | null;
 }
 
+/** Who the call is with and its time, once there is a call or parties to name. */
+function CallMeta({ parties, callSeconds }: { parties: string | null; callSeconds: number | null }) {
+  return (
+    <p class="call-meta">
+      <span data-testid="call-parties">{parties ?? ''}</span>
+      <span class="timer">
+        <span class="visually-hidden">call time </span>
+        <span data-testid="call-time">{durationLabel(callSeconds)}</span>
+      </span>
+    </p>
+  );
+}
+
+/** The call's warnings in words, when it has any. */
+function CallWarnings({ warnings }: { warnings: VoiceBrowserStatus['warnings'] }) {
+  if (warnings.length === 0) return null;
+  return (
+    <ul class="call-warnings" aria-label="Call warnings" data-testid="call-warnings">
+      {warnings.map((warning) => (
+        <li key={warning}>{warningLabel(warning)}</li>
+      ))}
+    </ul>
+  );
+}
+
+/** A monitor leg is listen-only: only Stop listening, and words that say nobody hears you. */
+function ListenOnly({ status, onHangUp }: { status: VoiceBrowserStatus; onHangUp(): void }) {
+  return (
+    <>
+      <div class="call-actions">
+        <HangUpButton status={status} onHangUp={onHangUp} label="Stop listening" />
+      </div>
+      <p class="hint" data-testid="listen-only">
+        Listen only: your microphone stays off and nobody on the call hears you
+      </p>
+    </>
+  );
+}
+
 /**
  * The phone's card, at the top on every width: the call's state in words, who it is with, its time, and only
  * the actions that apply now. An ended or failed call stays on it, in words, until the next call. A caller
@@ -53,23 +92,9 @@ export function CallCard({ status, callSeconds, recoveredFrom, digitsSent, queue
       <p class="call-words" role="status" aria-live="polite" data-testid="call-words">
         {monitorAnnouncement(status, monitored?.agent ?? null) ?? announcementLabel(status, queueName)}
       </p>
-      {(parties || status.call) && (
-        <p class="call-meta">
-          <span data-testid="call-parties">{parties ?? ''}</span>
-          <span class="timer">
-            <span class="visually-hidden">call time </span>
-            <span data-testid="call-time">{durationLabel(callSeconds)}</span>
-          </span>
-        </p>
-      )}
+      {(parties || status.call) && <CallMeta parties={parties} callSeconds={callSeconds} />}
       {unknown && <p data-testid="call-unknown">{unknown}</p>}
-      {status.warnings.length > 0 && (
-        <ul class="call-warnings" aria-label="Call warnings" data-testid="call-warnings">
-          {status.warnings.map((warning) => (
-            <li key={warning}>{warningLabel(warning)}</li>
-          ))}
-        </ul>
-      )}
+      <CallWarnings warnings={status.warnings} />
       {error}
       {mode === 'recovery' && (
         <>
@@ -79,16 +104,7 @@ export function CallCard({ status, callSeconds, recoveredFrom, digitsSent, queue
           </div>
         </>
       )}
-      {mode === 'in-call' && monitor && (
-        <>
-          <div class="call-actions">
-            <HangUpButton status={status} onHangUp={onHangUp} label="Stop listening" />
-          </div>
-          <p class="hint" data-testid="listen-only">
-            Listen only: your microphone stays off and nobody on the call hears you
-          </p>
-        </>
-      )}
+      {mode === 'in-call' && monitor && <ListenOnly status={status} onHangUp={onHangUp} />}
       {mode === 'in-call' && !monitor && (
         <CallControls
           status={status}

@@ -48,46 +48,61 @@ export interface DemoAuthOptions {
   supervisedQueues?: (user: ProxyUser) => readonly string[] | Promise<readonly string[]>;
 }
 
-/** Creates the demo login; see {@link DemoAuth}. One closure: its route table and the `authenticate` the routes share. */
-export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
-  const log = options.log ?? ((line: string) => console.error(line));
-  // The signature covers the value alone (no expiry in it), so a value that verified once always will under
-  // this secret: remembering it spares each poll two WebCrypto calls, which keeps the proxy within its
-  // added-latency target (docs/bench.md). Only good signatures are kept, in a bounded map, so forged
-  // cookies cannot grow it.
+/** Adds `username` to `seen` as its newest, dropping the oldest past the limit. */
+function see(seen: Set<string>, username: string): void {
+  seen.delete(username);
+  if (seen.size >= SEEN_LIMIT) seen.delete(seen.values().next().value as string);
+  seen.add(username);
+}
+
+/** The proxy's user for `username`: a supervisor supervises everyone else seen, and the queues it is given. */
+async function userOf(username: string, seen: ReadonlySet<string>, supervisedQueues: DemoAuthOptions['supervisedQueues']): Promise<ProxyUser> {
+  const user: ProxyUser = { id: userId(username), name: username };
+  if (!isDemoSupervisor(username)) return user;
+  const agents = [...seen].filter((other) => other !== username).map(userId);
+  const queues = [...((await supervisedQueues?.(user)) ?? [])];
+  return { ...user, supervisor: { agents, queues } };
+}
+
+/**
+ * Reads the username out of a request's cookie header, or null without a good signature.
+ *
+ * @remarks
+ * The signature covers the value alone (no expiry in it), so a value that verified once always will under this
+ * secret: remembering it spares each poll two WebCrypto calls, which keeps the proxy within its added-latency
+ * target (docs/bench.md). Only good signatures are kept, in a bounded map, so forged cookies cannot grow it.
+ */
+function cookieReader(secret: string): (header: string) => Promise<string | null> {
   const verified = new Map<string, string>();
-  // Everyone seen since start, newest last: whom a `lead` user supervises.
-  const seen = new Set<string>();
-  const see = (username: string) => {
-    seen.delete(username);
-    if (seen.size >= SEEN_LIMIT) seen.delete(seen.values().next().value as string);
-    seen.add(username);
-  };
-  const userOf = async (username: string): Promise<ProxyUser> => {
-    const user: ProxyUser = { id: userId(username), name: username };
-    if (!isDemoSupervisor(username)) return user;
-    const agents = [...seen].filter((other) => other !== username).map(userId);
-    const queues = [...((await options.supervisedQueues?.(user)) ?? [])];
-    return { ...user, supervisor: { agents, queues } };
-  };
-  const authenticate = async (request: Request): Promise<ProxyUser | null> => {
-    const header = request.headers.get('cookie');
-    if (!header) return null;
+  return async (header) => {
     const raw = parse(header, COOKIE)[COOKIE];
     if (raw === undefined) return null;
-    let value = verified.get(raw);
-    if (value === undefined) {
-      const checked = (await parseSigned(header, options.secret, COOKIE))[COOKIE];
-      if (typeof checked !== 'string') return null;
-      value = checked;
-      if (verified.size >= VERIFIED_LIMIT) verified.delete(verified.keys().next().value as string);
-      verified.set(raw, value);
-    }
-    if (!USERNAME.test(value)) return null;
-    if (!seen.has(value)) see(value);
-    return userOf(value);
+    const known = verified.get(raw);
+    if (known !== undefined) return known;
+    const checked = (await parseSigned(header, secret, COOKIE))[COOKIE];
+    if (typeof checked !== 'string') return null;
+    if (verified.size >= VERIFIED_LIMIT) verified.delete(verified.keys().next().value as string);
+    verified.set(raw, checked);
+    return checked;
   };
+}
 
+/** Logs the user out at the service: whether their browser sessions were revoked there. */
+function revokeAtLogout(options: DemoAuthOptions, user: ProxyUser | null, log: (line: string) => void): Promise<boolean> {
+  if (!user) return Promise.resolve(true);
+  return options.proxy().revokeSessions(user).then(
+    () => true,
+    // The user still leaves: a session left at the service expires by itself, a login left in the page does not.
+    (error: unknown) => {
+      log(`demo auth: logout could not end the browser session at the service (${error instanceof HttpError ? error.code : 'unexpected error'})`);
+      return false;
+    },
+  );
+}
+
+/** The routes `/auth/login`, `/auth/logout` and `/auth/me` over `authenticate`. */
+function authRoutes(options: DemoAuthOptions, authenticate: DemoAuth['authenticate'], seen: Set<string>): Hono {
+  const log = options.log ?? ((line: string) => console.error(line));
   const app = new Hono().basePath('/auth');
   // A login or logout from another site (login CSRF) is refused like any other cross-site mutation.
   app.use('*', noStore, refuseCrossSite());
@@ -104,23 +119,12 @@ export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
       // Secure whenever the page itself is served over TLS; the local demo runs on plain http://127.0.0.1.
       secure: new URL(c.req.url).protocol === 'https:',
     });
-    see(username);
+    see(seen, username);
     return c.json({ user: pageUser(username) });
   });
   app.post('/logout', async (c) => {
-    const user = await authenticate(c.req.raw);
     // spec 4.9: sessions must also be revoked server-side on logout.
-    let revoked = true;
-    if (user) {
-      revoked = await options.proxy().revokeSessions(user).then(
-        () => true,
-        // The user still leaves: a session left at the service expires by itself, a login left in the page does not.
-        (error: unknown) => {
-          log(`demo auth: logout could not end the browser session at the service (${error instanceof HttpError ? error.code : 'unexpected error'})`);
-          return false;
-        },
-      );
-    }
+    const revoked = await revokeAtLogout(options, await authenticate(c.req.raw), log);
     deleteCookie(c, COOKIE, { path: '/', httpOnly: true, sameSite: 'Strict' });
     return c.json({ user: null, revoked });
   });
@@ -131,5 +135,21 @@ export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
     return c.json({ user: user?.name ? pageUser(user.name) : null });
   });
   app.onError(onHttpError('demo auth'));
-  return { app, authenticate };
+  return app;
+}
+
+/** Creates the demo login; see {@link DemoAuth}. */
+export function createDemoAuth(options: DemoAuthOptions): DemoAuth {
+  const readCookie = cookieReader(options.secret);
+  // Everyone seen since start, newest last: whom a `lead` user supervises.
+  const seen = new Set<string>();
+  const authenticate = async (request: Request): Promise<ProxyUser | null> => {
+    const header = request.headers.get('cookie');
+    if (!header) return null;
+    const value = await readCookie(header);
+    if (value === null || !USERNAME.test(value)) return null;
+    if (!seen.has(value)) see(seen, value);
+    return userOf(value, seen, options.supervisedQueues);
+  };
+  return { app: authRoutes(options, authenticate, seen), authenticate };
 }

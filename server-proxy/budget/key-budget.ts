@@ -139,26 +139,71 @@ function callOf(value: unknown): { id: string; busy: boolean } | null {
   return { id: call.id, busy };
 }
 
+/** What the budget tells its log: each news once, until it changes. */
+interface BudgetNews {
+  /** A store failure: logged once until it answers again; what it means is decided by the caller. */
+  storeFailed(error: unknown): void;
+  storeAnswered(): void;
+  /** An answer without the rate-limit headers, while no reading is known. */
+  noHeaders(): void;
+  /** The quota as read, when it is news. */
+  quota(reading: QuotaReading): void;
+}
+
+function budgetNews(log: (line: string) => void): BudgetNews {
+  let said: { perMinute: number | null } | undefined;
+  let saidNoHeaders = false;
+  let saidStoreDown = false;
+  return {
+    storeFailed(error) {
+      if (!saidStoreDown) log(`voice proxy: the budget store failed (${error instanceof Error ? error.message : String(error)}); hangups and reads go on, new calls are refused until it answers`);
+      saidStoreDown = true;
+    },
+    storeAnswered() {
+      if (saidStoreDown) log('voice proxy: the budget store answers again');
+      saidStoreDown = false;
+    },
+    noHeaders() {
+      if (!saidNoHeaders) log('voice proxy: the voice service sent no X-RateLimit headers; the key budget is off, calls are admitted as the service allows');
+      saidNoHeaders = true;
+    },
+    quota(reading) {
+      if (said && said.perMinute === reading.perMinute) return;
+      said = { perMinute: reading.perMinute };
+      if (reading.perMinute === null) return;
+      const served = callsServed(reading.perMinute);
+      log(`voice proxy: the voice key's quota is ${reading.perMinute} requests a minute; it serves ${served} call${served === 1 ? '' : 's'} at once (each call is read about once a second)`);
+    },
+  };
+}
+
+/**
+ * Holds a place for `member` if the budget has one, else throws the refusal; a store that fails refuses too,
+ * since a new call is the one request the budget may hold back.
+ */
+async function holdPlace(store: BudgetStore, view: () => Promise<BudgetView>, news: BudgetNews, member: string): Promise<void> {
+  let current: BudgetView;
+  let places: number | null;
+  let held: { held: boolean; count: number };
+  try {
+    current = await view();
+    places = callPlaces(current);
+    held = await store.hold(member, current.now + LEASE_MS, current.now, places ?? undefined);
+  } catch (error) {
+    news.storeFailed(error);
+    throw new HttpError(429, 'concurrency_limit', 'The voice key budget cannot be read right now, so no new call is started; try again in a moment. Nothing was done.', { 'Retry-After': '5' });
+  }
+  news.storeAnswered();
+  if (!held.held) throw callRefusal({ ...current, callsInProgress: held.count }, places ?? 0);
+}
+
 /** Creates the key's budget over `store` (one process's memory by default). */
 export function createKeyBudget(options: KeyBudgetOptions): KeyBudget {
   const store = options.store ?? createMemoryBudgetStore();
   const now = options.now ?? systemClock.now;
-  const log = options.log;
+  const news = budgetNews(options.log);
   let latest: QuotaReading | null = null;
-  let said: { perMinute: number | null } | undefined;
-  let saidNoHeaders = false;
-  let saidStoreDown = false;
-
-  /** Store failures: logged once until it answers again; what they mean is decided by the caller. */
-  const storeFailed = (error: unknown) => {
-    if (!saidStoreDown) log(`voice proxy: the budget store failed (${error instanceof Error ? error.message : String(error)}); hangups and reads go on, new calls are refused until it answers`);
-    saidStoreDown = true;
-  };
-  const storeAnswered = () => {
-    if (saidStoreDown) log('voice proxy: the budget store answers again');
-    saidStoreDown = false;
-  };
-  const quietly = (work: Promise<unknown>) => void work.then(storeAnswered, storeFailed);
+  const quietly = (work: Promise<unknown>) => void work.then(news.storeAnswered, news.storeFailed);
 
   const view = async (): Promise<BudgetView> => {
     const at = now();
@@ -172,41 +217,20 @@ export function createKeyBudget(options: KeyBudgetOptions): KeyBudget {
     if (refusal) throw refusal;
   };
 
-  const tellQuota = (reading: QuotaReading) => {
-    if (said && said.perMinute === reading.perMinute) return;
-    said = { perMinute: reading.perMinute };
-    if (reading.perMinute === null) return;
-    const served = callsServed(reading.perMinute);
-    log(`voice proxy: the voice key's quota is ${reading.perMinute} requests a minute; it serves ${served} call${served === 1 ? '' : 's'} at once (each call is read about once a second)`);
-  };
-
   return {
     observe(status, headers) {
       const reading = readQuota(status, headers, now(), latest);
       if (!reading) {
-        if (!latest && !saidNoHeaders) log('voice proxy: the voice service sent no X-RateLimit headers; the key budget is off, calls are admitted as the service allows');
-        saidNoHeaders = true;
+        if (!latest) news.noHeaders();
         return;
       }
       latest = reading;
-      tellQuota(reading);
+      news.quota(reading);
       quietly(store.observe(reading));
     },
     async admitCall(attempt) {
       const ticket = { member: `attempt:${attempt}` };
-      let current: BudgetView;
-      let places: number | null;
-      let held: { held: boolean; count: number };
-      try {
-        current = await view();
-        places = callPlaces(current);
-        held = await store.hold(ticket.member, current.now + LEASE_MS, current.now, places ?? undefined);
-      } catch (error) {
-        storeFailed(error);
-        throw new HttpError(429, 'concurrency_limit', 'The voice key budget cannot be read right now, so no new call is started; try again in a moment. Nothing was done.', { 'Retry-After': '5' });
-      }
-      storeAnswered();
-      if (!held.held) throw callRefusal({ ...current, callsInProgress: held.count }, places ?? 0);
+      await holdPlace(store, view, news, ticket.member);
       return ticket;
     },
     callAnswered(ticket, call) {

@@ -93,133 +93,174 @@ async function readCalls(parts: OfferRunnerParts): Promise<CallsRead> {
   return callsReadOf(queueCallsIn(parts.ensureOk(await parts.upstream({ method: 'GET', path: '/calls', query: { status: 'active' } })).body));
 }
 
+/** The runner as it stands: what the router believes, and where this replica is in its checks. */
+interface Runner {
+  parts: OfferRunnerParts;
+  /** This replica's name on the leases. */
+  holder: string;
+  state: RouterState;
+  /** Until when this replica routes: half its lease's life after it was last taken, so a stalled holder stops first. */
+  holdingUntil: number;
+  stopped: boolean;
+  /** Whether a check is under way. */
+  checking: boolean;
+  /** Whether the log was told the checks fail, until one succeeds. */
+  saidFailing: boolean;
+  unsubscribe: Unsubscribe | undefined;
+  /** Stops the checks' timer while they run. */
+  stopChecks: (() => void) | undefined;
+  /** Whether the router has made no read of its own since it last started afresh: until it has, it reads for itself. */
+  unread: boolean;
+  /** The subject of each agent id, for its session read. */
+  subjects: Map<string, string>;
+}
+
+/** Forgets what the router believed: it starts afresh from its own read. */
+function forget(runner: Runner): void {
+  runner.state = emptyRouterState();
+  runner.unread = true;
+}
+
+/** Routes `event` while this replica holds the lease, and carries out what the router decides. */
+function dispatch(runner: Runner, event: RouterEvent): void {
+  const { parts } = runner;
+  if (runner.stopped || parts.clock.now() >= runner.holdingUntil) return;
+  const [next, decisions] = route(runner.state, event, parts.router);
+  runner.state = next;
+  for (const decision of decisions) void carryOut(runner, decision).catch((error: unknown) => parts.log(`voice proxy: an offer could not be carried out (${message(error)})`));
+}
+
+/** Why a dequeue that brought no call failed, as the router takes it. */
+function dequeueFailure(status: number, body: unknown): 'queue_empty' | 'agent_unavailable' | 'error' {
+  if (status !== 409) return 'error';
+  return (body as { code?: unknown } | undefined)?.code === 'queue_empty' ? 'queue_empty' : 'agent_unavailable';
+}
+
+/** Whether the agent's current session can ring now: active, and no call of theirs busy (spec 4.7). */
+async function canRing(runner: Runner, agentId: string): Promise<boolean> {
+  const { parts } = runner;
+  const subject = runner.subjects.get(agentId);
+  if (subject === undefined) return false;
+  await parts.budget.admitRecoveryRead();
+  const read = parts.ensureOk(await parts.upstream({ method: 'GET', path: '/browser-sessions', query: { externalSubject: subject } })).body as { session?: { status?: unknown } | null; call?: { busy?: unknown } | null } | undefined;
+  return read?.session?.status === 'active' && read.call?.busy !== true;
+}
+
+/** Dequeues the queue's head for the agent, under the agent's offer lease, and tells the router and the bus. */
+async function offer(runner: Runner, queueId: string, agentId: string): Promise<void> {
+  const { parts, holder } = runner;
+  const failed = (reason: 'queue_empty' | 'agent_unavailable' | 'error') => dispatch(runner, { type: 'offer-failed', agentId, reason, at: parts.clock.now() });
+  if (!(await parts.events.lease(agentLease(agentId), holder, AGENT_LEASE_MS).catch(() => false))) return failed('error');
+  const release = () => parts.events.releaseLease(agentLease(agentId), holder).catch(() => undefined);
+  if (!(await canRing(runner, agentId).catch(() => false))) return void (await release(), failed('agent_unavailable'));
+  const response = await parts.upstream({ method: 'POST', path: `/queues/${queueId}/dequeue`, body: { connectTo: agentId }, lostCode: 'dequeue_outcome_unknown' }).finally(release);
+  const call = response.status === 200 ? queueCallOf((response.body as { call?: unknown } | undefined)?.call) : null;
+  if (!call) return failed(dequeueFailure(response.status, response.body));
+  parts.budget.callSeen(budgetViewOf(call));
+  dispatch(runner, { type: 'offered', agentId, queueId, callId: call.id, at: parts.clock.now() });
+  await parts.events.publish({ event: 'call.claimed', callId: call.id, queueId: call.queueId });
+  void watchClaim(parts, call, { intervalMs: parts.claimReadIntervalMs, maxMs: parts.claimWatchMs });
+}
+
+async function carryOut(runner: Runner, decision: RouterDecision): Promise<void> {
+  const { parts } = runner;
+  if (decision.type === 'offer') return offer(runner, decision.queueId, decision.agentId);
+  if (decision.type === 'settled') return parts.events.releaseLease(agentLease(decision.agentId), runner.holder);
+  const subject = runner.subjects.get(decision.agentId);
+  const record = subject === undefined ? null : await parts.availability.get(subject);
+  // An absent agent is not offered caller after caller.
+  if (record) await parts.availability.set({ ...record, availability: 'away', since: parts.clock.now() });
+}
+
+/**
+ * The subscription ended (the bus closed, or its Redis connection dropped): the checks pause until a nudge (a
+ * page says available, or opens its event stream, as pages do again after a drop).
+ */
+function lost(runner: Runner): void {
+  runner.stopChecks?.();
+  runner.stopChecks = undefined;
+  runner.unsubscribe = undefined;
+  runner.holdingUntil = 0;
+  forget(runner);
+  void runner.parts.events.releaseLease(LEASE, runner.holder).catch(() => undefined);
+}
+
+/** One check: the lease, the agents as the store has them, a read of the calls when it is due, and the time. */
+async function check(runner: Runner): Promise<void> {
+  const { parts } = runner;
+  // The router must hear every update while it routes: it takes the lease only while subscribed.
+  runner.unsubscribe ??= await parts.events.subscribe(
+    (update) => {
+      const event = eventOf(update, runner.state, parts.clock.now());
+      if (event) dispatch(runner, event);
+    },
+    () => lost(runner),
+  );
+  const takenAt = parts.clock.now();
+  const holding = await parts.events.lease(LEASE, runner.holder, leaseMs(parts.intervalMs));
+  runner.holdingUntil = holding ? takenAt + leaseMs(parts.intervalMs) / 2 : 0;
+  if (!holding) return forget(runner);
+  const records = await parts.availability.all();
+  for (const record of records) {
+    runner.subjects.set(record.agentId, record.subject);
+    const { agentId, availability, since, queues } = record;
+    dispatch(runner, { type: 'agent', agent: { agentId, availability, idleSince: since, queues }, at: parts.clock.now() });
+  }
+  if (records.some((record) => record.availability === 'available') && (runner.unread || !parts.reads?.reading())) {
+    dispatch(runner, { type: 'read', calls: await readCalls(parts), at: parts.clock.now() });
+    runner.unread = false;
+  }
+  dispatch(runner, { type: 'tick', at: parts.clock.now() });
+}
+
+/** Runs a check unless one is under way, telling the log when the checks start or stop failing. */
+function tick(runner: Runner): void {
+  const { parts } = runner;
+  if (runner.checking || runner.stopped) return;
+  runner.checking = true;
+  check(runner)
+    .then(() => {
+      if (runner.saidFailing) parts.log('voice proxy: the offer queues are checked again');
+      runner.saidFailing = false;
+    })
+    .catch((error: unknown) => {
+      if (!runner.saidFailing) parts.log(`voice proxy: a check of the offer queues failed (${message(error)}); the next ones try again`);
+      runner.saidFailing = true;
+    })
+    .finally(() => (runner.checking = false));
+}
+
+function nudge(runner: Runner): void {
+  if (runner.stopped) return;
+  runner.stopChecks ??= every(runner.parts.clock, runner.parts.intervalMs, () => tick(runner), true);
+  tick(runner);
+}
+
 /** Starts routing the offer-mode queues, while subscribed to the bus, until `stop()`. */
 export function createOfferRunner(parts: OfferRunnerParts): OfferRunner {
-  const holder = randomUUID();
-  let state = emptyRouterState();
-  /** Until when this replica routes: half its lease's life after it was last taken, so a stalled holder stops first. */
-  let holdingUntil = 0;
-  let stopped = false;
-  let checking = false;
-  let saidFailing = false;
-  let unsubscribe: Unsubscribe | undefined;
-  /** Stops the checks' timer while they run. */
-  let stopChecks: (() => void) | undefined;
-  /** Whether the router has made no read of its own since it last started afresh: until it has, it reads for itself. */
-  let unread = true;
-  /** The subject of each agent id, for its session read. */
-  const subjects = new Map<string, string>();
-
-  /** Forgets what the router believed: it starts afresh from its own read. */
-  const forget = () => {
-    state = emptyRouterState();
-    unread = true;
+  const runner: Runner = {
+    parts,
+    holder: randomUUID(),
+    state: emptyRouterState(),
+    holdingUntil: 0,
+    stopped: false,
+    checking: false,
+    saidFailing: false,
+    unsubscribe: undefined,
+    stopChecks: undefined,
+    unread: true,
+    subjects: new Map(),
   };
-
-  const dispatch = (event: RouterEvent): void => {
-    if (stopped || parts.clock.now() >= holdingUntil) return;
-    const [next, decisions] = route(state, event, parts.router);
-    state = next;
-    for (const decision of decisions) void run(decision).catch((error: unknown) => parts.log(`voice proxy: an offer could not be carried out (${message(error)})`));
-  };
-
-  /** Whether the agent's current session can ring now: active, and no call of theirs busy (spec 4.7). */
-  async function canRing(agentId: string): Promise<boolean> {
-    const subject = subjects.get(agentId);
-    if (subject === undefined) return false;
-    await parts.budget.admitRecoveryRead();
-    const read = parts.ensureOk(await parts.upstream({ method: 'GET', path: '/browser-sessions', query: { externalSubject: subject } })).body as { session?: { status?: unknown } | null; call?: { busy?: unknown } | null } | undefined;
-    return read?.session?.status === 'active' && read.call?.busy !== true;
-  }
-
-  async function offer(queueId: string, agentId: string): Promise<void> {
-    const failed = (reason: 'queue_empty' | 'agent_unavailable' | 'error') => dispatch({ type: 'offer-failed', agentId, reason, at: parts.clock.now() });
-    if (!(await parts.events.lease(agentLease(agentId), holder, AGENT_LEASE_MS).catch(() => false))) return failed('error');
-    const release = () => parts.events.releaseLease(agentLease(agentId), holder).catch(() => undefined);
-    if (!(await canRing(agentId).catch(() => false))) return void (await release(), failed('agent_unavailable'));
-    const response = await parts.upstream({ method: 'POST', path: `/queues/${queueId}/dequeue`, body: { connectTo: agentId }, lostCode: 'dequeue_outcome_unknown' }).finally(release);
-    const call = response.status === 200 ? queueCallOf((response.body as { call?: unknown } | undefined)?.call) : null;
-    if (!call) return failed(response.status === 409 && (response.body as { code?: unknown } | undefined)?.code === 'queue_empty' ? 'queue_empty' : response.status === 409 ? 'agent_unavailable' : 'error');
-    parts.budget.callSeen(budgetViewOf(call));
-    dispatch({ type: 'offered', agentId, queueId, callId: call.id, at: parts.clock.now() });
-    await parts.events.publish({ event: 'call.claimed', callId: call.id, queueId: call.queueId });
-    void watchClaim(parts, call, { intervalMs: parts.claimReadIntervalMs, maxMs: parts.claimWatchMs });
-  }
-
-  async function run(decision: RouterDecision): Promise<void> {
-    if (decision.type === 'offer') return offer(decision.queueId, decision.agentId);
-    if (decision.type === 'settled') return parts.events.releaseLease(agentLease(decision.agentId), holder);
-    const subject = subjects.get(decision.agentId);
-    const record = subject === undefined ? null : await parts.availability.get(subject);
-    // An absent agent is not offered caller after caller (issue 33 point 3).
-    if (record) await parts.availability.set({ ...record, availability: 'away', since: parts.clock.now() });
-  }
-
   // The re-reads' reads, each taken as it is answered, as fresh as one of the router's own.
-  const stopTaking = parts.reads?.onRead((calls) => dispatch({ type: 'read', calls: callsReadOf(calls), at: parts.clock.now() }));
-
-  const listen = (update: QueueUpdate) => {
-    const event = eventOf(update, state, parts.clock.now());
-    if (event) dispatch(event);
+  const stopTaking = parts.reads?.onRead((calls) => dispatch(runner, { type: 'read', calls: callsReadOf(calls), at: parts.clock.now() }));
+  nudge(runner);
+  return {
+    nudge: () => nudge(runner),
+    stop() {
+      runner.stopped = true;
+      stopTaking?.();
+      runner.unsubscribe?.();
+      lost(runner);
+    },
   };
-  /**
-   * The subscription ended (the bus closed, or its Redis connection dropped): the checks pause until a nudge (a
-   * page says available, or opens its event stream, as pages do again after a drop).
-   */
-  const lost = () => {
-    stopChecks?.();
-    stopChecks = undefined;
-    unsubscribe = undefined;
-    holdingUntil = 0;
-    forget();
-    void parts.events.releaseLease(LEASE, holder).catch(() => undefined);
-  };
-
-  async function check(): Promise<void> {
-    // The router must hear every update while it routes: it takes the lease only while subscribed.
-    unsubscribe ??= await parts.events.subscribe(listen, lost);
-    const takenAt = parts.clock.now();
-    const holding = await parts.events.lease(LEASE, holder, leaseMs(parts.intervalMs));
-    holdingUntil = holding ? takenAt + leaseMs(parts.intervalMs) / 2 : 0;
-    if (!holding) return forget();
-    const records = await parts.availability.all();
-    for (const record of records) {
-      subjects.set(record.agentId, record.subject);
-      const { agentId, availability, since, queues } = record;
-      dispatch({ type: 'agent', agent: { agentId, availability, idleSince: since, queues }, at: parts.clock.now() });
-    }
-    if (records.some((record) => record.availability === 'available') && (unread || !parts.reads?.reading())) {
-      dispatch({ type: 'read', calls: await readCalls(parts), at: parts.clock.now() });
-      unread = false;
-    }
-    dispatch({ type: 'tick', at: parts.clock.now() });
-  }
-
-  const tick = () => {
-    if (checking || stopped) return;
-    checking = true;
-    check()
-      .then(() => {
-        if (saidFailing) parts.log('voice proxy: the offer queues are checked again');
-        saidFailing = false;
-      })
-      .catch((error: unknown) => {
-        if (!saidFailing) parts.log(`voice proxy: a check of the offer queues failed (${message(error)}); the next ones try again`);
-        saidFailing = true;
-      })
-      .finally(() => (checking = false));
-  };
-  const nudge = () => {
-    if (stopped) return;
-    stopChecks ??= every(parts.clock, parts.intervalMs, tick, true);
-    tick();
-  };
-  const stop = () => {
-    stopped = true;
-    stopTaking?.();
-    unsubscribe?.();
-    lost();
-  };
-  nudge();
-  return { nudge, stop };
 }

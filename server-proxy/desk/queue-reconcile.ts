@@ -181,86 +181,97 @@ async function round(parts: ReconcileParts, run: Run, handOn: (calls: readonly Q
   }
 }
 
+/** The re-reads of one proxy as they stand: its run while pages watch, and who takes each read. */
+interface Reconciler {
+  parts: ReconcileParts;
+  /** This replica's name on the lease. */
+  holder: string;
+  watchers: number;
+  run: Run | undefined;
+  /** Whether the log was told the re-reads fail, until one succeeds. */
+  saidFailing: boolean;
+  listeners: Set<(calls: readonly QueueCall[]) => void>;
+}
+
+/** Hands a read to each listener; one that throws is logged and keeps the others fed. */
+function handOn(reconciler: Reconciler, calls: readonly QueueCall[]): void {
+  for (const listener of reconciler.listeners) {
+    try {
+      listener(calls);
+    } catch (error) {
+      reconciler.parts.log(`voice proxy: a read of the queues could not be handed on (${error instanceof Error ? error.message : String(error)})`);
+    }
+  }
+}
+
+function scheduleRound(reconciler: Reconciler, current: Run): void {
+  if (current.stopped) return;
+  current.timer = reconciler.parts.clock.setTimeout(() => void tick(reconciler, current), reconciler.parts.intervalMs);
+  unref(current.timer);
+}
+
+/** Takes the lease, re-reads when it holds it, and schedules the next round whatever happened. */
+async function tick(reconciler: Reconciler, current: Run): Promise<void> {
+  const { parts } = reconciler;
+  try {
+    current.holding = await parts.events.lease(LEASE, reconciler.holder, leaseMs(parts.intervalMs)).catch((error: unknown) => {
+      current.holding = false;
+      throw error;
+    });
+    if (current.holding) await round(parts, current, (calls) => handOn(reconciler, calls));
+    if (reconciler.saidFailing) parts.log('voice proxy: the queues are re-read again');
+    reconciler.saidFailing = false;
+  } catch (error) {
+    // A refused or failed read skips the round; the next one tries again.
+    if (!reconciler.saidFailing) parts.log(`voice proxy: a re-read of the queues failed (${error instanceof Error ? error.message : String(error)}); the next one tries again`);
+    reconciler.saidFailing = true;
+  } finally {
+    current.touched = null;
+    scheduleRound(reconciler, current);
+  }
+}
+
+function startRun(reconciler: Reconciler): void {
+  const current: Run = { waiting: new Map(), touched: null, timer: undefined, unsubscribe: undefined, stopped: false, holding: false };
+  reconciler.run = current;
+  // Subscribed to follow what the bus tells, and to stop when it closes (shutdown).
+  reconciler.parts.events.subscribe((update) => track(current, update), () => stopRun(reconciler)).then(
+    (unsubscribe) => (current.stopped ? unsubscribe() : (current.unsubscribe = unsubscribe)),
+    () => undefined,
+  );
+  scheduleRound(reconciler, current);
+}
+
+function stopRun(reconciler: Reconciler): void {
+  const current = reconciler.run;
+  if (!current) return;
+  reconciler.run = undefined;
+  current.stopped = true;
+  reconciler.parts.clock.clearTimeout(current.timer);
+  current.unsubscribe?.();
+  void reconciler.parts.events.releaseLease(LEASE, reconciler.holder).catch(() => undefined);
+}
+
 /** Creates the re-reads of one proxy; nothing runs until a page watches. */
 export function createQueueReconciler(parts: ReconcileParts): QueueReconciler {
-  const holder = randomUUID();
-  let watchers = 0;
-  let run: Run | undefined;
-  let saidFailing = false;
-  const listeners = new Set<(calls: readonly QueueCall[]) => void>();
-  const handOn = (calls: readonly QueueCall[]) => {
-    for (const listener of listeners) {
-      try {
-        listener(calls);
-      } catch (error) {
-        parts.log(`voice proxy: a read of the queues could not be handed on (${error instanceof Error ? error.message : String(error)})`);
-      }
-    }
-  };
-
-  const next = (current: Run) => {
-    if (current.stopped) return;
-    current.timer = parts.clock.setTimeout(() => void tick(current), parts.intervalMs);
-    unref(current.timer);
-  };
-
-  async function tick(current: Run): Promise<void> {
-    try {
-      current.holding = await parts.events.lease(LEASE, holder, leaseMs(parts.intervalMs)).catch((error: unknown) => {
-        current.holding = false;
-        throw error;
-      });
-      if (current.holding) await round(parts, current, handOn);
-      if (saidFailing) parts.log('voice proxy: the queues are re-read again');
-      saidFailing = false;
-    } catch (error) {
-      // A refused or failed read skips the round; the next one tries again.
-      if (!saidFailing) parts.log(`voice proxy: a re-read of the queues failed (${error instanceof Error ? error.message : String(error)}); the next one tries again`);
-      saidFailing = true;
-    } finally {
-      current.touched = null;
-      next(current);
-    }
-  }
-
-  const start = () => {
-    const current: Run = { waiting: new Map(), touched: null, timer: undefined, unsubscribe: undefined, stopped: false, holding: false };
-    run = current;
-    // Subscribed to follow what the bus tells, and to stop when it closes (shutdown).
-    parts.events.subscribe((update) => track(current, update), stop).then(
-      (unsubscribe) => (current.stopped ? unsubscribe() : (current.unsubscribe = unsubscribe)),
-      () => undefined,
-    );
-    next(current);
-  };
-
-  function stop(): void {
-    const current = run;
-    if (!current) return;
-    run = undefined;
-    current.stopped = true;
-    parts.clock.clearTimeout(current.timer);
-    current.unsubscribe?.();
-    void parts.events.releaseLease(LEASE, holder).catch(() => undefined);
-  }
-
+  const reconciler: Reconciler = { parts, holder: randomUUID(), watchers: 0, run: undefined, saidFailing: false, listeners: new Set() };
   return {
     watch() {
-      watchers += 1;
+      reconciler.watchers += 1;
       // Also after the bus ended the run (a Redis subscription lost): the pages' streams came back.
-      if (!run) start();
+      if (!reconciler.run) startRun(reconciler);
       let done = false;
       return () => {
         if (done) return;
         done = true;
-        watchers -= 1;
-        if (watchers === 0) stop();
+        reconciler.watchers -= 1;
+        if (reconciler.watchers === 0) stopRun(reconciler);
       };
     },
-    reading: () => run?.holding ?? false,
+    reading: () => reconciler.run?.holding ?? false,
     onRead(listener) {
-      listeners.add(listener);
-      return () => void listeners.delete(listener);
+      reconciler.listeners.add(listener);
+      return () => void reconciler.listeners.delete(listener);
     },
   };
 }

@@ -20,6 +20,37 @@ export interface ProxyMetrics {
 /** Upstream latency buckets in seconds: a loopback service answers in milliseconds, a slow one in seconds. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+type BudgetSnapshot = Awaited<ReturnType<KeyBudget['snapshot']>>;
+
+/**
+ * The budget's gauges on `registry`, each read from the budget when scraped, so they are as fresh as the scrape:
+ * once for all four, which prom-client collects together (with Redis, each read is two round trips).
+ */
+function registerBudgetGauges(registry: Registry, budget: Pick<KeyBudget, 'snapshot'>): void {
+  let scraping: Promise<BudgetSnapshot | null> | undefined;
+  const snapshotOnce = () =>
+    (scraping ??= budget
+      .snapshot()
+      .catch(() => null)
+      .finally(() => (scraping = undefined)));
+  const budgetGauge = (name: string, help: string, read: (snapshot: BudgetSnapshot) => number | null) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        // Not known yet (no answer of the service), or a store that does not answer: NaN, never a false 0.
+        const snapshot = await snapshotOnce();
+        const value = snapshot ? read(snapshot) : null;
+        this.set(value ?? Number.NaN);
+      },
+    });
+  budgetGauge('voice_proxy_calls_in_progress', 'Calls holding a place in the key budget (read busy within the last 15 s)', (s) => s.callsInProgress);
+  budgetGauge('voice_proxy_call_places', 'Calls the key budget lets be in progress at once now', (s) => s.places);
+  budgetGauge('voice_proxy_quota_remaining', "Requests left in the key's current quota window, as the service last said", (s) => s.reading?.remaining ?? null);
+  budgetGauge('voice_proxy_quota_per_minute', "The key's quota a minute, as the service said", (s) => s.reading?.perMinute ?? null);
+}
+
 /** Creates the metrics of one proxy, reading the budget's figures when scraped. */
 export function createProxyMetrics(budget: Pick<KeyBudget, 'snapshot'>): ProxyMetrics {
   const registry = new Registry();
@@ -49,30 +80,7 @@ export function createProxyMetrics(budget: Pick<KeyBudget, 'snapshot'>): ProxyMe
     labelNames: ['code'] as const,
     registers: [registry],
   });
-  // The budget's figures are read when scraped, so they are as fresh as the scrape: once for all four gauges,
-  // which prom-client collects together (with Redis, each read is two round trips).
-  let scraping: Promise<Awaited<ReturnType<KeyBudget['snapshot']>> | null> | undefined;
-  const snapshotOnce = () =>
-    (scraping ??= budget
-      .snapshot()
-      .catch(() => null)
-      .finally(() => (scraping = undefined)));
-  const budgetGauge = (name: string, help: string, read: (snapshot: Awaited<ReturnType<KeyBudget['snapshot']>>) => number | null) =>
-    new Gauge({
-      name,
-      help,
-      registers: [registry],
-      async collect() {
-        // Not known yet (no answer of the service), or a store that does not answer: NaN, never a false 0.
-        const snapshot = await snapshotOnce();
-        const value = snapshot ? read(snapshot) : null;
-        this.set(value ?? Number.NaN);
-      },
-    });
-  budgetGauge('voice_proxy_calls_in_progress', 'Calls holding a place in the key budget (read busy within the last 15 s)', (s) => s.callsInProgress);
-  budgetGauge('voice_proxy_call_places', 'Calls the key budget lets be in progress at once now', (s) => s.places);
-  budgetGauge('voice_proxy_quota_remaining', "Requests left in the key's current quota window, as the service last said", (s) => s.reading?.remaining ?? null);
-  budgetGauge('voice_proxy_quota_per_minute', "The key's quota a minute, as the service said", (s) => s.reading?.perMinute ?? null);
+  registerBudgetGauges(registry, budget);
 
   return {
     upstream(route, method, status, seconds) {
