@@ -74,9 +74,9 @@ function createOutbox(stream: SSEStreamingApi) {
 /**
  * An update as the stream sends it: its name, and the rest as data. A `call.updated` goes as `call.received`:
  * a page lists callers by call id and takes a `call.received` for one it lists as that caller now (a Map's set,
- * lib/queue-watch.ts), so every page corrects its list with no code of its own, pages already loaded from an
+ * the page's queue watch), so every page corrects its list with no code of its own, pages already loaded from an
  * older bundle included, and the page's bundle does not grow. A name of its own would need both. The view sends
- * it only for a caller it shows (queue-view.ts), so a page never gets it for a caller it does not list.
+ * it only for a caller it shows (`createWaitingView`), so a page never gets it for a caller it does not list.
  */
 const sendUpdate = (outbox: ReturnType<typeof createOutbox>, { event, ...data }: QueueUpdate) => outbox.event(event === 'call.updated' ? 'call.received' : event, data);
 

@@ -117,7 +117,7 @@ async function revoke(deps: Deps, subject: string): Promise<void> {
   const { session, call } = await readCurrent(deps, subject);
   let sessionFailure: unknown;
   if (isResourceId(session?.id)) await endSession(deps, session.id).catch((error: unknown) => (sessionFailure = error));
-  // The call is the user's: the service listed it under their subject, as ownership.ts proves it.
+  // The call is the user's: the service listed it under their subject, as `createOwnership` proves it.
   if (running(call)) await endCall(deps, call?.id);
   // A call that ran is dealt with first: a session left open expires by itself, a call may not.
   if (sessionFailure !== undefined) throw sessionFailure;

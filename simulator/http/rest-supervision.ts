@@ -51,7 +51,7 @@ function audioAnswer(file: Buffer, id: string, range: string | undefined): Respo
   return new Response(new Uint8Array(part), { status: 206, headers: { ...headers, 'Content-Length': String(part.length) } });
 }
 
-/** Monitor and recording routes of the REST app (rest.ts). */
+/** Monitor and recording routes of the REST app (spec 4.8: monitor a call, start and stop recording). */
 export function supervisionRoutes(app: Hono<RestEnv>, service: VoiceService, idempotency: IdempotencyStore): void {
   const { supervision } = service;
   app.post('/calls/:id/monitor', async (c) => {

@@ -126,7 +126,7 @@ export class SipConnection implements SipFlow {
   }
 
   /**
-   * Sends what the core says as an edge routes it (edge-routing.ts): a request in a dialog down the flow its
+   * Sends what the core says as an edge routes it (`readOutgoing`): a request in a dialog down the flow its
    * remote target came on, a response down the connection its request came on, anything else on this socket.
    * A stalled flow swallows it, as a dead path does; a closed one fails the request with the edge's `477`, as
    * Kamailio answers a relay it cannot send.
