@@ -5,10 +5,15 @@ import { createConnectionControl } from './api/session/connection-control.js';
 import { toVoiceError, VoiceBrowserError } from './core/errors.js';
 import { setMuted } from './api/calls/in-call-controls.js';
 import { createRuntime } from './runtime/runtime.js';
+import type { LinkParts } from './runtime/runtime-types.js';
 import type { SessionSetup } from './api/session/session-setup.js';
 import { createSharedTabs } from './api/tabs/shared-tabs.js';
-import type * as linkParts from './connect-parts.js';
-import type { SipLink, SipLinkOptions } from './runtime/sip-link.js';
+import type { createCloseProtection } from './api/session/close-protection.js';
+import type { createCallControl } from './api/calls/call-control.js';
+import type { createOfferRinger } from './platform/web/media/offer-ringer.js';
+import type { runPreflight } from './api/preflight/preflight.js';
+import type { watchQueueStream } from './platform/web/queue-watch.js';
+import type { createSessionSetup } from './api/session/session-setup.js';
 import { canConnect, canRenew } from './core/status-rules.js';
 import { browserTabs } from './platform/web/tab-environment.js';
 import type { Phone, TabEnvironment } from './runtime/tab-ports.js';
@@ -51,11 +56,19 @@ interface SipOperations {
 }
 
 /**
- * What the SIP chunk (sip-adapter.ts, loaded on the first connect()) brings: SIP.js's link, and every part that acts
- * only with one, as sip-chunk.ts lists them (the runtime's `LinkParts` are some of them).
+ * What the SIP chunk (loaded on the first connect()) brings: SIP.js's link, and every part that acts only with
+ * one (the runtime's `LinkParts` are some of them). Written out here rather than read from the chunk's entry, so
+ * that the factory stays one level above the operations; the compiler checks the chunk against it.
  * @internal
  */
-export type SipParts = typeof linkParts & { openSipLink(options: SipLinkOptions): Promise<SipLink> };
+export interface SipParts extends LinkParts {
+  createCallControl: typeof createCallControl;
+  createCloseProtection: typeof createCloseProtection;
+  createOfferRinger: typeof createOfferRinger;
+  runPreflight: typeof runPreflight;
+  watchQueueStream: typeof watchQueueStream;
+  createSessionSetup: typeof createSessionSetup;
+}
 
 /**
  * The test seams: a fake clock, the SIP chunk's parts handed in (a fake link among them), so that a test's fake

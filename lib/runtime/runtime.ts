@@ -5,7 +5,7 @@ import { disconnected, transition as connectionTransition, type ConnectionEvent,
 import { toVoiceError, type VoiceBrowserError } from '../core/errors.js';
 import type { ExpiryTimer } from './expiry-timer.js';
 import { noMedia, type MediaEvent, type MediaSlice } from '../core/machines/media-machine.js';
-import type { CallOrigin, Effect, EventsDisjoint, HelperEvent, LinkParts, RuntimeSeams } from './runtime-types.js';
+import type { CallOrigin, Effect, EventsDisjoint, HelperEvent, LinkParts, Runtime, RuntimeSeams } from './runtime-types.js';
 import type { IncomingInvite, SipLink } from './sip-link.js';
 import { audioMay, CONNECTION_TRANSITIONS } from '../core/state-transitions.js';
 import { createStatusStore } from './status-store.js';
@@ -23,8 +23,6 @@ import type { VoiceBackend } from '../core/backend-types.js';
 
 const disjoint: EventsDisjoint = true;
 void disjoint;
-
-export type Runtime = ReturnType<typeof createRuntime>;
 
 /** The offer ringing (`status().offer`): a queue caller's INVITE the call machine holds with no attempt. */
 function offerOf({ attempt, heldInvite: invite }: CallSlice): Offer | null {
@@ -44,7 +42,7 @@ const CHECKED = [
  * Creates the runtime. A factory whose closure is the loop's state: the machines' states, the ports, and what
  * the effects hold (the one hangup in flight). One closure past 40 lines: dispatch, commit and run share it.
  */
-export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams) {
+export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams): Runtime {
   const backend: VoiceBackend = options.backend;
   const { clock } = seams;
   const store = createStatusStore(options, clock);

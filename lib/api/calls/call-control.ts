@@ -3,7 +3,7 @@ import { whyNoCalls } from '../../core/machines/connection-machine.js';
 import { isDefiniteRejection, toVoiceError, VoiceBrowserError } from '../../core/errors.js';
 import { sendDigit } from './in-call-controls.js';
 import { asBrowserCall, queueRoutes } from '../../runtime/queue-call.js';
-import type { Runtime } from '../../runtime/runtime.js';
+import type { Runtime } from '../../runtime/runtime-types.js';
 import { canAnswerNext, canCall, canRetryCall, canSendDtmf } from '../../core/status-rules.js';
 import type { CallRoutes } from '../../runtime/call-reads.js';
 import { isTerminal } from '../../core/machines/call-machine.js';

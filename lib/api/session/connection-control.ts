@@ -1,5 +1,6 @@
 import { toVoiceError, VoiceBrowserError } from '../../core/errors.js';
-import type { Runtime } from '../../runtime/runtime.js';
+import { sessionView } from '../../core/machines/connection-machine.js';
+import type { Runtime } from '../../runtime/runtime-types.js';
 import type { BrowserCall, BrowserSession, VoiceBrowserStatus } from '../../core/types.js';
 
 /**
@@ -17,10 +18,8 @@ const END_WAIT_MS = 15_000;
 const UNKNOWN_WAIT_MS = 3_000;
 const PROOF_WAIT_MS = 3_000;
 
-/** The session as the status shows it. */
-export const sessionView = (session: BrowserSession) => ({ id: session.id, expiresAt: session.expiresAt });
 /** A signal for a request that must finish even when the helper's lifetime ends (an ending session). */
-export const detached = () => new AbortController().signal;
+const detached = () => new AbortController().signal;
 
 /** The connection operations over one runtime; its closure holds no state, only the steps. */
 export function createConnectionControl(rt: Runtime) {
