@@ -137,11 +137,11 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
     return loaded;
   };
   /** A failed download of the SIP chunk rejects the operation that needed it `connection_failed`. */
-  const unloaded = (error: unknown) => rt.fail(toVoiceError(error, 'connection_failed', 'could not load the SIP part of the helper'));
+  const unloaded = (error: unknown) => rt.refuse(toVoiceError(error, 'connection_failed', 'could not load the SIP part of the helper'));
   /** Runs an operation of the SIP chunk, loaded on first use. */
   const withSip = <T>(run: (operations: SipOperations) => Promise<T>): Promise<T> => (loaded ? run(loaded) : load().then(run, unloaded));
   /** recover() and preflight() are for a helper that holds nothing yet. */
-  const notFresh = (method: string) => rt.fail(new VoiceBrowserError('browser_session_unavailable', `${method}() is for a fresh helper, before connect()`));
+  const notFresh = (method: string) => rt.refuse(new VoiceBrowserError('browser_session_unavailable', `${method}() is for a fresh helper, before connect()`));
   /** The operation of each kind in flight: a second call joins it. */
   let connecting: Promise<void> | undefined;
   let renewing: Promise<void> | undefined;
@@ -166,12 +166,12 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
       if (connecting) return connecting;
       if (testing) return testing.then(() => helper.connect());
       if (status.connection === 'recovery_required') {
-        return rt.fail(new VoiceBrowserError('browser_session_unavailable', 'a session from before the reload must be cleaned up with disconnect() first'));
+        return rt.refuse(new VoiceBrowserError('browser_session_unavailable', 'a session from before the reload must be cleaned up with disconnect() first'));
       }
       // recover() decides whether there is a session to clean up first: connect() follows its answer.
       if (recovering) return recovering.then(() => helper.connect());
       if (!canConnect(status)) {
-        return rt.fail(
+        return rt.refuse(
           status.busy
             ? new VoiceBrowserError('cleanup_unknown', 'a call of the last session was not proven ended; disconnect() again before connect()')
             : new VoiceBrowserError('browser_session_unavailable', `connect() while ${status.connection}${status.session ? ' with a session to clean up: disconnect() first' : ''}`),
@@ -201,9 +201,9 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
     hangup: rt.hangup,
     mute(muted) {
       try {
-        rt.show({ muted: setMuted(rt.link, muted) });
+        rt.dispatch({ type: 'mute_set', muted: setMuted(rt.link, muted) });
       } catch (error) {
-        rt.show({ error: toVoiceError(error, 'invalid_argument', 'mute() failed').toStatus() });
+        rt.dispatch({ type: 'refused', error: toVoiceError(error, 'invalid_argument', 'mute() failed').toStatus() });
         throw error;
       }
     },
@@ -212,7 +212,7 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
       if (renewing) return renewing;
       const status = rt.status();
       if (!canRenew(status)) {
-        return rt.fail(
+        return rt.refuse(
           status.busy
             ? new VoiceBrowserError('browser_agent_busy', 'renew() only while idle: wait until busy is false')
             : new VoiceBrowserError('browser_session_unavailable', `renew() while ${status.connection}; connect() first`),

@@ -5,6 +5,7 @@ import type { Clock } from '../core/clock.js';
 import type { ConnectionEffect, ConnectionEvent, ConnectionSlice } from '../core/machines/connection-machine.js';
 import type { createExpiryTimer } from './expiry-timer.js';
 import type { MediaEffect, MediaEvent, transition as mediaTransition } from '../core/machines/media-machine.js';
+import type { SettingsEffect, SettingsEvent } from '../core/machines/settings-machine.js';
 import type { VoiceBackend } from '../core/backend-types.js';
 import type { VoiceBrowserError } from '../core/errors.js';
 import type { BrowserCall, SessionTransport, TimingEvent, VoiceBrowserStatus } from '../core/types.js';
@@ -34,11 +35,11 @@ export interface LinkParts {
 }
 
 /** Every event of the loop: each machine takes its own and leaves the others'. */
-export type HelperEvent = ConnectionEvent | CallEvent | MediaEvent;
+export type HelperEvent = ConnectionEvent | CallEvent | MediaEvent | SettingsEvent;
 /** Each event is one machine's: no two share an event's name (the compiler refuses this line otherwise). */
-export type EventsDisjoint = [Extract<ConnectionEvent['type'], CallEvent['type'] | MediaEvent['type']> | Extract<CallEvent['type'], MediaEvent['type']>] extends [never] ? true : never;
+export type EventsDisjoint = [Extract<ConnectionEvent['type'], CallEvent['type'] | MediaEvent['type'] | SettingsEvent['type']> | Extract<CallEvent['type'], MediaEvent['type'] | SettingsEvent['type']> | Extract<MediaEvent['type'], SettingsEvent['type']>] extends [never] ? true : never;
 /** Every effect the machines decide; runtime.ts runs each. */
-export type Effect = ConnectionEffect | CallEffect | MediaEffect;
+export type Effect = ConnectionEffect | CallEffect | MediaEffect | SettingsEffect;
 
 /**
  * Where the current call came from: its session, when this page started it (unset: recover() found it), and,
@@ -74,9 +75,8 @@ export interface Runtime extends ReconcileHost {
   readonly connectionState: ConnectionSlice;
   status(): VoiceBrowserStatus;
   timing(name: TimingEvent['name'], startedAt: number | undefined, callId?: string): void;
-  /** Shows what no machine owns: the mute wish, or the error of a request that changed no state. */
-  show(patch: Partial<Pick<VoiceBrowserStatus, 'muted' | 'error' | 'availability'>>): void;
-  fail(error: VoiceBrowserError): Promise<never>;
+  /** Rejects with `error`, which shows first: an event of the settings machine (a refused input, a failed request). */
+  refuse(error: VoiceBrowserError): Promise<never>;
   /** The lifetime of this connection: aborted by disconnect(), begun again by connect() and recover(). */
   signal(): AbortSignal;
   beginLifetime(): void;

@@ -86,7 +86,7 @@ describe('lib/ in layers', () => {
   });
 
   it('keeps its machines pure: they import no other file of the helper but the shapes', () => {
-    for (const machine of ['call-machine', 'connection-machine', 'media-machine', 'link-machine', 'offer-ring']) {
+    for (const machine of ['call-machine', 'connection-machine', 'media-machine', 'link-machine', 'offer-ring', 'settings-machine']) {
       expect(importsOf(`lib/core/machines/${machine}.ts`).map((edge) => edge.to)).toEqual(['lib/core/types.ts']);
     }
     // The call machine's half of the attempts, which comes with the SIP chunk, takes the rest of it and the shapes.

@@ -79,7 +79,7 @@ export function createCallControl(rt: Runtime) {
   function startCall(input: CallInput, callOptions: { idempotencyKey: string }): Promise<BrowserCall> {
     const key = callOptions?.idempotencyKey;
     const invalid = checkStart(input, key);
-    if (invalid) return rt.fail(invalid);
+    if (invalid) return rt.refuse(invalid);
     // A double click with the same key joins the request in flight: one intent, one call.
     if (starting?.key === key) return starting.promise;
     const status = rt.status();
@@ -88,10 +88,10 @@ export function createCallControl(rt: Runtime) {
     const retry = attempt?.idempotencyKey === key && canRetryCall(status);
     if (retry && !sameInput(attempt.input, input)) {
       // The service would answer 409 idempotency_conflict, which proves nothing about the first attempt.
-      return rt.fail(new VoiceBrowserError('invalid_argument', 'a retry must repeat the attempt it retries: same key, same from, to and options'));
+      return rt.refuse(new VoiceBrowserError('invalid_argument', 'a retry must repeat the attempt it retries: same key, same from, to and options'));
     }
     const sessionId = refusal(retry);
-    if (typeof sessionId !== 'string') return rt.fail(sessionId);
+    if (typeof sessionId !== 'string') return rt.refuse(sessionId);
     const own = copyInput(input);
     rt.startCall({ sessionId, startedAt: retry ? rt.origin?.startedAt : rt.clock.now() }, { type: 'attempt_started', idempotencyKey: key, input: own });
     // spec 4.7, 7: a lost answer keeps the attempt and its key; the caller retries with the same key.
@@ -109,7 +109,7 @@ export function createCallControl(rt: Runtime) {
   function takeCaller(key: string, claim: (routes: CallRoutes, options: { signal: AbortSignal }) => Promise<BrowserCall>, origin: { queueId?: string; monitor?: string; accept?: true }, unknown: VoiceBrowserError): Promise<BrowserCall> {
     if (starting?.key === key) return starting.promise;
     const sessionId = refusal();
-    if (typeof sessionId !== 'string') return rt.fail(sessionId);
+    if (typeof sessionId !== 'string') return rt.refuse(sessionId);
     const routes = queueRoutes(backend);
     rt.startCall({ sessionId, startedAt: rt.clock.now(), routes }, { type: 'attempt_started', idempotencyKey: key, input: { from: '', to: '' }, ...origin });
     return once(key, () => admit(claim(routes, { signal: rt.signal() }), unknown));
@@ -120,7 +120,7 @@ export function createCallControl(rt: Runtime) {
   /** Claims the next caller of `queueId` for this agent: the dequeue as the attempt's request. */
   function answerNext(queueId: string): Promise<BrowserCall> {
     if (typeof queueId !== 'string' || !queueId || !backend.dequeue) {
-      return rt.fail(new VoiceBrowserError('invalid_argument', 'answerNext(queueId) takes a queue id, with a backend that has dequeue()'));
+      return rt.refuse(new VoiceBrowserError('invalid_argument', 'answerNext(queueId) takes a queue id, with a backend that has dequeue()'));
     }
     return takeCaller(`queue:${queueId}`, (_, options) => backend.dequeue!(queueId, options).then((r) => asBrowserCall(r.call)), { queueId }, lostClaim);
   }
@@ -128,14 +128,14 @@ export function createCallControl(rt: Runtime) {
   /** accept() of the offer ringing now: the read of its call as the attempt's request. */
   function accept(): Promise<BrowserCall> {
     const { offer } = rt.status();
-    if (!offer || !backend.getQueueCall) return rt.fail(new VoiceBrowserError('no_active_call', 'accept() needs an offered caller ringing'));
+    if (!offer || !backend.getQueueCall) return rt.refuse(new VoiceBrowserError('no_active_call', 'accept() needs an offered caller ringing'));
     return takeCaller(`offer:${offer.callId}`, (routes, options) => routes.read(offer.callId, options), { queueId: offer.queueId ?? undefined, accept: true }, lostClaim);
   }
 
   /** monitor(): a leg of call `callId` that rings this supervisor's page, listened to as the attempt's call. */
   function monitor(callId: string): Promise<BrowserCall> {
     if (typeof callId !== 'string' || !callId || !backend.monitorCall || !backend.getQueueCall) {
-      return rt.fail(new VoiceBrowserError('invalid_argument', 'monitor(callId) takes a call id, with a backend that has monitorCall() and getQueueCall()'));
+      return rt.refuse(new VoiceBrowserError('invalid_argument', 'monitor(callId) takes a call id, with a backend that has monitorCall() and getQueueCall()'));
     }
     const unknown = new VoiceBrowserError('monitor_outcome_unknown', 'the monitor request got no answer: the call shows here if a leg was made');
     return takeCaller(`monitor:${callId}`, (_, options) => backend.monitorCall!(callId, options).then((r) => asBrowserCall(r.call)), { monitor: callId }, unknown);
@@ -149,9 +149,9 @@ export function createCallControl(rt: Runtime) {
   async function record(start: boolean): Promise<void> {
     const method = start ? 'startRecording' : 'stopRecording';
     const { call, recording, attempt } = rt.status();
-    if (!call || isTerminal(call) || attempt?.monitor) return rt.fail(new VoiceBrowserError('no_active_call', `${method}() needs a call of this page in progress`));
+    if (!call || isTerminal(call) || attempt?.monitor) return rt.refuse(new VoiceBrowserError('no_active_call', `${method}() needs a call of this page in progress`));
     const stopped = !start && !(recording && recordingId);
-    if (!backend[method] || stopped) return rt.fail(new VoiceBrowserError('invalid_argument', `${method}() needs a backend with it${stopped ? ', and a recording started here' : ''}`));
+    if (!backend[method] || stopped) return rt.refuse(new VoiceBrowserError('invalid_argument', `${method}() needs a backend with it${stopped ? ', and a recording started here' : ''}`));
     try {
       const options = { signal: rt.signal() };
       const { recording: answer } = start ? await backend.startRecording!(call.id, options) : await backend.stopRecording!(call.id, recordingId!, options);
@@ -160,12 +160,12 @@ export function createCallControl(rt: Runtime) {
     } catch (cause) {
       // A refusal is the service's word; anything else (no answer, a 5xx) leaves the outcome unknown.
       const error = toVoiceError(cause, 'recording_outcome_unknown', 'the recording request failed');
-      return rt.fail(isDefiniteRejection(error) ? error : new VoiceBrowserError('recording_outcome_unknown', 'the recording request got no answer: status().recording shows what the service last said', { cause }));
+      return rt.refuse(isDefiniteRejection(error) ? error : new VoiceBrowserError('recording_outcome_unknown', 'the recording request got no answer: status().recording shows what the service last said', { cause }));
     }
   }
 
   /** What the server holds now (read as the SIP part loads, on the first connect()). */
-  void backend.getAvailability?.({ signal: rt.signal() }).then(({ availability }) => rt.show({ availability }), () => undefined);
+  void backend.getAvailability?.({ signal: rt.signal() }).then(({ availability }) => rt.dispatch({ type: 'availability_read', availability }), () => undefined);
 
   return {
     startCall,
@@ -175,22 +175,22 @@ export function createCallControl(rt: Runtime) {
     startRecording: () => record(true),
     stopRecording: () => record(false),
     decline(): Promise<void> {
-      if (!rt.status().offer) return rt.fail(new VoiceBrowserError('no_active_call', 'decline() needs an offered caller ringing'));
+      if (!rt.status().offer) return rt.refuse(new VoiceBrowserError('no_active_call', 'decline() needs an offered caller ringing'));
       rt.dispatch({ type: 'offer_declined' });
       return Promise.resolve();
     },
     async setAvailability(availability: Availability): Promise<void> {
       if ((availability !== 'available' && availability !== 'away') || !backend.setAvailability) {
-        return rt.fail(new VoiceBrowserError('invalid_argument', "setAvailability() takes 'available' or 'away', with a backend that has setAvailability()"));
+        return rt.refuse(new VoiceBrowserError('invalid_argument', "setAvailability() takes 'available' or 'away', with a backend that has setAvailability()"));
       }
       try {
         // Not the connection's lifetime: availability is the user's word, connected or not.
         const said = await backend.setAvailability(availability, { signal: new AbortController().signal });
-        rt.show({ availability: said.availability });
+        rt.dispatch({ type: 'availability_read', availability: said.availability });
       } catch (error) {
-        return rt.fail(toVoiceError(error, 'network_error', 'setAvailability() got no answer'));
+        return rt.refuse(toVoiceError(error, 'network_error', 'setAvailability() got no answer'));
       }
     },
-    sendDtmf: (digit: string) => sendDigit(rt.link, whyNoDigits(rt.status()), digit).catch((error: unknown) => rt.fail(toVoiceError(error, 'dtmf_outcome_unknown', 'sendDtmf() failed'))),
+    sendDtmf: (digit: string) => sendDigit(rt.link, whyNoDigits(rt.status()), digit).catch((error: unknown) => rt.refuse(toVoiceError(error, 'dtmf_outcome_unknown', 'sendDtmf() failed'))),
   };
 }

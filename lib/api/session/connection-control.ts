@@ -68,7 +68,7 @@ export function createConnectionControl(rt: Runtime) {
     try {
       found = await backend.getCurrentSession({ signal: rt.signal() });
     } catch (cause) {
-      return rt.fail(toVoiceError(cause, 'browser_voice_unavailable', 'could not read the current session; try recover() again'));
+      return rt.refuse(toVoiceError(cause, 'browser_voice_unavailable', 'could not read the current session; try recover() again'));
     }
     if (!found.session) return rt.status();
     // A support desk's agent may be on a caller it claimed from a queue: with the queue callbacks, that call is
