@@ -1,7 +1,7 @@
 import type { CallControl } from './api/calls/call-control.js';
 import type { Clock } from './core/clock.js';
 import { systemClock } from './platform/web/system-clock.js';
-import { createConnectionControl } from './api/session/connection-control.js';
+import { disconnect, recover } from './api/session/connection-control.js';
 import { toVoiceError, VoiceBrowserError } from './core/errors.js';
 import { setMuted } from './api/calls/in-call-controls.js';
 import { createRuntime } from './runtime/runtime.js';
@@ -127,7 +127,6 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
   };
   const sip = sipOf(internals);
   const rt = createRuntime(options, { clock: internals.clock ?? systemClock, linkParts: sip });
-  const lines = createConnectionControl(rt);
   let loaded: SipOperations | undefined;
   const load = async (): Promise<SipOperations> => {
     const parts = await sip();
@@ -157,7 +156,7 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
       // A preflight's own session would be found: recover() looks after it is gone.
       if (testing) return testing.then(() => helper.recover());
       if (!fresh()) return notFresh('recover');
-      recovering = lines.recover().finally(() => (recovering = undefined));
+      recovering = recover(rt).finally(() => (recovering = undefined));
       return recovering;
     },
     connect() {
@@ -186,7 +185,7 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
       if (canConnect(rt.status()) && !connecting) return Promise.resolve();
       // A connect() or renew() in flight finishes first: its session is then the one ended.
       disconnecting = Promise.allSettled([connecting, renewing])
-        .then(lines.disconnect)
+        .then(() => disconnect(rt))
         .finally(() => (disconnecting = undefined));
       return disconnecting;
     },
