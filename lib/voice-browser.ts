@@ -1,14 +1,19 @@
 import type { CallControl } from './api/calls/call-control.js';
 import type { Clock } from './core/clock.js';
 import { systemClock } from './platform/web/system-clock.js';
-import { createConnectionControl } from './api/session/connection-control.js';
+import { disconnect, recover } from './api/session/connection-control.js';
 import { toVoiceError, VoiceBrowserError } from './core/errors.js';
 import { setMuted } from './api/calls/in-call-controls.js';
 import { createRuntime } from './runtime/runtime.js';
+import type { LinkParts } from './runtime/runtime-types.js';
 import type { SessionSetup } from './api/session/session-setup.js';
 import { createSharedTabs } from './api/tabs/shared-tabs.js';
-import type * as linkParts from './connect-parts.js';
-import type { SipLink, SipLinkOptions } from './runtime/sip-link.js';
+import type { createCloseProtection } from './api/session/close-protection.js';
+import type { createCallControl } from './api/calls/call-control.js';
+import type { createOfferRinger } from './platform/web/media/offer-ringer.js';
+import type { runPreflight } from './api/preflight/preflight.js';
+import type { watchQueueStream } from './platform/web/queue-watch.js';
+import type { createSessionSetup } from './api/session/session-setup.js';
 import { canConnect, canRenew } from './core/status-rules.js';
 import { browserTabs } from './platform/web/tab-environment.js';
 import type { Phone, TabEnvironment } from './runtime/tab-ports.js';
@@ -51,11 +56,19 @@ interface SipOperations {
 }
 
 /**
- * What the SIP chunk (sip-adapter.ts, loaded on the first connect()) brings: SIP.js's link, and every part that acts
- * only with one, as sip-chunk.ts lists them (the runtime's `LinkParts` are some of them).
+ * What the SIP chunk (loaded on the first connect()) brings: SIP.js's link, and every part that acts only with
+ * one (the runtime's `LinkParts` are some of them). Written out here rather than read from the chunk's entry, so
+ * that the factory stays one level above the operations; the compiler checks the chunk against it.
  * @internal
  */
-export type SipParts = typeof linkParts & { openSipLink(options: SipLinkOptions): Promise<SipLink> };
+export interface SipParts extends LinkParts {
+  createCallControl: typeof createCallControl;
+  createCloseProtection: typeof createCloseProtection;
+  createOfferRinger: typeof createOfferRinger;
+  runPreflight: typeof runPreflight;
+  watchQueueStream: typeof watchQueueStream;
+  createSessionSetup: typeof createSessionSetup;
+}
 
 /**
  * The test seams: a fake clock, the SIP chunk's parts handed in (a fake link among them), so that a test's fake
@@ -114,7 +127,6 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
   };
   const sip = sipOf(internals);
   const rt = createRuntime(options, { clock: internals.clock ?? systemClock, linkParts: sip });
-  const lines = createConnectionControl(rt);
   let loaded: SipOperations | undefined;
   const load = async (): Promise<SipOperations> => {
     const parts = await sip();
@@ -124,11 +136,11 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
     return loaded;
   };
   /** A failed download of the SIP chunk rejects the operation that needed it `connection_failed`. */
-  const unloaded = (error: unknown) => rt.fail(toVoiceError(error, 'connection_failed', 'could not load the SIP part of the helper'));
+  const unloaded = (error: unknown) => rt.refuse(toVoiceError(error, 'connection_failed', 'could not load the SIP part of the helper'));
   /** Runs an operation of the SIP chunk, loaded on first use. */
   const withSip = <T>(run: (operations: SipOperations) => Promise<T>): Promise<T> => (loaded ? run(loaded) : load().then(run, unloaded));
   /** recover() and preflight() are for a helper that holds nothing yet. */
-  const notFresh = (method: string) => rt.fail(new VoiceBrowserError('browser_session_unavailable', `${method}() is for a fresh helper, before connect()`));
+  const notFresh = (method: string) => rt.refuse(new VoiceBrowserError('browser_session_unavailable', `${method}() is for a fresh helper, before connect()`));
   /** The operation of each kind in flight: a second call joins it. */
   let connecting: Promise<void> | undefined;
   let renewing: Promise<void> | undefined;
@@ -144,7 +156,7 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
       // A preflight's own session would be found: recover() looks after it is gone.
       if (testing) return testing.then(() => helper.recover());
       if (!fresh()) return notFresh('recover');
-      recovering = lines.recover().finally(() => (recovering = undefined));
+      recovering = recover(rt).finally(() => (recovering = undefined));
       return recovering;
     },
     connect() {
@@ -153,12 +165,12 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
       if (connecting) return connecting;
       if (testing) return testing.then(() => helper.connect());
       if (status.connection === 'recovery_required') {
-        return rt.fail(new VoiceBrowserError('browser_session_unavailable', 'a session from before the reload must be cleaned up with disconnect() first'));
+        return rt.refuse(new VoiceBrowserError('browser_session_unavailable', 'a session from before the reload must be cleaned up with disconnect() first'));
       }
       // recover() decides whether there is a session to clean up first: connect() follows its answer.
       if (recovering) return recovering.then(() => helper.connect());
       if (!canConnect(status)) {
-        return rt.fail(
+        return rt.refuse(
           status.busy
             ? new VoiceBrowserError('cleanup_unknown', 'a call of the last session was not proven ended; disconnect() again before connect()')
             : new VoiceBrowserError('browser_session_unavailable', `connect() while ${status.connection}${status.session ? ' with a session to clean up: disconnect() first' : ''}`),
@@ -173,7 +185,7 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
       if (canConnect(rt.status()) && !connecting) return Promise.resolve();
       // A connect() or renew() in flight finishes first: its session is then the one ended.
       disconnecting = Promise.allSettled([connecting, renewing])
-        .then(lines.disconnect)
+        .then(() => disconnect(rt))
         .finally(() => (disconnecting = undefined));
       return disconnecting;
     },
@@ -188,9 +200,9 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
     hangup: rt.hangup,
     mute(muted) {
       try {
-        rt.show({ muted: setMuted(rt.link, muted) });
+        rt.dispatch({ type: 'mute_set', muted: setMuted(rt.link, muted) });
       } catch (error) {
-        rt.show({ error: toVoiceError(error, 'invalid_argument', 'mute() failed').toStatus() });
+        rt.dispatch({ type: 'refused', error: toVoiceError(error, 'invalid_argument', 'mute() failed').toStatus() });
         throw error;
       }
     },
@@ -199,7 +211,7 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
       if (renewing) return renewing;
       const status = rt.status();
       if (!canRenew(status)) {
-        return rt.fail(
+        return rt.refuse(
           status.busy
             ? new VoiceBrowserError('browser_agent_busy', 'renew() only while idle: wait until busy is false')
             : new VoiceBrowserError('browser_session_unavailable', `renew() while ${status.connection}; connect() first`),

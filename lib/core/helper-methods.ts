@@ -1,9 +1,7 @@
-import type { VoiceBrowser } from './helper-types.js';
-
 /**
- * The helper's methods ({@link VoiceBrowser}), listed once, by where each runs when the tabs of an origin share one
- * phone. The compiler refuses the two lists when together they miss a method of the helper or name one it lacks
- * ({@link HelperMethodsListed}).
+ * The helper's methods, listed once, by where each runs when the tabs of an origin share one
+ * phone. The compiler refuses the two lists when together they miss a method of the helper or name one it lacks: the
+ * check sits beside the helper's interface, so that these lists import nothing and any layer may read them.
  */
 
 /** The methods that run in the tab holding the phone, whichever tab calls them: a follower sends the call and waits for its answer. */
@@ -21,7 +19,3 @@ export type HelperMethod = (typeof LEADER_METHODS)[number] | (typeof TAB_METHODS
 /** A method of the helper that runs in the tab holding the phone, whichever tab calls it. */
 export type LeaderMethod = (typeof LEADER_METHODS)[number];
 
-/** True only when the lists name every method of the helper and nothing else (the compiler refuses the line below otherwise). */
-export type HelperMethodsListed = [Exclude<keyof VoiceBrowser, HelperMethod> | Exclude<HelperMethod, keyof VoiceBrowser>] extends [never] ? true : never;
-const listed: HelperMethodsListed = true;
-void listed;

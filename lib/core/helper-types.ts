@@ -1,5 +1,6 @@
 import type { Availability, BrowserCall, CallInput, CallQuality, TimingEvent, VoiceBrowserStatus } from './types.js';
 import type { VoiceBackend } from './backend-types.js';
+import type { HelperMethod } from './helper-methods.js';
 
 /**
  * The helper's options and methods, and what they hand back beside the status: the report of its setup test
@@ -174,3 +175,8 @@ export interface VoiceBrowserOptions {
    */
   offers?: { ringMs?: number; notify?: boolean };
 }
+
+/** True only when the lists name every method of the helper and nothing else (the compiler refuses the line below otherwise). */
+export type HelperMethodsListed = [Exclude<keyof VoiceBrowser, HelperMethod> | Exclude<HelperMethod, keyof VoiceBrowser>] extends [never] ? true : never;
+const listed: HelperMethodsListed = true;
+void listed;

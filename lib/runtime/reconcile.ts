@@ -1,5 +1,5 @@
-import type { CallEvent, CallSlice } from '../core/machines/call-machine.js';
 import type { CallReads } from './call-reads.js';
+import type { ReconcileHost } from './runtime-types.js';
 
 /**
  * The reads that look for the call of a request whose answer was lost (createCall's, answerNext()'s dequeue,
@@ -16,12 +16,6 @@ import type { CallReads } from './call-reads.js';
  * appear, so reading on would only spend the key's quota on a loop without end.
  */
 export const RECONCILE_READS = 15;
-
-/** What the reads report to: the call machine. */
-export interface ReconcileHost {
-  readonly callState: CallSlice;
-  dispatch(event: CallEvent): void;
-}
 
 /** Reads until the lost request's call is named, at most {@link RECONCILE_READS} times. */
 export function reconcileReads(reads: CallReads, host: ReconcileHost): void {

@@ -5,7 +5,8 @@ import { disconnected, transition as connectionTransition, type ConnectionEvent,
 import { toVoiceError, type VoiceBrowserError } from '../core/errors.js';
 import type { ExpiryTimer } from './expiry-timer.js';
 import { noMedia, type MediaEvent, type MediaSlice } from '../core/machines/media-machine.js';
-import type { CallOrigin, Effect, EventsDisjoint, HelperEvent, LinkParts, RuntimeSeams } from './runtime-types.js';
+import { noSettings, transition as settingsTransition, type SettingsEvent } from '../core/machines/settings-machine.js';
+import type { CallOrigin, Effect, EventsDisjoint, HelperEvent, LinkParts, Runtime, RuntimeSeams } from './runtime-types.js';
 import type { IncomingInvite, SipLink } from './sip-link.js';
 import { audioMay, CONNECTION_TRANSITIONS } from '../core/state-transitions.js';
 import { createStatusStore } from './status-store.js';
@@ -23,8 +24,6 @@ import type { VoiceBackend } from '../core/backend-types.js';
 
 const disjoint: EventsDisjoint = true;
 void disjoint;
-
-export type Runtime = ReturnType<typeof createRuntime>;
 
 /** The offer ringing (`status().offer`): a queue caller's INVITE the call machine holds with no attempt. */
 function offerOf({ attempt, heldInvite: invite }: CallSlice): Offer | null {
@@ -44,13 +43,14 @@ const CHECKED = [
  * Creates the runtime. A factory whose closure is the loop's state: the machines' states, the ports, and what
  * the effects hold (the one hangup in flight). One closure past 40 lines: dispatch, commit and run share it.
  */
-export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams) {
+export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams): Runtime {
   const backend: VoiceBackend = options.backend;
   const { clock } = seams;
   const store = createStatusStore(options, clock);
   let connectionSlice: ConnectionSlice = disconnected;
   let callSlice: CallSlice = idleCall;
   let mediaSlice: MediaSlice = noMedia;
+  let settingsSlice = noSettings;
   /** The media machine: it comes with the SIP chunk, as only a link brings news of a call's media. */
   let media: LinkParts['mediaTransition'] | undefined;
   /** The call machine: its reads' half until the SIP chunk brings the whole (call-attempts.ts), as only the chunk makes attempts. */
@@ -98,7 +98,8 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     const [call, callEffects] = callTransition(callSlice, event as CallEvent);
     const shown = call.call;
     const [audio, mediaEffects] = media ? media(mediaSlice, event as MediaEvent, shown && !isTerminal(shown) ? shown.id : null) : [mediaSlice, []];
-    const effects: Effect[] = [...connectionEffects, ...callEffects, ...mediaEffects];
+    const [settings, settingsEffects] = settingsTransition(settingsSlice, event as SettingsEvent);
+    const effects: Effect[] = [...connectionEffects, ...callEffects, ...mediaEffects, ...settingsEffects];
     const patch: Partial<VoiceBrowserStatus> = {};
     if (connection !== connectionSlice) Object.assign(patch, { connection: connection.connection, session: connection.session });
     if (call !== callSlice) {
@@ -107,10 +108,11 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
       if (call.error !== callSlice.error || event.type === 'attempt_started') patch.error = call.error;
     }
     if (audio !== mediaSlice) Object.assign(patch, { audio: audio.audio, warnings: audio.warnings });
+    if (settings !== settingsSlice) Object.assign(patch, settings);
     for (const effect of effects) if (effect.type === 'report' && (!('code' in effect) || store.get().error?.code === effect.code)) patch.error = effect.error;
     if (Object.keys(patch).length && !commit(patch)) return;
     const before = callSlice;
-    [connectionSlice, callSlice, mediaSlice] = [connection, call, audio];
+    [connectionSlice, callSlice, mediaSlice, settingsSlice] = [connection, call, audio, settings];
     if (call !== before && call.call) {
       milestones.remember(call.call.id);
       if (event.type === 'attempt_admitted' || event.type === 'attempt_reconciled') callTiming('call_admitted', call.call.id);
@@ -164,9 +166,15 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     callTiming('invite_received', invite.callId);
     dispatch({ type: 'answering' });
     link?.answer(invite.id).then(readLeft, (error: VoiceBrowserError) => {
-      commit({ error: error.toStatus() });
+      dispatch({ type: 'refused', error: error.toStatus() });
       readLeft();
     });
+  }
+
+  /** A refused input or a failed request that changed no state: the settings machine shows its error. */
+  function refused(error: VoiceBrowserError): VoiceBrowserError {
+    dispatch({ type: 'refused', error: error.toStatus() });
+    return error;
   }
 
   /** The hang_up effect, and hangup() of a named call: one request at a time. */
@@ -184,9 +192,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     } catch (cause) {
       // The service did not take the hangup: end our leg by SIP BYE, which ends the call too.
       link?.endSession();
-      const error = toVoiceError(cause, 'cleanup_unknown', 'the hangup request failed; call hangup() again');
-      commit({ error: error.toStatus() });
-      throw error;
+      throw refused(toVoiceError(cause, 'cleanup_unknown', 'the hangup request failed; call hangup() again'));
     } finally {
       reads.pollNow();
     }
@@ -205,12 +211,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     },
     status: store.get,
     timing: store.timing,
-    /** Shows what no machine owns: the mute wish, or the error of a request that changed no state. */
-    show: commit as (patch: Partial<Pick<VoiceBrowserStatus, 'muted' | 'error' | 'availability'>>) => void,
-    fail(error: VoiceBrowserError): Promise<never> {
-      commit({ error: error.toStatus() });
-      return Promise.reject(error);
-    },
+    refuse: (error: VoiceBrowserError) => Promise.reject(refused(error)),
     /** The lifetime of this connection: aborted by disconnect(), begun again by connect() and recover(). */
     signal: () => lifetime.signal,
     beginLifetime(): void {

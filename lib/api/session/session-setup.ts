@@ -1,6 +1,6 @@
-import { detached, sessionView } from './connection-control.js';
+import { sessionView } from '../../core/machines/connection-machine.js';
 import { toVoiceError } from '../../core/errors.js';
-import type { Runtime } from '../../runtime/runtime.js';
+import type { Runtime } from '../../runtime/runtime-types.js';
 import type { SipLink } from '../../runtime/sip-link.js';
 import type { BrowserSession } from '../../core/types.js';
 
@@ -9,6 +9,9 @@ import type { BrowserSession } from '../../core/types.js';
  * (runtime.ts). Part of the SIP chunk (sip-adapter.ts re-exports it): both register, so they arrive with
  * SIP.js, and a page that only recovers or cleans up never downloads them.
  */
+
+/** A signal for a request that must finish even when the helper's lifetime ends (an ending session). */
+const detached = () => new AbortController().signal;
 
 export type SessionSetup = ReturnType<typeof createSessionSetup>;
 

@@ -1,4 +1,4 @@
-import { RENEWABLE_CONNECTIONS, type Connection, type StatusError } from '../types.js';
+import { RENEWABLE_CONNECTIONS, type BrowserSession, type Connection, type StatusError } from '../types.js';
 
 /**
  * The connection half of the helper as a pure function: `transition(state, event) -> [state, effects]`, as
@@ -17,6 +17,9 @@ export interface SessionView {
   id: string;
   expiresAt: string;
 }
+
+/** The session as the status shows it. */
+export const sessionView = (session: BrowserSession): SessionView => ({ id: session.id, expiresAt: session.expiresAt });
 
 export interface ConnectionSlice {
   connection: Connection;
