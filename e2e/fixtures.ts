@@ -49,7 +49,8 @@ export const test = base.extend<TestFixtures, { app: RunningApp; sipEdge: SipEdg
       // +12025550103 rings 3 s rather than 8 and +12025550107 stays unknown 4 s rather than 10: the same behaviour,
       // with room to watch the state before it ends (as +12025550101's 3 s of ringing), in less of the suite's time.
       // A queued caller claimed by a page that does not answer goes back after 5 s rather than 20 (queues.spec.ts),
-      // still far beyond the second a page that answers takes.
+      // still far beyond the second a page that answers takes. A call whose page reloaded or closed stays up until
+      // the test ends it (a real service ends it after a few quiet seconds, which a busy machine's checks outlast).
       const edge = await startEdge(sipEdge);
       const app = await startApp({
         ...edge.env,
@@ -59,6 +60,7 @@ export const test = base.extend<TestFixtures, { app: RunningApp; sipEdge: SipEdg
         SIM_NO_ANSWER_MS: '3000',
         SIM_OUTCOME_UNKNOWN_MS: '4000',
         SIM_QUEUE_ANSWER_TIMEOUT_MS: '5000',
+        SIM_MEDIA_TIMEOUT_MS: String(120_000),
       }).catch(async (error: unknown) => {
         await edge.stop();
         throw error;

@@ -8,7 +8,7 @@ import { callConnected, expect, hangUp, logInAndConnect, test } from './fixtures
 
 /**
  * Run in a Firefox page before its scripts. Firefox never hands an `ended` dispatched by script to a track's
- * listeners, so there the call's first microphone is one that really stops: a 30 s tone played in the page and
+ * listeners, so there the call's first microphone is one that really stops: a tone played in a loop in the page and
  * captured until it ends (`mozCaptureStreamUntilEnded`). `__stopMicrophone()` plays it to its end, and its track
  * ends as an unplugged device's does. Every later getUserMedia is the browser's own (the fake device).
  */
@@ -41,9 +41,14 @@ function stoppableMicrophone(): void {
     wav.setUint32(40, samples * 2, true);
     for (let i = 0; i < samples; i++) wav.setInt16(44 + i * 2, Math.sin((2 * Math.PI * 440 * i) / rate) * 8000, true);
     const tone = new Audio(URL.createObjectURL(new Blob([wav.buffer], { type: 'audio/wav' })));
+    // It plays until the test unplugs it, however long a busy machine takes to get there.
+    tone.loop = true;
     await tone.play();
     // Playing its last moments ends it (a seek to the very end would leave it paused, not ended).
-    (window as unknown as { __stopMicrophone(): void }).__stopMicrophone = () => void (tone.currentTime = tone.duration - 0.2);
+    (window as unknown as { __stopMicrophone(): void }).__stopMicrophone = () => {
+      tone.loop = false;
+      tone.currentTime = tone.duration - 0.2;
+    };
     return (tone as HTMLAudioElement & { mozCaptureStreamUntilEnded(): MediaStream }).mozCaptureStreamUntilEnded();
   };
 }

@@ -8,7 +8,8 @@ import { callConnected, expect, logInAndConnect, reloadConfirmed, screenshot, te
 test('a reload during a call shows recovery_required with the call and cleanup only; cleaning up lets the page connect again', async ({ page, simulator }) => {
   const sessionId = await logInAndConnect(page, 'e2e-recovery');
   const callId = await callConnected(page);
-  await expect(page.getByTestId('call-time')).toHaveText('0:03');
+  // At least three seconds in: a busy page's clock may show each second late, or skip one.
+  await expect(page.getByTestId('call-time')).toHaveText(/^0:(0[3-9]|[1-5]\d)$/);
 
   // The browser asks before a reload ends the call's audio (closeProtection).
   await reloadConfirmed(page);

@@ -62,11 +62,20 @@ async function placeCall(page: Page): Promise<string> {
 /** The supervisor's row of call `callId`, once listed. */
 const supervisedRow = (page: Page, callId: string) => page.getByTestId('supervisor-panel').locator(`[data-testid="supervised-call"][data-call-id="${callId}"]`);
 
-/** What the agent's page tells of its call: the status the demo shows, and its card's words. */
+/**
+ * The warnings that are times (a slow round trip, loss over one sample): a busy machine's loopback raises and
+ * clears them by itself at any moment, so they say nothing of what the monitor did.
+ */
+const TIMING_WARNINGS: Record<string, string> = { high_rtt: 'The network is slow', high_packet_loss: 'The network is losing some of the audio' };
+
+/** What the agent's page tells of its call: the status the demo shows, and its card's words, timing warnings aside. */
 async function agentView(page: Page): Promise<Record<string, string | null>> {
   const view: Record<string, string | null> = {};
-  for (const id of ['call-id', 'call-state', 'busy', 'audio', 'warnings', 'attempt', 'call-words']) view[id] = await page.getByTestId(id).textContent();
-  view.cardWarnings = String(await page.getByTestId('call-warnings').count());
+  for (const id of ['call-id', 'call-state', 'busy', 'audio', 'attempt', 'call-words']) view[id] = await page.getByTestId(id).textContent();
+  const warnings = ((await page.getByTestId('warnings').textContent()) ?? '').split(' ').filter((code) => code !== '—' && !(code in TIMING_WARNINGS));
+  view.warnings = warnings.join(' ');
+  const cardWords = await page.getByTestId('call-warnings').locator('li').allTextContents();
+  view.cardWarnings = String(cardWords.filter((words) => !Object.values(TIMING_WARNINGS).some((start) => words.startsWith(start))).length);
   view.peerConnections = String(await page.evaluate(() => (window as unknown as { __pcs: unknown[] }).__pcs.length));
   return view;
 }
@@ -158,9 +167,9 @@ test.describe('supervisors and recordings', () => {
       await expect(lead.page.getByTestId('listen-only')).toBeVisible();
 
       // The supervisor hears the call: packets keep arriving at its page, and it sends none.
-      await expect.poll(async () => (await pageAudioStats(lead.page)).received, { timeout: 10_000 }).toBeGreaterThan(25);
+      await expect.poll(async () => (await pageAudioStats(lead.page)).received).toBeGreaterThan(25);
       const first = await pageAudioStats(lead.page);
-      await expect.poll(async () => (await pageAudioStats(lead.page)).received, { timeout: 10_000 }).toBeGreaterThan(first.received + 50);
+      await expect.poll(async () => (await pageAudioStats(lead.page)).received).toBeGreaterThan(first.received + 50);
       expect((await pageAudioStats(lead.page)).sent).toBe(0);
       // No microphone was opened for the leg: the page's answer is recvonly, no sender has a track, getUserMedia never ran.
       expect(await legMedia(lead.page)).toEqual({ recvonly: true, senderTracks: 0, microphoneRequests: 0 });

@@ -29,6 +29,7 @@ const variables = {
   SIM_NO_ANSWER_MS: milliseconds(DEFAULT_RECIPIENT_TIMINGS.noAnswerMs),
   SIM_OUTCOME_UNKNOWN_MS: milliseconds(DEFAULT_RECIPIENT_TIMINGS.outcomeUnknownMs),
   SIM_QUEUE_ANSWER_TIMEOUT_MS: milliseconds(QUEUE_ANSWER_TIMEOUT_MS),
+  SIM_MEDIA_TIMEOUT_MS: z.coerce.number({ error: 'must be a whole number of milliseconds' }).int('must be a whole number of milliseconds').min(1, 'must be a whole number of milliseconds').optional(),
   SIM_MEDIA_ADDRESSES: z.enum(MEDIA_ADDRESS_MODES, { error: `must be ${MEDIA_ADDRESS_MODES.map((mode) => `"${mode}"`).join(' or ')}` }).default(MEDIA_ADDRESS_MODES[0]),
   SIM_SIP_UDP_PORT: z.coerce.number({ error: 'must be a port number 0-65535' }).int('must be a port number 0-65535').min(0, 'must be a port number 0-65535').max(65535, 'must be a port number 0-65535').optional(),
   SIM_SIP_EDGE_URL: z.string().regex(/^wss?:\/\/[^\s/]+(\/\S*)?$/, 'must be a ws:// or wss:// URL').optional(),
@@ -68,6 +69,12 @@ export interface SimulatorConfig {
   /** How long a dequeued caller rings the agent before going back to the head (docs/simulator.md: 20 s); the e2e suite shortens it. */
   queueAnswerTimeoutMs: number;
   /**
+   * How long a call whose page's SIP socket closed lives on without the page's audio before it ends
+   * `connection_lost` (a real service's RTP timeout; unset, the simulator's own, docs/simulator.md); the e2e suite
+   * lengthens it past its tests, which end such a call themselves.
+   */
+  mediaTimeoutMs?: number;
+  /**
    * Where the calls' media gathers and whom it may pair with: `host` (the default) adds this machine's interface
    * addresses to 127.0.0.1, so a browser with default settings gets audio; `loopback`, 127.0.0.1 alone.
    */
@@ -101,6 +108,7 @@ export function parseSimulatorConfig(env: Record<string, string | undefined>, op
     noAnswerMs: e.SIM_NO_ANSWER_MS,
     outcomeUnknownMs: e.SIM_OUTCOME_UNKNOWN_MS,
     queueAnswerTimeoutMs: e.SIM_QUEUE_ANSWER_TIMEOUT_MS,
+    ...(e.SIM_MEDIA_TIMEOUT_MS !== undefined ? { mediaTimeoutMs: e.SIM_MEDIA_TIMEOUT_MS } : {}),
     mediaAddresses: e.SIM_MEDIA_ADDRESSES,
     ...(e.SIM_SIP_UDP_PORT !== undefined ? { sipUdpPort: e.SIM_SIP_UDP_PORT } : {}),
     ...(e.SIM_SIP_EDGE_URL !== undefined ? { sipEdgeUrl: e.SIM_SIP_EDGE_URL } : {}),

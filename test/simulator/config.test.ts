@@ -51,9 +51,15 @@ describe('the simulator test numbers\' timings', () => {
     expect(parseSimulatorConfig({ SIM_NO_ANSWER_MS: '3000', SIM_OUTCOME_UNKNOWN_MS: '4000' })).toMatchObject({ noAnswerMs: 3000, outcomeUnknownMs: 4000 });
   });
 
+  it("leave a quiet call's media timeout to the simulator unless SIM_MEDIA_TIMEOUT_MS sets it (the e2e suite lengthens it)", () => {
+    expect(parseSimulatorConfig({})).not.toHaveProperty('mediaTimeoutMs');
+    expect(parseSimulatorConfig({ SIM_MEDIA_TIMEOUT_MS: '120000' })).toMatchObject({ mediaTimeoutMs: 120_000 });
+  });
+
   it.each([
     ['SIM_NO_ANSWER_MS', '-1'],
     ['SIM_OUTCOME_UNKNOWN_MS', '2.5 s'],
+    ['SIM_MEDIA_TIMEOUT_MS', '0'],
   ])('stop start-up with one line naming %s=%s', (name, value) => {
     expect(() => parseSimulatorConfig({ [name]: value })).toThrow(new RegExp(`^configuration: ${name} must be a whole number of milliseconds$`));
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sleep, waitFor } from '../support/sim-api.js';
+import { waitFor } from '../support/sim-api.js';
+import type { WeriftSessionDescriptionHandler } from '../support/werift-sdh.js';
 import { talkingCall, useSipWorlds } from '../support/sip-world.js';
 
 /**
@@ -10,6 +11,18 @@ import { talkingCall, useSipWorlds } from '../support/sip-world.js';
 
 const { registeredWorld } = useSipWorlds();
 
+/**
+ * Long enough for the checks inside it, which take a few dozen of the page's packets, however slowly a busy
+ * machine sends them.
+ */
+const BLACKHOLE_MS = 3000;
+
+/** Resolves once the page has sent `n` more packets of its microphone. */
+const pageSends = (sdh: WeriftSessionDescriptionHandler, n: number) => {
+  const from = sdh.packetsSent;
+  return waitFor(() => (sdh.packetsSent >= from + n ? true : undefined), `${n} more packets from the page`);
+};
+
 describe('media-blackhole', () => {
   it('stops the audio both ways for its length, then lets it flow again on the same call', async () => {
     const w = await registeredWorld({}, { media: 'werift' });
@@ -18,21 +31,21 @@ describe('media-blackhole', () => {
     const armed = await fetch(`${w.sim.url}/__sim/faults`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ method: 'GET', path: '/api/v1/voice/browser-calls/:id', fault: 'media-blackhole', ms: 1500, callId }),
+      body: JSON.stringify({ method: 'GET', path: '/api/v1/voice/browser-calls/:id', fault: 'media-blackhole', ms: BLACKHOLE_MS, callId }),
     });
     expect(armed.status).toBe(201);
     expect((await w.api.request('GET', `/browser-calls/${callId}`)).status).toBe(200);
-    const blackholedAt = Date.now();
 
-    // Inside the blackhole (packets already on the wire may still land in its first moments).
-    await sleep(200);
+    // The page's own packets are the test's clock: a few first, for what was already on the wire to land (the
+    // simulator, the page and this test share one event loop, which turns at least once per packet), then more,
+    // inside the blackhole, in which neither side counts a packet.
+    await pageSends(sdh, 10);
     const [simBefore, pageBefore] = [await fromPage(), sdh.packetsReceived];
-    await sleep(800);
+    await pageSends(sdh, 25);
     expect(await fromPage()).toBe(simBefore);
     expect(sdh.packetsReceived).toBe(pageBefore);
 
     // After it, the same call carries audio again both ways.
-    await sleep(Math.max(0, blackholedAt + 1500 - Date.now()));
     await waitFor(async () => ((await fromPage()) > simBefore + 25 ? true : undefined), 'the page audio to flow again', 30_000);
     await waitFor(() => (sdh.packetsReceived > pageBefore + 25 ? true : undefined), 'the simulator audio to flow again', 30_000);
     expect(await w.api.call(callId)).toMatchObject({ state: 'connected', busy: true });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { MediaStreamTrack } from 'werift';
 import { createSimulatorControl, type SimulatorEdgeInput } from '../../../../simulator/http/control-client.js';
 import { parseResponse } from '../../support/raw-sip.js';
 import { waitFor } from '../../support/sim-api.js';
@@ -62,17 +63,38 @@ describe('asterisk', () => {
   it('RFC 3264 section 8.4: holds with a=sendonly and sends no audio, then resumes with a=sendrecv and audio', async () => {
     const w = await behind({ profile: 'asterisk' }, { media: 'werift', rel100: true });
     const { callId, sdh } = await talkingCall(w);
+    // The sequence number and marker of every RTP packet the page receives (RFC 3550 section 5.1: one number per packet sent).
+    const arrivals: Array<{ seq: number; marker: boolean }> = [];
+    const tracks = new Set<MediaStreamTrack>();
+    const record = (track: MediaStreamTrack | undefined) => {
+      if (!track || tracks.has(track)) return;
+      tracks.add(track);
+      track.onReceiveRtp.subscribe((rtp) => arrivals.push({ seq: rtp.header.sequenceNumber, marker: rtp.header.marker }));
+    };
+    // The call's track, and any a re-INVITE's answer announces (werift announces the same one again).
+    record(sdh.pc.getTransceivers()[0]?.receiver.tracks[0]);
+    sdh.pc.onTrack.subscribe(record);
+    await waitFor(() => (arrivals.length >= 10 ? true : undefined), 'audio seen packet by packet');
+    const sentToPage = async () => (await w.api.inspect(callId)).media?.packetsToBrowser ?? -1;
     const control = createSimulatorControl(w.sim.url);
     expect(await control.hold(callId)).toBe(200);
     expect(requests('INVITE').at(-1)).toMatch(/^a=sendonly\r?$/m);
-    // A packet in flight may still land: read after a beat, then again a second later.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // While the page sends a stretch of its own audio (its own clock, however busy the machine), the service sends
+    // nothing: counted where it sends.
+    const sentAtHold = await sentToPage();
+    const pageSent = sdh.packetsSent;
+    await waitFor(() => (sdh.packetsSent >= pageSent + 50 ? true : undefined), 'fifty more of the page\'s own packets');
+    expect(await sentToPage()).toBe(sentAtHold);
     const heldAt = sdh.packetsReceived;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect(sdh.packetsReceived).toBe(heldAt);
+    const arrivedWhileHeld = arrivals.length;
     expect(await control.unhold(callId)).toBe(200);
     expect(requests('INVITE').at(-1)).toMatch(/^a=sendrecv\r?$/m);
     await waitFor(() => (sdh.packetsReceived > heldAt + 10 ? true : undefined), 'audio again after the hold');
+    // On the wire, the page heard no packet sent while held: the stream resumes with a new talkspurt (RFC 3551
+    // section 4.1: the marker) whose sequence number follows the last before the hold, whenever that one landed.
+    const resumed = arrivals.findIndex((arrival, i) => i >= arrivedWhileHeld && arrival.marker);
+    expect(resumed).toBeGreaterThan(0);
+    expect(arrivals[resumed]!.seq).toBe((arrivals[resumed - 1]!.seq + 1) & 0xffff);
     const reinvites = (await w.api.facts(callId)).edgeRequests.filter((request) => request.method === 'INVITE');
     expect(reinvites.map((request) => request.statusCode)).toEqual([200, 200]);
   });
