@@ -7,8 +7,8 @@ import type { CallbackOptions, VoiceBackend } from '../core/backend-types.js';
 
 /**
  * The reads of the call half: the one poller of a named call, or the reads that look for the call of a lost
- * request (reconcile.ts: reconcile by reads, never by dialing again). What a read
- * shows goes back to the call machine as an event; this file decides nothing about the call.
+ * request (reconcile by reads, never by dialing again). What a read shows goes back to the call machine as an
+ * event; the reads decide nothing about the call.
  */
 
 /** What the reads need of the runtime: the call's state, and where to send what they read. */
@@ -22,8 +22,8 @@ export interface CallReadsHost {
 
 /**
  * How a call is read, hung up, and looked for after its request lost its answer: a browser call's routes
- * ({@link browserCallRoutes}), or a caller's claimed from a queue (queue-call.ts, which comes with answerNext()
- * in the SIP chunk).
+ * ({@link browserCallRoutes}), or a caller's claimed from a queue (which comes with answerNext() in the SIP
+ * chunk).
  */
 export interface CallRoutes {
   read(id: string, options: CallbackOptions): Promise<BrowserCall>;
@@ -35,7 +35,7 @@ export interface CallRoutes {
 export interface CallReads {
   /** Reads the call about once a second until a read shows it over. */
   poll(callId: string): void;
-  /** Replaces the poller with one of `read` (the reconciling reads of a lost request: reconcile.ts). */
+  /** Replaces the poller with one of `read` (the reconciling reads of a lost request). */
   watch<T>(options: Omit<PollerOptions<T>, 'clock'>): void;
   /** The call a lost request may have made, if its routes' read finds it; null: none runs. */
   lostCall(signal: AbortSignal): Promise<BrowserCall | null>;
@@ -70,21 +70,37 @@ export function browserCallRoutes(backend: VoiceBackend, sessionId: () => string
   };
 }
 
+/** Resolves true once woken (the call over, or the reads stopped for good), false after `ms`. */
+function waitForWake(clock: Clock, waiters: Set<() => void>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = clock.setTimeout(() => {
+      waiters.delete(wake);
+      resolve(false);
+    }, ms);
+    const wake = () => {
+      clock.clearTimeout(timer);
+      resolve(true);
+    };
+    waiters.add(wake);
+  });
+}
+
 /** Creates the call's reads; its closure holds the one poller and who waits for the call's end. */
 export function createCallReads(host: CallReadsHost): CallReads {
   const { clock, dispatch } = host;
   let poller: Poller | undefined;
   const endWaiters = new Set<() => void>();
   const failed = (error: unknown) => dispatch({ type: 'read_failed', error: toVoiceError(error, 'network_error', 'reading the call failed; retrying').toStatus() });
-  const unknownOutcome = () => host.callState.attempt?.phase === 'outcome_unknown';
-
   const lostCall = (signal: AbortSignal): Promise<BrowserCall | null> => host.routes().find({ signal });
+  const waitForEnd = (ms: number) => (host.callState.busy ? waitForWake(clock, endWaiters, ms) : Promise.resolve(true));
+  const watch = <T>(options: Omit<PollerOptions<T>, 'clock'>) => {
+    poller?.stop();
+    poller = createPoller({ clock, ...options });
+  };
 
   function poll(callId: string): void {
-    poller?.stop();
     const routes = host.routes();
-    poller = createPoller({
-      clock,
+    watch({
       read: (signal) => routes.read(callId, { signal }),
       isTerminal,
       onRead: (call) => {
@@ -95,50 +111,26 @@ export function createCallReads(host: CallReadsHost): CallReads {
     });
   }
 
-  /** Reads the call now, starting its poller again if it had stopped (a recovered call, reads that gave up). */
-  function readNow(callId: string): void {
-    if (!poller || poller.stopped) poll(callId);
-    poller?.pollNow();
-  }
-
-  function waitForEnd(ms: number): Promise<boolean> {
-    if (!host.callState.busy) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const timer = clock.setTimeout(() => {
-        endWaiters.delete(wake);
-        resolve(false);
-      }, ms);
-      const wake = () => {
-        clock.clearTimeout(timer);
-        resolve(true);
-      };
-      endWaiters.add(wake);
-    });
-  }
-
   async function proveEnded(ms: number): Promise<boolean> {
     if (!host.callState.busy) return true;
-    if (unknownOutcome()) {
-      const call = await lostCall(new AbortController().signal).catch(() => undefined);
-      if (call === undefined) return false;
-      if (!call) {
-        dispatch({ type: 'attempt_abandoned' });
-        return true;
-      }
-      dispatch({ type: 'attempt_reconciled', call });
+    if (host.callState.attempt?.phase === 'outcome_unknown') {
+      const lost = await lostCall(new AbortController().signal).catch(() => undefined);
+      if (lost === undefined) return false;
+      // Found, the lost request's call is read until it ends; absent, none runs.
+      dispatch(lost ? { type: 'attempt_reconciled', call: lost } : { type: 'attempt_abandoned' });
+      if (!lost) return true;
     }
     const { call, busy, attempt } = host.callState;
     if (!busy || !call || attempt?.phase === 'creating') return !busy;
-    readNow(call.id);
+    // Reads the call now, starting its poller again if it had stopped (a recovered call, reads that gave up).
+    if (!poller || poller.stopped) poll(call.id);
+    poller?.pollNow();
     return waitForEnd(ms);
   }
 
   return {
     poll,
-    watch(options) {
-      poller?.stop();
-      poller = createPoller({ clock, ...options });
-    },
+    watch,
     lostCall,
     failed,
     pollNow: (expect) => poller?.pollNow(expect),

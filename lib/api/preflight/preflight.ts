@@ -79,17 +79,56 @@ function judgeMedia(quality: CallQuality): PreflightCheck {
   return OK;
 }
 
+/** The probe helper's first report of each milestone. */
+type Told = Map<TimingEvent['name'], TimingEvent>;
+
+/** The time from one milestone to another, null unless both were told. */
+function since(told: Told, from: TimingEvent['name'], to: TimingEvent['name']): number | null {
+  const [a, b] = [told.get(from), told.get(to)];
+  return a && b ? b.at - a.at : null;
+}
+
+/** Signalling's verdict once the probe connected: slow when making its session and registering took too long. */
+function judgeSignalling(told: Told): PreflightCheck {
+  const took = since(told, 'session_created', 'registered') ?? 0;
+  return (told.get('session_created')?.sinceStartMs ?? 0) + took > SLOW_SIGNALLING_MS ? finding('warning', 'slow_signalling') : OK;
+}
+
+/** The report of the three checks: the worst of them, with the figures read off the milestones and the sample. */
+function reportOf(told: Told, microphone: PreflightReport['microphone'], signalling: PreflightCheck, media: PreflightCheck, quality: CallQuality | undefined, durationMs: number): PreflightReport {
+  // A skipped check counts as ok (the check it depends on says what failed).
+  const statuses = [microphone, signalling, media].map((check) => check.status);
+  return {
+    verdict: statuses.includes('failed') ? 'failed' : statuses.includes('warning') ? 'warning' : 'ok',
+    microphone,
+    signalling: {
+      ...signalling,
+      sessionMs: told.get('session_created')?.sinceStartMs ?? null,
+      registrationMs: since(told, 'session_created', 'registered'),
+    },
+    media: {
+      ...media,
+      setupMs: since(told, 'invite_received', 'media_connected'),
+      rttMs: quality?.rttMs ?? null,
+      jitterMs: quality?.jitterMs ?? null,
+      lossPercent: quality?.lossPercent ?? null,
+      mos: quality?.mos ?? null,
+    },
+    durationMs,
+  };
+}
+
 /**
  * Runs the checks and cleans up after them; resolves with the report. Rejects at once `invalid_argument` for
  * numbers that are not E.164, and only else when the cleanup could not be proven (`cleanup_unknown`:
- * `recover()` finds what is left). One closure past 40 lines: the checks share the probe helper and what it told.
+ * `recover()` finds what is left). The checks share the probe helper and what it told.
  */
 export async function runPreflight(call: CallInput, host: PreflightHost): Promise<PreflightReport> {
   const invalid = checkStart(call, 'preflight');
   if (invalid) throw invalid;
   const { clock } = host;
   const started = clock.now();
-  const told = new Map<TimingEvent['name'], TimingEvent>();
+  const told: Told = new Map();
   let sampled: ((quality: CallQuality) => void) | undefined;
   let callEnded: ((status: VoiceBrowserStatus) => void) | undefined;
   const probe = host.helper({
@@ -102,17 +141,12 @@ export async function runPreflight(call: CallInput, host: PreflightHost): Promis
     },
   });
   const left = () => PREFLIGHT_BUDGET_MS - (clock.now() - started);
-  const since = (from: TimingEvent['name'], to: TimingEvent['name']) => {
-    const [a, b] = [told.get(from), told.get(to)];
-    return a && b ? b.at - a.at : null;
-  };
 
   const microphone = { ...(await checkMicrophone(host)), level: null as number | null };
   let signalling: PreflightCheck;
   try {
     await within(probe.connect(), left(), clock);
-    const took = since('session_created', 'registered') ?? 0;
-    signalling = (told.get('session_created')?.sinceStartMs ?? 0) + took > SLOW_SIGNALLING_MS ? finding('warning', 'slow_signalling') : OK;
+    signalling = judgeSignalling(told);
   } catch (cause) {
     const error = cause as { code?: string; message?: string };
     signalling = finding('failed', error.code ?? 'connection_failed', error.message);
@@ -139,24 +173,5 @@ export async function runPreflight(call: CallInput, host: PreflightHost): Promis
   }
 
   await probe.disconnect().catch(() => probe.disconnect());
-  // The worst of the checks; a skipped one counts as ok (the check it depends on says what failed).
-  const statuses = [microphone, signalling, media].map((check) => check.status);
-  return {
-    verdict: statuses.includes('failed') ? 'failed' : statuses.includes('warning') ? 'warning' : 'ok',
-    microphone,
-    signalling: {
-      ...signalling,
-      sessionMs: told.get('session_created')?.sinceStartMs ?? null,
-      registrationMs: since('session_created', 'registered'),
-    },
-    media: {
-      ...media,
-      setupMs: since('invite_received', 'media_connected'),
-      rttMs: quality?.rttMs ?? null,
-      jitterMs: quality?.jitterMs ?? null,
-      lossPercent: quality?.lossPercent ?? null,
-      mos: quality?.mos ?? null,
-    },
-    durationMs: clock.now() - started,
-  };
+  return reportOf(told, microphone, signalling, media, quality, clock.now() - started);
 }

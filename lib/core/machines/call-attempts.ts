@@ -2,12 +2,12 @@ import { isTerminal, readTransition, releaseHeld, settle, type CallEffect, type 
 import type { BrowserCall, StatusError } from '../types.js';
 
 /**
- * The call machine's half of the attempts (call-machine.ts draws the whole machine and holds its reads' half):
+ * The call machine's half of the attempts (the call machine draws the whole machine and holds its reads' half):
  * startCall(), answerNext(), accept() and monitor() as attempts, the INVITEs held, answered or refused, the offer
  * and the recording. Pure, as the rest of the machine: `transition(state, event) -> [state, effects]`.
  *
  * @remarks
- * Part of the SIP chunk (sip-chunk.ts lists it): every event here comes from a method of the chunk or from the
+ * Part of the SIP chunk (its one list names it): every event here comes from a method of the chunk or from the
  * SIP link, so the runtime takes this `transition` with the chunk, and until then runs the reads' half alone.
  */
 
@@ -42,22 +42,26 @@ function receiveInvite(state: CallSlice, invite: InviteRef): [CallSlice, CallEff
   return [{ ...released, heldInvite: invite }, effects];
 }
 
-/** One case per event, each the arrows of call-machine.ts's diagram that the event may take; the reads' events go to the other half. */
+/** startCall(), answerNext(), accept() or monitor() begins an attempt, or retries one whose outcome is unknown. */
+function startAttempt(state: CallSlice, event: Extract<CallEvent, { type: 'attempt_started' }>): [CallSlice, CallEffect[]] {
+  const retry = state.attempt?.phase === 'outcome_unknown' && state.attempt.idempotencyKey === event.idempotencyKey;
+  const { idempotencyKey, input, queueId, monitor } = event;
+  const attempt = { idempotencyKey, input, phase: 'creating' as const, ...(queueId ? { queueId } : {}), ...(monitor ? { monitor } : {}) };
+  // A retry is the same intent: a hangup asked for it, and an INVITE held for it, still hold; accept()
+  // keeps the offer's INVITE for its attempt. Any other new attempt refuses what was held.
+  const [held, effects] = retry || event.accept ? [state, []] : releaseHeld(state);
+  return [
+    { ...held, attempt, call: null, busy: true, error: null, hangupWanted: retry && state.hangupWanted, recording: false, answerLost: retry },
+    // A retry ends the reconciling reads of the lost attempt: its answer will name the call.
+    state.attempt?.phase === 'outcome_unknown' ? [...effects, { type: 'stop_polling' }] : effects,
+  ];
+}
+
+/** One case per event, each the arrows of the call machine's diagram that the event may take; the reads' events go to the other half. */
 export function transition(state: CallSlice, event: CallEvent): [CallSlice, CallEffect[]] {
   switch (event.type) {
-    case 'attempt_started': {
-      const retry = state.attempt?.phase === 'outcome_unknown' && state.attempt.idempotencyKey === event.idempotencyKey;
-      const { idempotencyKey, input, queueId, monitor } = event;
-      const attempt = { idempotencyKey, input, phase: 'creating' as const, ...(queueId ? { queueId } : {}), ...(monitor ? { monitor } : {}) };
-      // A retry is the same intent: a hangup asked for it, and an INVITE held for it, still hold; accept()
-      // keeps the offer's INVITE for its attempt. Any other new attempt refuses what was held.
-      const [held, effects] = retry || event.accept ? [state, []] : releaseHeld(state);
-      return [
-        { ...held, attempt, call: null, busy: true, error: null, hangupWanted: retry && state.hangupWanted, recording: false, answerLost: retry },
-        // A retry ends the reconciling reads of the lost attempt: its answer will name the call.
-        state.attempt?.phase === 'outcome_unknown' ? [...effects, { type: 'stop_polling' }] : effects,
-      ];
-    }
+    case 'attempt_started':
+      return startAttempt(state, event);
     case 'offer_declined':
       return state.attempt ? [state, []] : releaseHeld(state);
     case 'offer_read': {

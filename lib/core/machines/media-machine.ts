@@ -22,7 +22,7 @@ import type { Audio, CallQuality, CallWarning, StatusError, TimingEvent } from '
  * The audio element's word (`playing`, `blocked`) shows only while the media path is up: before, it is kept in
  * `playback` and shown once the path comes up, so a call whose media never flowed is never `playing`.
  * `reconnecting` and `failed` keep it too. News of a call other than `current` (the call shown, still going at
- * the service) moves nothing. AUDIO_TRANSITIONS (state-transitions.ts) lists every arrow; the runtime commits no
+ * the service) moves nothing. AUDIO_TRANSITIONS lists every arrow; the runtime commits no
  * other move.
  */
 
@@ -89,12 +89,23 @@ function pathFailed(path: MediaSlice['path']): StatusError {
   return { code: 'audio_path_failed', message: `no audio path between this browser and the voice service: ${what}, and ICE restarts could not set it up; the call itself may still be up` };
 }
 
+/** The page's audio element plays the call, or the browser blocked it. */
+function playback(state: MediaSlice, said: 'playing' | 'blocked'): [MediaSlice, MediaEffect[]] {
+  const report: MediaEffect =
+    said === 'blocked'
+      ? { type: 'report', error: { code: 'audio_playback_blocked', message: 'the browser blocked the call audio; click to resume it' } }
+      : { type: 'report', error: null, code: 'audio_playback_blocked' };
+  // The element's word shows only over a path that is up; until then (and during an ICE restart) it waits.
+  const shown = state.path === 'up' && live(state.audio) && state.audio !== 'reconnecting' ? said : state.audio;
+  return [{ ...state, audio: shown, playback: said }, [report]];
+}
+
 /** One case per event, each the arrows of the diagram above that the event may take. */
 export function transition(state: MediaSlice, event: MediaEvent, current: string | null): [MediaSlice, MediaEffect[]] {
   const { audio } = state;
   const refused: [MediaSlice, MediaEffect[]] = [state, []];
   /** The news is of the current call: only such news moves the audio and the warnings. */
-  const mine = 'callId' in event && !!event.callId && event.callId === current;
+  const mine = !!current && 'callId' in event && event.callId === current;
   switch (event.type) {
     case 'answering':
       return [{ ...state, audio: 'connecting', playback: null, path: 'setup' }, []];
@@ -135,15 +146,8 @@ export function transition(state: MediaSlice, event: MediaEvent, current: string
           timing(event.outcome === 'replaced' ? 'microphone_replaced' : 'microphone_lost', event.callId),
         ],
       ];
-    case 'audio': {
-      const report: MediaEffect =
-        event.audio === 'blocked'
-          ? { type: 'report', error: { code: 'audio_playback_blocked', message: 'the browser blocked the call audio; click to resume it' } }
-          : { type: 'report', error: null, code: 'audio_playback_blocked' };
-      // The element's word shows only over a path that is up; until then (and during an ICE restart) it waits.
-      const shown = state.path === 'up' && live(audio) && audio !== 'reconnecting' ? event.audio : audio;
-      return [{ ...state, audio: shown, playback: event.audio }, [report]];
-    }
+    case 'audio':
+      return playback(state, event.audio);
     case 'quality':
       return [state, [timing('call_quality', event.callId, { quality: event.quality })]];
     case 'session_ended':

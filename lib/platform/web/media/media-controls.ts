@@ -43,6 +43,58 @@ function agreedTelephoneEvent(pc: RTCPeerConnection): boolean {
   return event.test(pc.currentRemoteDescription?.sdp ?? '') && event.test(pc.currentLocalDescription?.sdp ?? '');
 }
 
+/** RFC 4733 through the audio sender's RTCDTMFSender, once the tone has gone out. */
+function sendTone(sender: RTCDTMFSender, digit: string): Promise<DtmfMethod> {
+  return new Promise((resolve) => {
+    const done = (event: RTCDTMFToneChangeEvent) => {
+      // An empty tone marks the end of the buffer: this digit was played in full.
+      if (event.tone !== '') return;
+      sender.removeEventListener('tonechange', done);
+      resolve('rfc4733');
+    };
+    sender.addEventListener('tonechange', done);
+    sender.insertDTMF(digit, TONE_MS, TONE_GAP_MS);
+  });
+}
+
+/**
+ * A tone sent now reaches the far end: the media path is up (ICE and DTLS connected) and the DTMF sender can
+ * send. Firefox's sender says it can before the path is up, when a tone would be lost unheard.
+ */
+const toneGoes = (pc: RTCPeerConnection, sender: RTCDTMFSender) => pc.connectionState === 'connected' && sender.canInsertDTMF;
+
+/**
+ * Resolves true once a tone goes, false after `MEDIA_WAIT_MS`. Chromium turns canInsertDTMF on only some time
+ * after ICE and DTLS are up, and fires no event for it, so it is looked at every 50 ms.
+ */
+async function dtmfReady(pc: RTCPeerConnection, sender: RTCDTMFSender, clock: Clock): Promise<boolean> {
+  for (let waited = 0; waited < MEDIA_WAIT_MS; waited += DTMF_CHECK_MS) {
+    if (toneGoes(pc, sender)) return true;
+    if (pc.connectionState === 'failed' || pc.connectionState === 'closed') return false;
+    await new Promise<void>((resolve) => clock.setTimeout(resolve, DTMF_CHECK_MS));
+  }
+  return toneGoes(pc, sender);
+}
+
+/** One digit: by RFC 4733 once a tone goes, else by SIP INFO. */
+async function sendOne(options: MediaControlsOptions, digit: string): Promise<DtmfMethod> {
+  const pc = options.peerConnection();
+  // The page's side of the call is over (its dialog ended) though a read may still show the call running.
+  if (!pc || pc.connectionState === 'closed') {
+    throw new VoiceBrowserError('no_active_call', "sendDtmf(): this page's side of the call has ended; the call shows as ended once the service says so");
+  }
+  const sender = pc.getSenders().find((s) => s.track?.kind === 'audio')?.dtmf;
+  // The service may say connected before our media is up; when RFC 4733 was agreed, wait for it to be.
+  if (sender && (toneGoes(pc, sender) || (agreedTelephoneEvent(pc) && (await dtmfReady(pc, sender, options.clock))))) return sendTone(sender, digit);
+  try {
+    await options.sendInfo('application/dtmf-relay', `Signal=${digit}\r\nDuration=${TONE_MS}`);
+    return 'sip-info';
+  } catch (cause) {
+    // The INFO may or may not have arrived: never resent by us, the caller decides.
+    throw new VoiceBrowserError('dtmf_outcome_unknown', `digit ${digit} may not have arrived; press it again only if the far end did not react`, { cause });
+  }
+}
+
 /** Creates the media controls of one link; one closure for the mute wish, the DTMF queue and the audio element. */
 export function createMediaControls(options: MediaControlsOptions): MediaControls {
   let muted = false;
@@ -67,57 +119,6 @@ export function createMediaControls(options: MediaControlsOptions): MediaControl
     }
   }
 
-  /** RFC 4733 through the audio sender's RTCDTMFSender, once the tone has gone out. */
-  function sendTone(sender: RTCDTMFSender, digit: string): Promise<DtmfMethod> {
-    return new Promise((resolve) => {
-      const done = (event: RTCDTMFToneChangeEvent) => {
-        // An empty tone marks the end of the buffer: this digit was played in full.
-        if (event.tone !== '') return;
-        sender.removeEventListener('tonechange', done);
-        resolve('rfc4733');
-      };
-      sender.addEventListener('tonechange', done);
-      sender.insertDTMF(digit, TONE_MS, TONE_GAP_MS);
-    });
-  }
-
-  /**
-   * A tone sent now reaches the far end: the media path is up (ICE and DTLS connected) and the DTMF sender can
-   * send. Firefox's sender says it can before the path is up, when a tone would be lost unheard.
-   */
-  const toneGoes = (pc: RTCPeerConnection, sender: RTCDTMFSender) => pc.connectionState === 'connected' && sender.canInsertDTMF;
-
-  /**
-   * Resolves true once a tone goes, false after `MEDIA_WAIT_MS`. Chromium turns canInsertDTMF on only some time
-   * after ICE and DTLS are up, and fires no event for it, so it is looked at every 50 ms.
-   */
-  async function dtmfReady(pc: RTCPeerConnection, sender: RTCDTMFSender): Promise<boolean> {
-    for (let waited = 0; waited < MEDIA_WAIT_MS; waited += DTMF_CHECK_MS) {
-      if (toneGoes(pc, sender)) return true;
-      if (pc.connectionState === 'failed' || pc.connectionState === 'closed') return false;
-      await new Promise<void>((resolve) => options.clock.setTimeout(resolve, DTMF_CHECK_MS));
-    }
-    return toneGoes(pc, sender);
-  }
-
-  async function sendOne(digit: string): Promise<DtmfMethod> {
-    const pc = options.peerConnection();
-    // The page's side of the call is over (its dialog ended) though a read may still show the call running.
-    if (!pc || pc.connectionState === 'closed') {
-      throw new VoiceBrowserError('no_active_call', "sendDtmf(): this page's side of the call has ended; the call shows as ended once the service says so");
-    }
-    const sender = pc.getSenders().find((s) => s.track?.kind === 'audio')?.dtmf;
-    // The service may say connected before our media is up; when RFC 4733 was agreed, wait for it to be.
-    if (sender && (toneGoes(pc, sender) || (agreedTelephoneEvent(pc) && (await dtmfReady(pc, sender))))) return sendTone(sender, digit);
-    try {
-      await options.sendInfo('application/dtmf-relay', `Signal=${digit}\r\nDuration=${TONE_MS}`);
-      return 'sip-info';
-    } catch (cause) {
-      // The INFO may or may not have arrived: never resent by us, the caller decides.
-      throw new VoiceBrowserError('dtmf_outcome_unknown', `digit ${digit} may not have arrived; press it again only if the far end did not react`, { cause });
-    }
-  }
-
   return {
     async play(stream) {
       const audio = options.remoteAudio;
@@ -137,7 +138,7 @@ export function createMediaControls(options: MediaControlsOptions): MediaControl
     applyMute,
     sendDtmf(digit) {
       // One digit at a time, in order: insertDTMF replaces a buffer still playing.
-      const sent = dtmfQueue.then(() => sendOne(digit));
+      const sent = dtmfQueue.then(() => sendOne(options, digit));
       dtmfQueue = sent.catch(() => undefined);
       return sent;
     },

@@ -7,7 +7,7 @@ import type { Clock } from '../../../core/clock.js';
  * {@link SILENT_DOWN_MS} (at once when it failed) gets an ICE restart by re-INVITE (RFC 8839 section
  * 4.4.1.1.1: the dialog and the call stay the same, never a redial). A restart that has not brought the audio
  * back within {@link RESTART_WAIT_MS} is followed by the next; after {@link MAX_RESTARTS} the path is given up.
- * Pure over the injected clock and samples, so tests drive it with fakes; sip-session.ts wires it to SIP.js.
+ * Pure over the injected clock and samples, so tests drive it with fakes; the SIP session wires it to SIP.js.
  */
 
 /** How often the path is looked at (and at once on each change of the connection's state). */
@@ -51,68 +51,30 @@ export interface MediaPathOptions {
   onFailed(): void;
 }
 
-/** Starts watching; returns the stop function (the call ended). */
-export function watchMediaPath(options: MediaPathOptions): () => void {
+/**
+ * What one look at the path decides, as a pure function of the sample and of what the watch knows: `held`
+ * (its silence is timed afresh), `up` (audio flows, or it is first connected), `restart`, or nothing.
+ */
+function verdict(sample: PathSample, flows: boolean, wasUp: boolean, deadline: number | undefined, lastUp: number, now: number): 'held' | 'up' | 'restart' | undefined {
+  // On hold nothing is restarted; once off hold the path's silence is timed afresh.
+  if (sample.held) return 'held';
+  // A first connection counts as up even before its audio: its silence from then on is what tells a lost path.
+  if (sample.state === 'connected' && (flows || !wasUp)) return 'up';
+  // A restart under way is followed by the next only once its time is up.
+  if (deadline !== undefined) return now >= deadline ? 'restart' : undefined;
+  return sample.state === 'failed' || (wasUp && now - lastUp >= SILENT_DOWN_MS) ? 'restart' : undefined;
+}
+
+/**
+ * Looks at the path at once, every {@link SAMPLE_MS} and at each change of the connection's state, one look at a
+ * time, and gives each sample to `judge`; stops once the connection is closed, or, told so by `judge`, tells
+ * `onFailed`. Returns the stop function.
+ */
+function lookAtPath(options: MediaPathOptions, judge: (sample: PathSample) => boolean): () => void {
   const { clock } = options;
   let stopped = false;
   let timer: unknown;
   let looking = false;
-  /** The path was up once: until then only a failure counts as down (ICE is still being set up). */
-  let wasUp = false;
-  /** onConnected was told, and no restart since: the audio is known to flow. */
-  let flowing = false;
-  let received = 0;
-  /** When audio (or, while the far end does not send, a connected state) was last seen. */
-  let lastUp = clock.now();
-  /** Restarts since the audio last flowed: while any, the path is reconnecting. */
-  let restarts = 0;
-  /** When the restart in progress may be followed by the next; undefined when none is in progress. */
-  let restartDeadline: number | undefined;
-
-  function restart(): void {
-    if (restarts >= MAX_RESTARTS) {
-      stop();
-      return options.onFailed();
-    }
-    if (restarts === 0) {
-      flowing = false;
-      options.onReconnecting();
-    }
-    restarts++;
-    restartDeadline = clock.now() + RESTART_WAIT_MS;
-    // A refused re-INVITE is one failed restart: the deadline brings the next.
-    options.restartIce().catch(() => undefined);
-  }
-
-  function judge({ state, received: now, farEndSends, held }: PathSample): void {
-    const heard = now > received;
-    received = now;
-    // On hold nothing is restarted; once off hold the path's silence is timed afresh.
-    if (held) {
-      lastUp = clock.now();
-      restartDeadline = undefined;
-      restarts = 0;
-      return;
-    }
-    const flows = heard || !farEndSends;
-    // A first connection counts as up even before its audio: its silence from then on is what tells a lost path.
-    if (state === 'connected' && (flows || !wasUp)) {
-      if (flows && !flowing) {
-        flowing = true;
-        options.onConnected();
-      }
-      lastUp = clock.now();
-      restarts = 0;
-      restartDeadline = undefined;
-      wasUp = true;
-      return;
-    }
-    if (restartDeadline !== undefined) {
-      if (clock.now() >= restartDeadline) restart();
-      return;
-    }
-    if (state === 'failed' || (wasUp && clock.now() - lastUp >= SILENT_DOWN_MS)) restart();
-  }
 
   async function look(): Promise<void> {
     if (looking || stopped) return;
@@ -120,7 +82,10 @@ export function watchMediaPath(options: MediaPathOptions): () => void {
     clock.clearTimeout(timer);
     try {
       const sample = await options.sample();
-      if (!stopped) judge(sample);
+      if (!stopped && judge(sample)) {
+        stop();
+        options.onFailed();
+      }
       if (sample.state === 'closed') stop();
     } catch {
       // The connection closed under us: the call's end stops the watch.
@@ -137,4 +102,54 @@ export function watchMediaPath(options: MediaPathOptions): () => void {
   }
   void look();
   return stop;
+}
+
+/** Starts watching; returns the stop function (the call ended). */
+export function watchMediaPath(options: MediaPathOptions): () => void {
+  const { clock } = options;
+  /** The path was up once: until then only a failure counts as down (ICE is still being set up). */
+  let wasUp = false;
+  /** onConnected was told, and no restart since: the audio is known to flow. */
+  let flowing = false;
+  let received = 0;
+  /** When audio (or, while the far end does not send, a connected state) was last seen. */
+  let lastUp = clock.now();
+  /** Restarts since the audio last flowed: while any, the path is reconnecting. */
+  let restarts = 0;
+  /** When the restart in progress may be followed by the next; undefined when none is in progress. */
+  let restartDeadline: number | undefined;
+
+  /** Restarts ICE; true once {@link MAX_RESTARTS} failed and the path is given up. */
+  function restart(): boolean {
+    if (restarts >= MAX_RESTARTS) return true;
+    if (restarts++ === 0) {
+      flowing = false;
+      options.onReconnecting();
+    }
+    restartDeadline = clock.now() + RESTART_WAIT_MS;
+    // A refused re-INVITE is one failed restart: the deadline brings the next.
+    options.restartIce().catch(() => undefined);
+    return false;
+  }
+
+  /** Takes one look's news; true once the path is given up. */
+  function judge(sample: PathSample): boolean {
+    const now = clock.now();
+    const flows = sample.received > received || !sample.farEndSends;
+    received = sample.received;
+    const next = verdict(sample, flows, wasUp, restartDeadline, lastUp, now);
+    if (next === 'restart') return restart();
+    if (!next) return false;
+    if (next === 'up' && flows && !flowing) {
+      flowing = true;
+      options.onConnected();
+    }
+    wasUp ||= next === 'up';
+    lastUp = now;
+    restarts = 0;
+    restartDeadline = undefined;
+    return false;
+  }
+
+  return lookAtPath(options, judge);
 }

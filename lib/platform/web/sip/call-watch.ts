@@ -9,7 +9,7 @@ import type { Call } from './sip-call.js';
 import { reoffer } from './sip-offer-answer.js';
 
 /**
- * An answered call followed for the helper (sip-session.ts holds its dialog): the in-dialog requests that tell of a
+ * An answered call followed for the helper (the SIP session holds its dialog): the in-dialog requests that tell of a
  * change, its media's path, quality and warnings while up, and its end, each told as a link event. Part of the SIP
  * chunk, with the link.
  */
@@ -28,10 +28,9 @@ export interface SessionWatch {
  * Follows an answered session: in-dialog INFO/NOTIFY (a change of the call), media up or failed, quality
  * samples while up, and its end.
  */
-export function watchSession(session: Call, callId: string | undefined, { emit, media, clock, onTerminated, audio }: SessionWatch): void {
-  let stopQuality: (() => void) | undefined;
-  /** The microphone's level where the stats lack it (Firefox): open while the call's media is, closed at its end. */
-  let microphone: MicrophoneMeter | undefined;
+export function watchSession(session: Call, callId: string | undefined, watch: SessionWatch): void {
+  const { emit, media, onTerminated } = watch;
+  let stopMedia: (() => void) | undefined;
   // A service may tell of a state change in the dialog (the simulator sends INFO): read the call at once.
   // Setting the delegate means answering ourselves.
   session.delegate = {
@@ -47,43 +46,12 @@ export function watchSession(session: Call, callId: string | undefined, { emit, 
     // answers the calls its server places, so it declines (603).
     onRefer: (referral) => void referral.reject({ statusCode: 603 }),
   };
-  let stopPath: (() => void) | undefined;
   session.listeners.push((state) => {
     if (state === 'established') {
       const { handler } = session;
       const pc = handler?.peerConnection;
       if (handler) handler.onMicrophone = (outcome) => emit({ type: 'microphone', callId, outcome });
-      if (pc) {
-        const meter = (microphone = createMicrophoneMeter(pc, audio));
-        const warnings = createCallWarnings(clock, (warning, raised) => emit({ type: 'warning', callId, warning, raised }));
-        stopPath = watchMediaPath({
-          sample: async () => {
-            const look = await samplePath(pc, meter, !!session.held);
-            warnings.look({ ...look, muted: media.isMuted() });
-            return look;
-          },
-          onStateChange: (listener) => {
-            pc.addEventListener('connectionstatechange', listener);
-            return () => pc.removeEventListener('connectionstatechange', listener);
-          },
-          clock,
-          restartIce: () => reoffer(session, clock, true),
-          onConnected: () => {
-            emit({ type: 'media_connected', callId });
-            stopQuality ??= watchQuality(
-              pc,
-              clock,
-              (quality) => {
-                warnings.quality(quality);
-                emit({ type: 'quality', callId, quality });
-              },
-              meter.read,
-            );
-          },
-          onReconnecting: () => emit({ type: 'media_reconnecting', callId }),
-          onFailed: () => emit({ type: 'media_failed', callId }),
-        });
-      }
+      if (pc) stopMedia = watchMedia(session, pc, callId, watch);
       // The far end's hold (RFC 3264 section 8.4) is no failure: the path's watch and the warnings rest meanwhile.
       session.tell = (news) => {
         if ('held' in news) return emit({ type: news.held ? 'media_held' : 'media_resumed', callId });
@@ -93,9 +61,7 @@ export function watchSession(session: Call, callId: string | undefined, { emit, 
       void media.play(handler?.remoteMediaStream);
     }
     if (state === 'terminated') {
-      stopPath?.();
-      stopQuality?.();
-      microphone?.close();
+      stopMedia?.();
       onTerminated();
       emit({ type: 'session_ended', callId });
     }
@@ -103,7 +69,49 @@ export function watchSession(session: Call, callId: string | undefined, { emit, 
 }
 
 /**
- * The call's path as media-path.ts judges it: the connection's state, the audio received, the far end's
+ * The watches of an established call's media: its path, its quality and warnings once audio flows, and the
+ * microphone's level where the stats lack it (Firefox). Returns what ends them all, at the call's end.
+ */
+function watchMedia(session: Call, pc: RTCPeerConnection, callId: string | undefined, { emit, media, clock, audio }: SessionWatch): () => void {
+  let stopQuality: (() => void) | undefined;
+  const meter = createMicrophoneMeter(pc, audio);
+  const warnings = createCallWarnings(clock, (warning, raised) => emit({ type: 'warning', callId, warning, raised }));
+  const stopPath = watchMediaPath({
+    sample: async () => {
+      const look = await samplePath(pc, meter, !!session.held);
+      warnings.look({ ...look, muted: media.isMuted() });
+      return look;
+    },
+    onStateChange: (listener) => {
+      pc.addEventListener('connectionstatechange', listener);
+      return () => pc.removeEventListener('connectionstatechange', listener);
+    },
+    clock,
+    restartIce: () => reoffer(session, clock, true),
+    onConnected: () => {
+      emit({ type: 'media_connected', callId });
+      stopQuality ??= watchQuality(
+        pc,
+        clock,
+        (quality) => {
+          warnings.quality(quality);
+          emit({ type: 'quality', callId, quality });
+        },
+        meter.read,
+      );
+    },
+    onReconnecting: () => emit({ type: 'media_reconnecting', callId }),
+    onFailed: () => emit({ type: 'media_failed', callId }),
+  });
+  return () => {
+    stopPath();
+    stopQuality?.();
+    meter.close();
+  };
+}
+
+/**
+ * The call's path as the media path's watch judges it: the connection's state, the audio received, the far end's
  * direction and hold; with the microphone's totals for the silent-microphone warning.
  */
 async function samplePath(pc: RTCPeerConnection, microphone: MicrophoneMeter, held: boolean): Promise<PathSample & Omit<AudioLook, 'muted'>> {

@@ -13,7 +13,7 @@ import { ringReliably } from './sip-reliable-ringing.js';
  * The INVITEs of the service over SIP.js's core, as the helper sees them: each checked (RFC 3261 section 8.2:
  * extensions, body), rung (reliably when required, RFC 3262), told to the helper, and answered, declined,
  * withdrawn (CANCEL, `Expires`) or refused at close, each with exactly one final response; the answered call's
- * dialog is sip-offer-answer.ts's, its media call-watch.ts's, and INFO goes in it from here. Loaded with the link,
+ * dialog is the offer/answer's, its media the call watch's, and INFO goes in it from here. Loaded with the link,
  * on `connect()`. SIP.js's API layer (Invitation, Session) is left out for its bytes: the core's transactions and
  * dialog do the SIP.
  */
@@ -63,10 +63,84 @@ export interface InvitesOptions {
 }
 
 /**
+ * Rings an INVITE: 100 Trying, then 180 (reliably, RFC 3262, when the INVITE requires it). `withdraw` runs on
+ * its CANCEL or once its `Expires` passes (487), or when its reliable 180 is never acknowledged (504).
+ */
+function ring(call: Call, clock: Clock, withdraw: (statusCode?: number) => void): void {
+  const { request } = call;
+  request.delegate = { onCancel: () => withdraw() };
+  // RFC 3261 section 20.19: unanswered when its time passes, the INVITE is answered 487.
+  const expires = expiresMs(request.message);
+  if (expires !== undefined) {
+    const timer = clock.setTimeout(() => withdraw(), expires);
+    call.expiry = () => clock.clearTimeout(timer);
+  }
+  request.trying();
+  if (requiresReliable(request.message)) ringReliably(request, clock, () => withdraw(504));
+  else request.progress({ statusCode: 180 });
+}
+
+/** Answers 500 an INVITE whose taking failed, unless it has its final response already (the failure came after). */
+function refuseBroken(request: IncomingInviteRequest): void {
+  try {
+    request.reject({ statusCode: 500 });
+  } catch {
+    // Answered already.
+  }
+}
+
+/**
+ * A queue's caller: their number is the From's user part, E.164 without its `+` as SIP URIs write it. A
+ * supervisor's monitor leg (`X-Monitored-Call-Id`) is no caller to offer.
+ */
+function callerOf(message: IncomingInviteRequest['message']): { caller?: string } {
+  const user = message.from.uri.user ?? '';
+  const queued = message.hasHeader('X-Call-Id') && !message.hasHeader('X-Monitored-Call-Id');
+  return queued ? { caller: /^\d+$/.test(user) ? `+${user}` : user } : {};
+}
+
+/**
+ * Answers a call: the offer to the handler, its answer in the 200 OK (an offerless INVITE: our offer there, its
+ * answer from the ACK). The offer refused answers 488, the microphone failing 480, anything else 500. The call is
+ * in `answering` until its INVITE has its final response.
+ */
+async function answerCall(call: Call, { microphone, onAccept, makeHandler }: InvitesOptions, answering: Set<Call>): Promise<void> {
+  answering.add(call);
+  let status = 500;
+  try {
+    onAccept(call);
+    const handler = (call.handler = makeHandler());
+    const offer = offerOf(call.request.message);
+    status = 488;
+    if ('sdp' in offer && offer.sdp) await handler.setDescription(offer.sdp);
+    status = 480;
+    // A supervisor's monitor leg is answered listen-only: no microphone (audio false), so the answer is recvonly.
+    const listen = call.request.message.hasHeader('X-Monitored-Call-Id');
+    const description = await handler.getDescription({ constraints: { audio: !listen && (microphone ? { deviceId: { exact: microphone } } : true), video: false } });
+    // Withdrawn meanwhile (a CANCEL, the INVITE's expiry, or close()).
+    if (call.state === 'terminated') return;
+    status = 500;
+    call.awaitingAnswer = 'sdp' in offer && offer.sdp ? undefined : 'invite';
+    follow(call, call.request.accept({ statusCode: 200, body: sdp(description) }).session);
+    enter(call, 'established');
+  } catch (cause) {
+    // Withdrawn while we answered (a CANCEL crossed our 200 OK): not the page's failure.
+    if (call.state === 'terminated') return;
+    enter(call, 'terminated');
+    // Unless the 200 OK went already (and something after it failed).
+    refuse(call, status);
+    throw status === 480 ? microphoneError(cause) : new VoiceBrowserError('connection_failed', "the call could not be answered in the browser: the voice service's offer could not be taken", { cause });
+  } finally {
+    answering.delete(call);
+  }
+}
+
+/**
  * The INVITEs not yet answered, kept by id: each told to the helper as data (`invite_received`), answered or
  * declined when it names the id back.
  */
-export function createInvites({ emit, microphone, clock, onAccept, makeHandler, headers = () => [] }: InvitesOptions) {
+export function createInvites(options: InvitesOptions) {
+  const { emit, clock, headers = () => [] } = options;
   const pending = new Map<number, Call>();
   /** The calls being answered: their INVITE still has no final response. */
   const answering = new Set<Call>();
@@ -89,68 +163,18 @@ export function createInvites({ emit, microphone, clock, onAccept, makeHandler, 
         if (refusedAtOnce(request)) return;
         const id = ++last;
         const call: Call = { state: 'initial', request, listeners: [], headers: headers() };
-        const { message } = request;
-        request.delegate = { onCancel: () => withdraw(id, call) };
-        // RFC 3261 section 20.19: unanswered when its time passes, the INVITE is answered 487.
-        const expires = expiresMs(message);
-        if (expires !== undefined) {
-          const timer = clock.setTimeout(() => withdraw(id, call), expires);
-          call.expiry = () => clock.clearTimeout(timer);
-        }
-        request.trying();
-        if (requiresReliable(message)) ringReliably(request, clock, () => withdraw(id, call, 504));
-        else request.progress({ statusCode: 180 });
+        ring(call, clock, (statusCode) => withdraw(id, call, statusCode));
         pending.set(id, call);
-        // A queue's caller: their number is the From's user part, E.164 without its `+` as SIP URIs write it. A
-        // supervisor's monitor leg (`X-Monitored-Call-Id`) is no caller to offer.
-        const user = message.from.uri.user ?? '';
-        const queued = message.hasHeader('X-Call-Id') && !message.hasHeader('X-Monitored-Call-Id');
-        const caller = queued ? { caller: /^\d+$/.test(user) ? `+${user}` : user } : {};
-        emit({ type: 'invite_received', invite: { id, callId: callIdOf(message), at: clock.now(), ...caller } });
+        emit({ type: 'invite_received', invite: { id, callId: callIdOf(request.message), at: clock.now(), ...callerOf(request.message) } });
       } catch {
-        try {
-          request.reject({ statusCode: 500 });
-        } catch {
-          // Answered already: the failure came after.
-        }
+        refuseBroken(request);
       }
     },
-    /**
-     * The answer: the offer to the handler, its answer in the 200 OK (an offerless INVITE: our offer there, its
-     * answer from the ACK). The offer refused answers 488, the microphone failing 480, anything else 500.
-     */
+    /** Answers the INVITE `id` names, if it still waits (see {@link answerCall}). */
     async answer(id: number): Promise<void> {
       const call = pending.get(id);
       pending.delete(id);
-      if (!call) return;
-      answering.add(call);
-      let status = 500;
-      try {
-        onAccept(call);
-        const handler = (call.handler = makeHandler());
-        const offer = offerOf(call.request.message);
-        status = 488;
-        if ('sdp' in offer && offer.sdp) await handler.setDescription(offer.sdp);
-        status = 480;
-        // A supervisor's monitor leg is answered listen-only: no microphone (audio false), so the answer is recvonly.
-        const listen = call.request.message.hasHeader('X-Monitored-Call-Id');
-        const description = await handler.getDescription({ constraints: { audio: !listen && (microphone ? { deviceId: { exact: microphone } } : true), video: false } });
-        // Withdrawn meanwhile (a CANCEL, the INVITE's expiry, or close()).
-        if (call.state === 'terminated') return;
-        status = 500;
-        call.awaitingAnswer = 'sdp' in offer && offer.sdp ? undefined : 'invite';
-        follow(call, call.request.accept({ statusCode: 200, body: sdp(description) }).session);
-        enter(call, 'established');
-      } catch (cause) {
-        // Withdrawn while we answered (a CANCEL crossed our 200 OK): not the page's failure.
-        if (call.state === 'terminated') return;
-        enter(call, 'terminated');
-        // Unless the 200 OK went already (and something after it failed).
-        refuse(call, status);
-        throw status === 480 ? microphoneError(cause) : new VoiceBrowserError('connection_failed', "the call could not be answered in the browser: the voice service's offer could not be taken", { cause });
-      } finally {
-        answering.delete(call);
-      }
+      if (call) await answerCall(call, options, answering);
     },
     decline(id: number, statusCode = 486): void {
       const call = pending.get(id);
