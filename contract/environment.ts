@@ -12,8 +12,11 @@ export class ConfigError extends Error {
 }
 
 /** A port, 0 (a free one, as the tests use) to 65535. */
-export const port = (fallback: number) =>
-  z.coerce.number({ error: 'must be a port number 0-65535' }).int().min(0, 'must be a port number 0-65535').max(65535, 'must be a port number 0-65535').default(fallback);
+export const port = (fallback: number) => portNumber().default(fallback);
+
+/** A port number with no default, for a port that is only opened when set. */
+export const portNumber = () =>
+  z.coerce.number({ error: 'must be a port number 0-65535' }).int('must be a port number 0-65535').min(0, 'must be a port number 0-65535').max(65535, 'must be a port number 0-65535');
 
 /** A count of requests, as quotas and rate limits are given. */
 export const requestCount = () => z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1, 'must be at least 1');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError, parseEnvironment, port, requestCount } from '../contract/environment.js';
+import { ConfigError, parseEnvironment, port, portNumber, requestCount } from '../contract/environment.js';
 import { API_KEY_FORMAT, type Quota } from './service/accounts.js';
 import { EDGE_PROFILES, type EdgeProfile } from './sip/edge/edge-profile.js';
 import { MEDIA_ADDRESS_MODES, type MediaAddressMode } from './media/media-address-mode.js';
@@ -17,8 +17,10 @@ import { DEFAULT_RECIPIENT_TIMINGS } from './service/recipients.js';
 /** The simulator's well-known development key: its fixed prefix plus 32 alphanumeric characters (spec 5.2). */
 export const DEFAULT_SIM_API_KEY = 'vsk_SimulatorDefaultKey0000000000000';
 
-const milliseconds = (fallback: number) =>
-  z.coerce.number({ error: 'must be a whole number of milliseconds' }).int('must be a whole number of milliseconds').min(0, 'must be a whole number of milliseconds').default(fallback);
+/** A whole number of milliseconds of at least `least`. */
+const wholeMs = (least: number) =>
+  z.coerce.number({ error: 'must be a whole number of milliseconds' }).int('must be a whole number of milliseconds').min(least, 'must be a whole number of milliseconds');
+const milliseconds = (fallback: number) => wholeMs(0).default(fallback);
 
 /** Every environment variable the simulator reads, with its rule; {@link SIMULATOR_CONFIG_VARIABLES} names them. */
 const variables = {
@@ -29,9 +31,9 @@ const variables = {
   SIM_NO_ANSWER_MS: milliseconds(DEFAULT_RECIPIENT_TIMINGS.noAnswerMs),
   SIM_OUTCOME_UNKNOWN_MS: milliseconds(DEFAULT_RECIPIENT_TIMINGS.outcomeUnknownMs),
   SIM_QUEUE_ANSWER_TIMEOUT_MS: milliseconds(QUEUE_ANSWER_TIMEOUT_MS),
-  SIM_MEDIA_TIMEOUT_MS: z.coerce.number({ error: 'must be a whole number of milliseconds' }).int('must be a whole number of milliseconds').min(1, 'must be a whole number of milliseconds').optional(),
+  SIM_MEDIA_TIMEOUT_MS: wholeMs(1).optional(),
   SIM_MEDIA_ADDRESSES: z.enum(MEDIA_ADDRESS_MODES, { error: `must be ${MEDIA_ADDRESS_MODES.map((mode) => `"${mode}"`).join(' or ')}` }).default(MEDIA_ADDRESS_MODES[0]),
-  SIM_SIP_UDP_PORT: z.coerce.number({ error: 'must be a port number 0-65535' }).int('must be a port number 0-65535').min(0, 'must be a port number 0-65535').max(65535, 'must be a port number 0-65535').optional(),
+  SIM_SIP_UDP_PORT: portNumber().optional(),
   SIM_SIP_EDGE_URL: z.string().regex(/^wss?:\/\/[^\s/]+(\/\S*)?$/, 'must be a ws:// or wss:// URL').optional(),
   SIM_EDGE_PROFILE: z.enum(EDGE_PROFILES, { error: `must be ${EDGE_PROFILES.map((profile) => `"${profile}"`).join(', ')}` }).default(EDGE_PROFILES[0]),
 };
