@@ -1,15 +1,14 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { ROOT, sourcesUnder } from '../support/sources.js';
 
 /**
  * Comments say why and cite the spec or an RFC (STYLE, "Comments"): none cites the tracker ("issue 32", "#32"),
  * whose numbers tell a reader of the code nothing, and none names a source file (`runtime.ts`), since files move
  * between folders and the comment would then point nowhere. A folder names what it holds, an export its name.
  */
-
-const ROOT = resolve(import.meta.dirname, '../..');
 
 /**
  * The comments each folder still holds against the rule: a folder may only go down, and every one is to reach 0.
@@ -48,11 +47,9 @@ function offendingComments(source: string, jsx = false): string[] {
   });
 }
 
-/** Every offending comment line of a folder's TypeScript sources, as `path:line: what`. */
+/** Every offending comment line of a folder's TypeScript sources, its tests included, as `path:line: what`. */
 function offendingIn(folder: string): string[] {
-  return readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
-    .filter((name) => /\.tsx?$/.test(name) && !/(^|\/)(dist|node_modules)\//.test(name))
-    .flatMap((name) => offendingComments(readFileSync(join(ROOT, folder, name), 'utf8'), name.endsWith('x')).map((hit) => `${folder}/${name}:${hit}`));
+  return sourcesUnder(folder, { tests: true }).flatMap((path) => offendingComments(readFileSync(join(ROOT, path), 'utf8'), path.endsWith('x')).map((hit) => `${path}:${hit}`));
 }
 
 describe('comments in the sources', () => {

@@ -1,13 +1,12 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import ts from 'typescript';
+import { ROOT } from './sources.js';
 
 /**
  * The functions of our sources and the lines their bodies take, read with TypeScript's own parser, so a test can
  * hold the house's limit on a function's length (STYLE: a function past about 60 lines wants splitting).
  */
-
-const ROOT = resolve(import.meta.dirname, '../..');
 
 /** One function of a source file and how long its body is. */
 export interface FunctionLength {
@@ -51,17 +50,6 @@ export function functionLengthsOf(file: string, text: string): FunctionLength[] 
 /** The functions of `file` (relative to the repository) with their lengths. */
 export function functionLengths(file: string): FunctionLength[] {
   return functionLengthsOf(file, readFileSync(join(ROOT, file), 'utf8'));
-}
-
-/**
- * Every `.ts` and `.tsx` source under the repository's `folder`, relative to the repository: not a package's
- * build output, not installed packages, not a test.
- */
-export function sourcesUnder(folder: string): string[] {
-  return readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
-    .filter((name) => /\.tsx?$/.test(name) && !/\.(test|spec)\.tsx?$/.test(name) && !/(^|\/)(dist|node_modules)\//.test(name))
-    .map((name) => join(folder, name))
-    .sort();
 }
 
 /** What breaks the limit: a function past it and not allowed, one grown past its allowance, one allowed for nothing. */
