@@ -15,7 +15,7 @@ import { createSimulatorControl } from '../simulator/http/control-client.js';
 import { openBenchPage, type BenchPage } from './browser.js';
 import { STEP_TIMEOUT_MS } from './desk-app.js';
 import { startBenchSimulator } from './simulator-process.js';
-import { ms, spread, type Row, type Spread } from './stats.js';
+import { ms, spread, staggerMs, type Row, type Spread } from './stats.js';
 
 /**
  * A supervisor listening in (docs/desk.md and docs/simulator.md, "Supervisors and
@@ -272,9 +272,6 @@ async function monitorOnce(page: Page, callId: string): Promise<Omit<MonitorRoun
     { callId, timeoutMs: STEP_TIMEOUT_MS },
   );
 }
-
-/** Run `run`'s wait before it starts, under a second, in an order that does not rise with the runs. */
-const staggerMs = (run: number) => (run * 373) % 1000;
 
 /** The agent's call, `runs` monitor legs of it from the supervisor's page, one at a time; one measurement script. */
 export async function measureMonitor(runs: number): Promise<{ rows: Row[]; figures: MonitorFigures }> {

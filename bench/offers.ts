@@ -1,11 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import type { VoiceBrowser, VoiceBrowserStatus } from '../lib/index.js';
-import { createSimulatorControl } from '../simulator/http/control-client.js';
-import { openBenchPage } from './browser.js';
-import { createStamps, startDesk, STEP_TIMEOUT_MS, type Stamps } from './desk-app.js';
-import { startBenchSimulator } from './simulator-process.js';
-import { ms, spread, type Row, type Spread } from './stats.js';
+import { withDeskBench } from './desk-bench.js';
+import { createStamps, STEP_TIMEOUT_MS, type Stamps } from './desk-app.js';
+import { ms, spread, staggerMs, type Row, type Spread } from './stats.js';
 
 /**
  * Offer mode (docs/desk.md, "Offer mode"): how soon a caller of an offer-mode queue
@@ -123,28 +121,14 @@ async function acceptOnce(page: Page): Promise<[number, number]> {
   );
 }
 
-/** Run `run`'s wait before it starts: spread over `overMs`, in an order that does not rise with the runs. */
-const staggerMs = (run: number, overMs = 1000) => ((run * 373) % 1000) * (overMs / 1000);
-
 /**
  * `runs` callers arrive one at a time, each rung and accepted; then `runs` more whose `call.received` is lost,
  * each rung and accepted likewise. One measurement script, read top to bottom.
  */
 export async function measureOffers(runs: number): Promise<{ rows: Row[]; figures: OffersFigures }> {
-  const simulator = await startBenchSimulator();
   const webhooks = createStamps();
   const offered = createStamps();
-  const desk = await startDesk(simulator.url, webhooks, { wrapUpMs: WRAP_UP_MS }).catch(async (error: unknown) => {
-    await simulator.stop();
-    throw error;
-  });
-  const control = createSimulatorControl(simulator.url);
-  const bench = await openBenchPage(desk.url, 'bench-offers').catch(async (error: unknown) => {
-    await Promise.all([desk.close(), simulator.stop()]);
-    throw error;
-  });
-  try {
-    const { page } = bench;
+  return withDeskBench('bench-offers', webhooks, { wrapUpMs: WRAP_UP_MS }, async ({ desk, control, page }) => {
     await staffInPage(page, offered);
     // The router has heard the agent say available (the PUT nudges a check) before the first caller.
     await sleep(1000);
@@ -185,11 +169,7 @@ export async function measureOffers(runs: number): Promise<{ rows: Row[]; figure
     const lost = samples.lostWebhookToRinging;
     const spreads = Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, spread(values)])) as Record<keyof typeof samples, Spread>;
     return report({ ...spreads, lostWebhookToRinging: { ...spreads.lostWebhookToRinging, slowest: Math.max(...lost) }, samples });
-  } finally {
-    await bench.close();
-    await desk.close();
-    await simulator.stop();
-  }
+  });
 }
 
 /** The part's rows beside docs/bench.md's targets. */

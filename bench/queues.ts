@@ -1,11 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import type { QueueCaller, VoiceBrowser, VoiceBrowserStatus } from '../lib/index.js';
-import { createSimulatorControl } from '../simulator/http/control-client.js';
-import { openBenchPage } from './browser.js';
-import { createStamps, startDesk, STEP_TIMEOUT_MS, type Stamps } from './desk-app.js';
-import { startBenchSimulator } from './simulator-process.js';
-import { ms, spread, type Row, type Spread } from './stats.js';
+import { withDeskBench } from './desk-bench.js';
+import { createStamps, STEP_TIMEOUT_MS, type Stamps } from './desk-app.js';
+import { ms, spread, staggerMs, type Row, type Spread } from './stats.js';
 
 /**
  * Support desks (docs/bench.md): how soon an agent's page lists a caller who reached a queue, and how
@@ -94,28 +92,14 @@ async function answerOnce(page: Page, queueId: string): Promise<number> {
   );
 }
 
-/** Run `run`'s wait before it starts: spread over a second, in an order that does not rise with the runs. */
-const staggerMs = (run: number) => (run * 373) % 1000;
-
 /**
  * `runs` callers arrive one at a time, each timed to the page; then the page answers `runs` of them in turn.
  * One measurement script, read top to bottom.
  */
 export async function measureQueues(runs: number): Promise<{ rows: Row[]; figures: QueuesFigures }> {
-  const simulator = await startBenchSimulator();
   const received = createStamps();
   const shown = createStamps();
-  const desk = await startDesk(simulator.url, received).catch(async (error: unknown) => {
-    await simulator.stop();
-    throw error;
-  });
-  const control = createSimulatorControl(simulator.url);
-  const bench = await openBenchPage(desk.url, 'bench-queues').catch(async (error: unknown) => {
-    await Promise.all([desk.close(), simulator.stop()]);
-    throw error;
-  });
-  try {
-    const { page } = bench;
+  return withDeskBench('bench-queues', received, undefined, async ({ desk, control, page }) => {
     await page.evaluate(() => (window as unknown as PageGlobals).voice.connect());
     await watchInPage(page, shown);
     const toPage: number[] = [];
@@ -135,11 +119,7 @@ export async function measureQueues(runs: number): Promise<{ rows: Row[]; figure
     }
     await page.evaluate(() => (window as unknown as PageGlobals).voice.disconnect());
     return report({ webhookToPage: spread(toPage), arrivalToPage: spread(fromArrival), answerNextToConnected: spread(answers) });
-  } finally {
-    await bench.close();
-    await desk.close();
-    await simulator.stop();
-  }
+  });
 }
 
 /** The part's rows beside docs/bench.md's targets. */

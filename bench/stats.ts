@@ -39,3 +39,9 @@ export function printTable(rows: readonly Row[]): void {
 
 export const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
 export const ms = (value: number): string => `${value.toFixed(0)} ms`;
+
+/**
+ * Run `run`'s wait before it starts: spread over `overMs`, in an order that does not rise with the runs, so a
+ * figure does not ride on a timer's phase.
+ */
+export const staggerMs = (run: number, overMs = 1000) => ((run * 373) % 1000) * (overMs / 1000);
