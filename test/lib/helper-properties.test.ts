@@ -10,7 +10,7 @@ import type { FakeInvite } from '../../lib/testing/fake-sip.js';
 import { CALL, setup, type World } from '../support/helper-world.js';
 
 /**
- * Property test (issues 4, 14): random sequences of user actions, faults and service-side events against a
+ * Property test: random sequences of user actions, faults and service-side events against a
  * scripted backend and SIP peer; after every step the helper's promises of spec 3.2, 4.7 and 7 must hold.
  * `PROPERTY_RUNS` sets how many sequences run (default 3,000).
  */
@@ -255,7 +255,7 @@ const fault = (op: Operation, kind: Fault, times = 1): Action => ({ kind: 'fault
 const advance = (ms: number): Action => ({ kind: 'advance', ms });
 const start: Action = { kind: 'start', retry: false, double: false };
 
-/** The paths issue 14 found broken, run first every time (the random sequences rarely line them up). */
+/** The paths a random run once found broken, run first every time (the random sequences rarely line them up). */
 const ISSUE_14_PATHS: Array<[Action[], boolean]> = [
   // A lost createCall whose call nobody made: reconciling must end.
   [[{ kind: 'connect' }, fault('createCall', 'network'), start, advance(120_000), advance(60_000)], false],

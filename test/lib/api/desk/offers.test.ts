@@ -5,7 +5,7 @@ import { CALL, connected, setup, START } from '../../../support/helper-world.js'
 import { rejection } from '../../../support/rejection.js';
 
 /**
- * Offered callers in the page (issue 33, DESIGN.md "Support desks"): the service's INVITE with `X-Call-Id`
+ * Offered callers in the page (spec 4.8, 6.1): the service's INVITE with `X-Call-Id`
  * reaching an idle agent rings as `status().offer` until accept() answers it (once a read shows the call
  * bridging to this agent), decline() refuses it, the service withdraws it, or it rings out (declined, and the
  * agent said away). setAvailability() shows only what the server answered.

@@ -5,7 +5,7 @@ import { connected, inCall, talking } from '../../../support/helper-world.js';
 import { rejection } from '../../../support/rejection.js';
 
 /**
- * Supervisors and recordings in the page (issue 34): monitor(callId) takes the service's monitor leg as the
+ * Supervisors and recordings in the page (spec 4.8): monitor(callId) takes the service's monitor leg as the
  * attempt's call (its INVITE answered only when it names the leg, listen-only at the link: sip-session.ts), and
  * startRecording()/stopRecording() show `status().recording` only as the service answered.
  */

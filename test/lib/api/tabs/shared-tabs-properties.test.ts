@@ -9,7 +9,7 @@ import type { VoiceBrowserStatus } from '../../../../lib/core/types.js';
 import { CALL, START } from '../../../support/helper-world.js';
 
 /**
- * Property test (issue 20): random tab opens, closes and crashes, method calls from any tab, faults and the
+ * Property test: random tab opens, closes and crashes, method calls from any tab, faults and the
  * service's moves, in one browser's tabs on one fake service. Once the tabs' messages settle: at most one tab
  * holds a registration (and so a microphone), one intent never makes two calls, exactly one open tab leads, and
  * every tab shows the leader's status. `PROPERTY_RUNS` sets how many sequences run (default 300).

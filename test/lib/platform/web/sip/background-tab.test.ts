@@ -4,7 +4,7 @@ import type { FakeSipSockets } from '../../../../support/fake-sip-socket.js';
 import { sipLinkWorld, wait } from '../../../../support/sip-link-world.js';
 
 /**
- * An agent's phone tab behind the CRM for hours (issue 31): the real SIP link on fake sockets, in a page whose
+ * An agent's phone tab behind the CRM for hours: the real SIP link on fake sockets, in a page whose
  * timers the browser runs late (Chromium runs a hidden page's chained timers once a minute), that it freezes and
  * resumes, hides and shows. What the browser itself does is proven in e2e/background-tab.spec.ts; this file holds
  * the link's logic to it, minute by minute.
