@@ -4,7 +4,7 @@ import type { CallQuality } from '../../../core/types.js';
 
 /**
  * Call quality from the peer connection's statistics (W3C webrtc-stats), sampled while a call's media flows.
- * Part of the SIP chunk: only the link samples it.
+ * Part of the SIP chunk: only the call's watch samples it.
  */
 
 /** How often a connected call's statistics are read (ms). */
