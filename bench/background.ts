@@ -8,7 +8,7 @@ import { ms, spread, type Row, type Spread } from './stats.js';
 
 /**
  * An agent's phone tab behind the CRM, in a Chromium that hides and throttles it as a user's does
- * (e2e/browsers.ts, `launchUserChromium`: no anti-throttling switches, no focus emulation; a loaded tab hidden 60 s
+ * (the e2e suite's `launchUserChromium`: no anti-throttling switches, no focus emulation; a loaded tab hidden 60 s
  * runs its chained timers once a minute). Tab A leads the shared tabs and holds the phone; tab B, a follower of the same user, opens in
  * front of it, so A is `hidden`. First A stays hidden `hiddenMinutes`: how long the registrar had no binding for
  * the session meanwhile, and whether A's connection ever left `ready`. Then B's `startCall()` to B's status

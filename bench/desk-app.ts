@@ -9,7 +9,7 @@ import { createMemoryQueueEvents } from '../server-proxy/desk/queue-events.js';
 import { DEFAULT_SIM_API_KEY } from '../simulator/config.js';
 
 /**
- * What the support desk's bench parts share (queues.ts, offers.ts): moments noted by key and awaited, and the
+ * What the support desk's bench parts share (`queues`, `offers`): moments noted by key and awaited, and the
  * demo server's app in this process, on loopback, with the moment each queue webhook reaches it stamped in front
  * of the app, so no clocks of two processes are compared.
  */

@@ -13,7 +13,7 @@ import { ms, spread, type Row, type Spread } from './stats.js';
  * `ready` again, and how many REGISTERs a second the edge meets at the peak of their return.
  */
 
-/** What the bench page puts on `window` (browser.ts), and the REGISTERs its sockets sent (counted here). */
+/** What the bench page puts on `window`, and the REGISTERs its sockets sent (counted here). */
 interface PageGlobals {
   voice: VoiceBrowser;
   when(test: (status: VoiceBrowserStatus) => boolean, timeoutMs?: number, what?: string): Promise<number>;

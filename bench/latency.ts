@@ -13,7 +13,7 @@ import { ms, spread, type Row, type Spread } from './stats.js';
  * with the page's.
  */
 
-/** What the bench page (browser.ts) puts on `window`. */
+/** What the bench page puts on `window`. */
 interface PageGlobals {
   voice: VoiceBrowser;
   when(test: (status: VoiceBrowserStatus) => boolean, timeoutMs?: number, what?: string): Promise<number>;

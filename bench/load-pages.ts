@@ -3,7 +3,7 @@ import { SipClient } from '../test/simulator/support/sip-client.js';
 import { WeriftSessionDescriptionHandler } from '../test/simulator/support/werift-sdh.js';
 
 /**
- * The load of the simulator's capacity part (simulator.ts): its pages, SIP.js user agents in this process,
+ * The load of the simulator's capacity part (`simulator`): its pages, SIP.js user agents in this process,
  * one per browser session, each over its own WebSocket and answering with werift (test/simulator/support),
  * as the concurrency test drives them. Every wait has a deadline, and {@link closePages} ends whatever was
  * opened, even half-way.

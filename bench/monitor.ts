@@ -23,7 +23,7 @@ import { ms, spread, staggerMs, type Row, type Spread } from './stats.js';
  * page. The simulator in its own process; in this one, on loopback, an app of the bench's own: the voice proxy
  * (`createVoiceProxy`, with an empty support desk so the queue-call reads a monitor leg uses are there) behind an
  * `authenticate` that makes one user the supervisor of another (`supervisor: {agents: [...]}`), a stand-in login
- * at `/auth`, and the built library at `/lib/`. Two Chromium pages with the script-tag library (browser.ts), each
+ * at `/auth`, and the built library at `/lib/`. Two Chromium pages with the script-tag library (the bench page), each
  * its own browser and login: the agent's, in a call to +12025550100 (a tone, then the agent's fake microphone
  * echoed) for the whole part, and the supervisor's, connected, which monitors that call `runs` times, leaving
  * each leg with `hangup()` and `busy` false before the next, after a different fraction of a second each time so
@@ -41,7 +41,7 @@ import { ms, spread, staggerMs, type Row, type Spread } from './stats.js';
  * come from its control API, compared on this machine's one clock through the page's `Date.now()`.
  */
 
-/** What the bench page (browser.ts) puts on `window`, and what this part adds. */
+/** What the bench page puts on `window`, and what this part adds. */
 interface PageGlobals {
   voice: VoiceBrowser;
   when(test: (status: VoiceBrowserStatus) => boolean, timeoutMs?: number, what?: string): Promise<number>;

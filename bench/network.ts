@@ -10,7 +10,7 @@ import { ms, spread, type Row, type Spread } from './stats.js';
  * showing `reconnecting`. In Chromium against the app on loopback, as a page using the library meets them.
  */
 
-/** What the bench page (browser.ts) puts on `window`. */
+/** What the bench page puts on `window`. */
 interface PageGlobals {
   voice: VoiceBrowser;
   when(test: (status: VoiceBrowserStatus) => boolean, timeoutMs?: number, what?: string): Promise<number>;

@@ -8,8 +8,8 @@ import { ms, spread, staggerMs, type Row, type Spread } from './stats.js';
 /**
  * Offer mode (docs/desk.md, "Offer mode"): how soon a caller of an offer-mode queue
  * rings the agent's page, how soon `accept()` has that caller on the line, and how soon a caller whose
- * `call.received` webhook was lost rings all the same. Set up as queues.ts is: the simulator in its own process;
- * the demo server's app (`createDemoApp`, the demo's queues from demo-queues.ts, Sales in offer mode with the
+ * `call.received` webhook was lost rings all the same. Set up as the `queues` part is: the simulator in its own process;
+ * the demo server's app (`createDemoApp`, the demo's queues (`createDemoQueues`), Sales in offer mode with the
  * demo's 2 s wrap-up and the router's default 4 s check) in this one, on loopback, so the moment a webhook
  * reaches the proxy is taken here, in front of the app; one Chromium page with the script-tag library, logged
  * in, connected and `available`, watching nothing but its own status.
@@ -35,7 +35,7 @@ import { ms, spread, staggerMs, type Row, type Spread } from './stats.js';
  * machine's one clock across processes.
  */
 
-/** What the bench page (browser.ts) puts on `window`, and what this part adds. */
+/** What the bench page puts on `window`, and what this part adds. */
 interface PageGlobals {
   voice: VoiceBrowser;
   when(test: (status: VoiceBrowserStatus) => boolean, timeoutMs?: number, what?: string): Promise<number>;

@@ -10,7 +10,7 @@ import { ms, spread, type Row, type Spread } from './stats.js';
  * times, so a busy machine turns `ok` into `warning`.
  */
 
-/** What the bench page (browser.ts) puts on `window`. */
+/** What the bench page puts on `window`. */
 interface PageGlobals {
   voice: VoiceBrowser;
 }

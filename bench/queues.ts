@@ -8,7 +8,7 @@ import { ms, spread, staggerMs, type Row, type Spread } from './stats.js';
 /**
  * Support desks (docs/bench.md): how soon an agent's page lists a caller who reached a queue, and how
  * soon Answer next has that caller on the line. The simulator in its own process; the demo server's app
- * (`createDemoApp`, the demo's two queues from demo-queues.ts) in this one, on loopback, so the moment the
+ * (`createDemoApp`, the demo's two queues, `createDemoQueues`) in this one, on loopback, so the moment the
  * proxy's receiver gets a `call.received` webhook is taken here, in front of the app; one Chromium page with the
  * script-tag library, logged in and connected, watching the queues with `watchQueues()`.
  *
@@ -21,7 +21,7 @@ import { ms, spread, staggerMs, type Row, type Spread } from './stats.js';
  * timers meet it at a different phase.
  */
 
-/** What the bench page (browser.ts) puts on `window`, and what this part adds. */
+/** What the bench page puts on `window`, and what this part adds. */
 interface PageGlobals {
   voice: VoiceBrowser;
   when(test: (status: VoiceBrowserStatus) => boolean, timeoutMs?: number, what?: string): Promise<number>;

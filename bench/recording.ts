@@ -12,7 +12,7 @@ import { ms, spread, type Row, type Spread } from './stats.js';
  * delays the mixer's last tick and the answers, and both move.
  */
 
-/** What the bench page (browser.ts) puts on `window`. */
+/** What the bench page puts on `window`. */
 interface PageGlobals {
   voice: VoiceBrowser;
   when(test: (status: VoiceBrowserStatus) => boolean, timeoutMs?: number, what?: string): Promise<number>;

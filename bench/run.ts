@@ -22,9 +22,9 @@ import { measureTabs } from './tabs.js';
 import { printTable, type Row } from './stats.js';
 
 /**
- * `npm run bench`: the figures users meet, beside docs/bench.md's targets: sizes (size.ts), the packages' tarballs and installs (packages.ts), latencies in Chromium and
- * Firefox and the poll budget (latency.ts), calls that survive the network (network.ts), the link behind each SIP edge profile and an edge restart (edges.ts), many tabs sharing one phone (tabs.ts), a phone tab hidden and throttled behind another (background.ts), a support desk's queues (queues.ts), callers offered to agents (offers.ts), a supervisor listening in (monitor.ts), a recording's length against the clocks around it (recording.ts), "Test my setup" (preflight.ts), the proxy's added latency (proxy.ts), how soon the proxy refuses when nobody is there to ask (fail-fast.ts), the key's budget under 30 agents (budget.ts), the simulator's capacity (simulator.ts) and the
- * soak (soak.ts). One table, also written as JSON under bench/results/ (ignored by git). It measures and
+ * `npm run bench`: the figures users meet, beside docs/bench.md's targets: sizes (`size`), the packages' tarballs and installs (`packages`), latencies in Chromium and
+ * Firefox and the poll budget (`latency`), calls that survive the network (`network`), the link behind each SIP edge profile and an edge restart (`edges`), many tabs sharing one phone (`tabs`), a phone tab hidden and throttled behind another (`background`), a support desk's queues (`queues`), callers offered to agents (`offers`), a supervisor listening in (`monitor`), a recording's length against the clocks around it (`recording`), "Test my setup" (`preflight`), the proxy's added latency (`proxy`), how soon the proxy refuses when nobody is there to ask (`fail-fast`), the key's budget under 30 agents (`budget`), the simulator's capacity (`simulator`) and the
+ * soak (`soak`). One table, also written as JSON under bench/results/ (ignored by git). It measures and
  * prints; a part that fails becomes a row saying so, the others still run, and the exit code is then 1.
  * `BENCH_ONLY=size,packages,latency,network,tabs,queues,offers,monitor,recording,preflight,proxy,fail-fast,budget,simulator,soak,edges` picks parts; `background` (over 15 min:
  * its leader hidden `BENCH_HIDDEN_MINUTES`, 10 unless set, then a throttled minute before each of its

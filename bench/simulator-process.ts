@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
 /**
- * Starts bench/simulator-main.ts in a process of its own and stops it by its PID, as scripts/start-app.ts
+ * Starts bench/simulator-main.ts in a process of its own and stops it by its PID, as `startApp`
  * does for the app; it also stops by itself when this process goes away (its stdin closes).
  */
 

@@ -11,9 +11,9 @@ import { quantile, type Row } from './stats.js';
  * whether its answers are still prompt.
  *
  * @remarks
- * The simulator runs alone in its own process (bench/simulator-main.ts). The pages are SIP.js in this
+ * The simulator runs alone in its own process ({@link startBenchSimulator}). The pages are SIP.js in this
  * process, each over its own WebSocket, answering with werift and sending a microphone's PCMU
- * (load-pages.ts). Once every call of a step carries audio both ways, for {@link HOLD_MS}: a REST read of a
+ * ({@link openPages}). Once every call of a step carries audio both ways, for {@link HOLD_MS}: a REST read of a
  * call and a SIP OPTIONS from an idle registered agent every 100 ms (both wait behind the simulator's event
  * loop, so its lag shows there first), and both processes' CPU. A step lags when either round trip's p95
  * passes {@link LAG_MS}. The pages share the machine with the simulator: when they take over

@@ -38,7 +38,7 @@ function oursBuild(format: 'iife' | 'esm', without: OursOptions['without']): Bui
 
 async function bundle(name: string, contents: string, format: 'iife' | 'esm', options: OursOptions = {}): Promise<SizeFigure> {
   const result = await build({
-    // Ours as we ship it (scripts/build-lib.ts); the peers as their users would bundle them.
+    // Ours as we ship it (as `npm run build:lib` bundles it); the peers as their users would bundle them.
     ...(options.ours ? oursBuild(format, options.without) : {}),
     stdin: { contents, resolveDir: options.resolveDir ?? process.cwd(), loader: 'ts', sourcefile: `${name}.ts` },
     bundle: true,
@@ -65,7 +65,7 @@ async function bundle(name: string, contents: string, format: 'iife' | 'esm', op
   visit(entry);
   const bundled = result.outputFiles.filter((file) => [...initial].some((path) => file.path.endsWith(path)));
   if (bundled.length === 0) throw new Error(`bench: esbuild produced nothing for ${name}`);
-  // Every bundle, ours and the peers', goes through the same last step as ours ships with (scripts/minify.ts).
+  // Every bundle, ours and the peers', goes through the same last step as ours ships with ({@link minifyShipped}).
   const files = await Promise.all(bundled.map(async (file) => ({ contents: Buffer.from(await minifyShipped(file.text, format)) })));
   const minified = files.reduce((sum, file) => sum + file.contents.length, 0);
   // An entry dropped as free of side effects would measure as a few bytes and pass any size target.
@@ -100,7 +100,7 @@ export async function measureSize(): Promise<{ figures: SizeFigure[]; rows: Row[
 }
 
 /**
- * What each trim of the shipped build saves on the script tag (scripts/sip-trim.ts, and the renaming of SIP.js's
+ * What each trim of the shipped build saves on the script tag (the SIP.js trims, and the renaming of SIP.js's
  * private names): the tag built with that trim left out, against the tag as shipped. A trim that saves nothing
  * goes: every e2e spec runs the built files, so each trim is exercised; this shows what it buys.
  */

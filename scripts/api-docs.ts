@@ -5,7 +5,7 @@ import { Application, LogLevel } from 'typedoc';
 /**
  * `npm run docs:api`: the API reference of every package entry, from the TSDoc in the sources, written as
  * Markdown to docs/api/ (one page per export, readable where the repository is browsed). TypeDoc with its
- * Markdown plugin; test/build/api-docs.test.ts fails when an export has no page.
+ * Markdown plugin; a build test fails when an export has no page.
  */
 
 const ROOT = resolve(import.meta.dirname, '..');

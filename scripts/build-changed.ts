@@ -4,7 +4,7 @@ import { digestOf, isUpToDate, writeStamp, type BuildStep } from './up-to-date.j
 
 /**
  * The repository's build steps and what each reads, and the runner that builds only those whose inputs changed
- * (up-to-date.ts says how that is known). A fresh clone has no outputs, so everything builds there.
+ * (the up-to-date check says how that is known). A fresh clone has no outputs, so everything builds there.
  */
 
 /** What every step reads besides its own sources: the installed versions and the TypeScript settings. */

@@ -1,7 +1,7 @@
 import { BUILD_STEPS, buildChanged } from './build-changed.js';
 
 /**
- * `npm run build`: every step whose inputs changed since it last built (build-changed.ts), one line a step.
+ * `npm run build`: every step whose inputs changed since it last built, one line a step.
  * `npm run build -- --force` builds them all anyway; `npm run build -- build:demo` builds only the steps named.
  */
 

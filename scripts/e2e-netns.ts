@@ -3,8 +3,8 @@ import { createRequire } from 'node:module';
 import { testNetworkCommands } from './test-network.js';
 
 /**
- * `npm run test:e2e`: the e2e suite (playwright.config.ts) in a network namespace of its own, made here
- * (test-network.ts), so the stock-browser projects' Chromium and Firefox, which run with nothing but a fake
+ * `npm run test:e2e`: the e2e suite (`playwright test`) in a network namespace of its own, made here
+ * ({@link testNetworkCommands}), so the stock-browser projects' Chromium and Firefox, which run with nothing but a fake
  * microphone, send no packet (mDNS multicast included) beyond the machine, and run beside the other projects in
  * one pool of workers. Arguments go on to `playwright test`.
  *

@@ -1,8 +1,8 @@
 import { minify } from 'terser';
 
 /**
- * The last step of every shipped bundle (scripts/build-lib.ts) and of every bundle the bench weighs
- * (bench/size.ts, ours and the peers alike): esbuild bundles, trims SIP.js and minifies; terser then compresses
+ * The last step of every shipped bundle (the library's build) and of every bundle the size bench weighs
+ * (ours and the peers alike): esbuild bundles, trims SIP.js and minifies; terser then compresses
  * further (two passes, dead code dropped, names mangled; what that saves is in docs/bench.md). No unsafe
  * transform is turned on; an ES module keeps its export names.
  */

@@ -9,7 +9,7 @@ import { startApp } from './start-app.js';
 /**
  * `npm run screenshots`: the demo's pictures in docs/demo.md, taken from the demo as it is now. Builds what changed,
  * starts the app as `npm start` does on free ports, walks Chromium (the e2e suite's launch) through the states
- * (screenshot-tour.ts), saves them to docs/screenshots/, and stops the app by its PID and the browser it launched.
+ * ({@link takeTour}), saves them to docs/screenshots/, and stops the app by its PID and the browser it launched.
  */
 
 const OUT_DIR = 'docs/screenshots';

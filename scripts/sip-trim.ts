@@ -3,12 +3,12 @@ import type { BuildOptions, Plugin } from 'esbuild';
 
 /**
  * An esbuild plugin that leaves out the parts of SIP.js the helper can never reach. The helper registers,
- * answers one INVITE, sends INFO, BYE and the re-INVITE that restarts ICE (media-path.ts), and nothing else: it
+ * answers one INVITE, sends INFO, BYE and the re-INVITE that restarts ICE (RFC 8839 section 4.4.1.1.1), and nothing else: it
  * never starts a call's first INVITE nor SUBSCRIBEs. Those client classes are replaced by stubs that throw if
  * anything ever did reach them. SIP.js's core imports them (the user agent core holds a method for each), so
  * tree shaking alone cannot drop them. Only the classes whose stub the bench shows
  * saving bytes are stubbed (docs/bench.md). The e2e suite runs what `lib/dist` ships, trimmed so (the demo
- * imports `voice-browser` by name, which resolves there; e2e/script-tag.spec.ts loads the script-tag bundle),
+ * imports `voice-browser` by name, which resolves there; the script-tag spec loads the script-tag bundle),
  * which proves nothing needed went missing; the unit tests run the sources, untrimmed.
  *
  * It also drops SIP.js's `log`, `debug` and `warn` statements whose only argument is a literal message, or
@@ -61,7 +61,7 @@ export function createSipTrim(without: readonly SipTrimPart[] = []): Plugin {
 export const sipTrim: Plugin = createSipTrim();
 
 /**
- * How the shipped library is bundled (scripts/build-lib.ts), and the bench's size figures with it: minified,
+ * How the shipped library is bundled (`npm run build:lib`), and the bench's size figures with it: minified,
  * SIP.js trimmed, and SIP.js's private fields (`_state`, `_ws`, ...: an underscore then a letter) renamed
  * short. No name of that shape crosses the bundle's edge (the DOM, the service's JSON and the page's options
  * have none, and SIP.js never reaches one by a string), so the renaming stays inside SIP.js: the link uses only

@@ -9,7 +9,7 @@ import { ensureKamailio } from './ensure-kamailio.js';
 import { freePort } from './start-redis.js';
 
 /**
- * A private Kamailio in front of the simulator, for the tests: installed if missing (ensure-kamailio.ts), started
+ * A private Kamailio in front of the simulator, for the tests: installed if missing ({@link ensureKamailio}), started
  * in the foreground with kamailio/kamailio.cfg on free loopback ports (WebSocket for the pages, UDP toward the
  * simulator's UDP side), every file it writes in a temporary directory, and stopped by its own PID.
  */

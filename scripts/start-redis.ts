@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { ensureRedisServer } from './ensure-redis.js';
 
 /**
- * A private `redis-server` for the tests and the bench: installed if missing (ensure-redis.ts), started on a
+ * A private `redis-server` for the tests and the bench: installed if missing ({@link ensureRedisServer}), started on a
  * free loopback port with nothing persisted, and stopped by its own PID.
  */
 

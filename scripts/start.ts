@@ -14,7 +14,7 @@ import { firstPortProblem, type WantedPort } from './port-check.js';
  */
 const START_STEPS = ['build:lib', 'build:demo'];
 
-/** The address the embedded simulator listens on (simulator/server.ts's default). */
+/** The address the embedded simulator listens on (the simulator server's default). */
 const SIMULATOR_HOST = '127.0.0.1';
 
 /**

@@ -3,14 +3,14 @@ import type { TimingEvent } from './types.js';
 /** The milestones of a call that `onTiming` reports. */
 export type CallMilestone = 'call_admitted' | 'invite_received' | 'media_connected' | 'connected' | 'ended';
 
+/** Reports one milestone to `onTiming` (the status store's `timing`). */
+export type ReportTiming = (name: TimingEvent['name'], startedAt: number | undefined, callId: string) => void;
+
 /**
  * The calls this helper has seen (a reconciling read adopts only a call it has not) and the milestones
  * reported for each, once per call and milestone: reads and SIP events may both report the same moment.
  * Only the last `limit` calls are kept, so a page that makes thousands of calls does not grow.
  */
-/** Reports one milestone to `onTiming` (the status store's `timing`). */
-export type ReportTiming = (name: TimingEvent['name'], startedAt: number | undefined, callId: string) => void;
-
 export function createCallMilestones(timing: ReportTiming, limit: number) {
   const recent = new Map<string, Set<string>>();
   const remember = (callId: string): Set<string> => {

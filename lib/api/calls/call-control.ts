@@ -23,11 +23,11 @@ function whyNoDigits(status: VoiceBrowserStatus): string | null {
 
 /**
  * startCall() and sendDtmf(). startCall(): the input checked, one request per intent (a double click joins it; a retry after a lost
- * answer repeats it with its key), and the answer sent to the runtime (runtime.ts) as a call event; the call
- * machine (call-machine.ts) decides what follows. A definite refusal of the session is a connection event.
+ * answer repeats it with its key), and the answer sent to the runtime's loop as a call event; the call
+ * machine decides what follows. A definite refusal of the session is a connection event.
  *
  * @remarks
- * Part of the SIP chunk (sip-adapter.ts re-exports it): a call needs the SIP link, so it arrives with SIP.js
+ * Part of the SIP chunk (its entry loads it): a call needs the SIP link, so it arrives with SIP.js
  * at connect(), and a page that only recovers or cleans up never downloads it.
  */
 

@@ -8,7 +8,7 @@ import type { QueueCaller } from '../../core/helper-types.js';
  * error answer, and the snapshot that follows makes up for anything missed meanwhile: the queue is never polled.
  *
  * @remarks
- * Part of the SIP chunk (sip-adapter.ts re-exports it): a desk that watches its queues connects to answer them.
+ * Part of the SIP chunk (its entry loads it): a desk that watches its queues connects to answer them.
  * The few fields read are checked by hand (no schema library in the page).
  */
 

@@ -1,7 +1,7 @@
 import type { TabChannel, TabEnvironment, TabMessage } from '../../runtime/tab-ports.js';
 
 /**
- * What the tabs of one origin share (shared-tabs.ts): a lock that elects the tab holding the phone (Web Locks)
+ * What the tabs of one origin share (the shared tabs' ports): a lock that elects the tab holding the phone (Web Locks)
  * and a channel that carries its status and the others' method calls (BroadcastChannel). The only file that
  * touches either; tests hand in fakes (`voice-browser/testing`).
  */

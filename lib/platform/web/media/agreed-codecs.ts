@@ -1,7 +1,7 @@
 /**
  * Keeps a call's new offer (an ICE restart's re-INVITE) to the codecs the call agreed. A browser's new offer
  * lists every codec it has; behind a gateway that does not transcode, the far end could answer with another
- * one than the call runs on. Pure over SDP text; audio-session-handler.ts applies it to the offer it sends.
+ * one than the call runs on. Pure over SDP text; the call's media handler applies it to the offer it sends.
  * Part of the SIP chunk.
  */
 

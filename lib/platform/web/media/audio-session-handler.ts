@@ -2,11 +2,11 @@ import { keepAgreedCodecs } from './agreed-codecs.js';
 import type { Clock } from '../../../core/clock.js';
 
 /**
- * Each call's media, for the link's offer/answer (sip-session.ts): one peer connection with the session's ICE
+ * Each call's media, for the link's offer/answer (RFC 3264): one peer connection with the session's ICE
  * servers, the microphone as its one track (none for a call that only listens), full descriptions (every
- * candidate in the SDP, no trickle, RFC 8839), and an ICE restart when asked (media-path.ts). SIP.js's own web
+ * candidate in the SDP, no trickle, RFC 8839), and an ICE restart when the media path asks for one. SIP.js's own web
  * handler carries video, data channels, hold and a delegate the helper never uses; this one is what the helper
- * needs and nothing else. It imports nothing of SIP.js. Part of the SIP chunk: only sip-adapter.ts creates it.
+ * needs and nothing else. It imports nothing of SIP.js. Part of the SIP chunk: only the link creates it.
  */
 
 /** What each call's handler is made with. */
@@ -31,7 +31,7 @@ export interface DescriptionOptions {
 }
 
 export class AudioSessionHandler {
-  // Fields declared, set in the constructor, as VoiceBrowserError's are (errors.ts says why).
+  // Fields declared, set in the constructor, as VoiceBrowserError's are (its class says why).
   declare readonly peerConnection: RTCPeerConnection;
   /** The far end's audio, for the page's audio element. */
   declare readonly remoteMediaStream: MediaStream;
@@ -56,7 +56,7 @@ export class AudioSessionHandler {
 
   /**
    * The answer to the service's offer, or in a call a new offer (an ICE restart when asked), with its candidates.
-   * A new offer sent in a call lists only the codecs the call agreed (agreed-codecs.ts). The description set here
+   * A new offer sent in a call lists only the codecs the call agreed ({@link keepAgreedCodecs}). The description set here
    * keeps them all: the far end answers from the offer it got (RFC 3264 section 6), which is then an answer to
    * this one too, and setting an offer other than the one created is refused (webrtc-pc, setLocalDescription).
    * setCodecPreferences() would trim both, but needs the browser's capabilities matched to the SDP, and not

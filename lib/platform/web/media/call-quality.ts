@@ -4,7 +4,7 @@ import type { CallQuality } from '../../../core/types.js';
 
 /**
  * Call quality from the peer connection's statistics (W3C webrtc-stats), sampled while a call's media flows.
- * Part of the SIP chunk: only sip-adapter.ts imports it.
+ * Part of the SIP chunk: only the call's watch samples it.
  */
 
 /** How often a connected call's statistics are read (ms). */
@@ -14,7 +14,7 @@ export const QUALITY_SAMPLE_MS = 2000;
 export interface QualityTotals {
   packetsReceived: number;
   packetsLost: number;
-  /** The microphone's `totalAudioEnergy` and `totalSamplesDuration` (media-source, or microphone-meter.ts's). */
+  /** The microphone's `totalAudioEnergy` and `totalSamplesDuration` (media-source, or the microphone meter's). */
   micEnergy: number;
   micSeconds: number;
 }
@@ -104,7 +104,7 @@ export function readQuality(report: RTCStatsReport, previous?: QualityTotals, mi
 /**
  * Reads `pc`'s statistics every {@link QUALITY_SAMPLE_MS} and reports each sample; returns the stop function.
  * A failed read (the connection closing) is skipped, never thrown from the timer. `microphone` reads the
- * microphone's totals from each report (microphone-meter.ts; default: the report's own).
+ * microphone's totals from each report (a microphone meter's; default: the report's own).
  */
 export function watchQuality(pc: RTCPeerConnection, clock: Clock, onSample: (quality: CallQuality) => void, microphone = statsMicrophone): () => void {
   let previous: QualityTotals | undefined;

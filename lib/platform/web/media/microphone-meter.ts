@@ -3,7 +3,7 @@
  * (`totalAudioEnergy`, `totalSamplesDuration`), as Chromium reports it; Firefox's `media-source` carries only
  * `trackIdentifier` and `kind`. There it is measured from the track the call already sends, through Web Audio:
  * an AnalyserNode on a MediaStreamAudioSourceNode of the sender's own track, never a second getUserMedia. Part
- * of the SIP chunk: sip-session.ts makes one meter per call and closes it at the call's end.
+ * of the SIP chunk: the call's watch makes one meter per call and closes it at the call's end.
  */
 
 /** The microphone's running totals as webrtc-stats gives them: energy (level squared times seconds) and seconds. */

@@ -5,8 +5,8 @@ import type { AudioSessionHandler } from '../media/audio-session-handler.js';
 import type { Clock } from '../../../core/clock.js';
 
 /**
- * One INVITE from the service and, once answered, its call: the record sip-session.ts (the INVITE),
- * sip-offer-answer.ts (its exchanges) and call-watch.ts (its media) share, and the moves every one of them makes
+ * One INVITE from the service and, once answered, its call: the record the link's session (the INVITE), its
+ * offer/answer (its exchanges) and the call's watch (its media) share, and the moves every one of them makes
  * on it. Part of the SIP chunk.
  */
 
@@ -27,7 +27,7 @@ export interface Call {
   handler?: AudioSessionHandler;
   /** The dialog the answer confirmed. */
   dialog?: Session;
-  /** The in-dialog requests the watch answers (call-watch.ts). */
+  /** The in-dialog requests the call's watch answers. */
   delegate?: Pick<SessionDelegate, 'onInfo' | 'onNotify' | 'onRefer'>;
   /** Told each change of state. */
   readonly listeners: Array<(state: CallState) => void>;

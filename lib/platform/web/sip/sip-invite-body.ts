@@ -1,7 +1,7 @@
 /**
  * What an INVITE asks of the page before anyone answers it, read from its headers and body: the extensions it
  * requires, the offer it carries, and how long it stands. Pure over the message's text, so each RFC rule is held
- * to a test on its own; sip-invite-intake.ts acts on it. Part of the SIP chunk.
+ * to a test on its own; the link's session acts on it. Part of the SIP chunk.
  */
 
 /** The part of an INVITE this file reads: its headers by name, and its body. */

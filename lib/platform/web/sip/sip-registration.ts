@@ -1,4 +1,5 @@
 import type { IncomingResponseMessage } from 'sip.js/lib/core/messages/incoming-response-message.js';
+import type { OutgoingRequestMessage } from 'sip.js/lib/core/messages/outgoing-request-message.js';
 import type { UserAgentCore } from 'sip.js/lib/core/user-agent-core/user-agent-core.js';
 import type { URI } from 'sip.js/lib/grammar/uri.js';
 import type { Clock } from '../../../core/clock.js';
@@ -64,123 +65,156 @@ function refusal(message: IncomingResponseMessage): VoiceBrowserError {
   });
 }
 
+/**
+ * One registration's state: the REGISTER it counts up, the time it asks for, its two timers and what the
+ * registrar's last 2xx said.
+ */
+interface Binding extends RegistrationOptions {
+  readonly core: UserAgentCore;
+  readonly contact: URI;
+  readonly random: () => number;
+  /** This page's `+sip.instance` (RFC 5626 section 4.1): one for all its sockets. */
+  readonly instance: string;
+  /** One request, its CSeq counted up for each REGISTER, as RFC 3261 section 10.2 asks of one Call-ID. */
+  readonly request: OutgoingRequestMessage;
+  /** The time asked for: the session's, or the registrar's least when it said ours was too brief. */
+  asked: number;
+  /** The `Min-Expires` of the last `423 Interval Too Brief`. */
+  minExpires: number;
+  refresh?: unknown;
+  expiry?: unknown;
+  bound: boolean;
+  outbound: boolean;
+  /** Counts the timers' lives: a REGISTER answered after stop() schedules nothing. */
+  generation: number;
+}
+
+function stop(binding: Binding): void {
+  binding.generation++;
+  binding.clock.clearTimeout(binding.refresh);
+  binding.clock.clearTimeout(binding.expiry);
+}
+
+function lost(binding: Binding, why: 'refused' | 'lapsed'): void {
+  stop(binding);
+  binding.bound = false;
+  binding.onLost(why);
+}
+
+/** Sends one REGISTER asking for `seconds`; resolves with the registrar's 2xx, rejects with its refusal. */
+function send(binding: Binding, seconds: number): Promise<IncomingResponseMessage> {
+  const { request, contact, instance } = binding;
+  return new Promise((resolve, reject) => {
+    request.cseq++;
+    request.setHeader('cseq', `${request.cseq} REGISTER`);
+    // The core leaves the last answer to a challenge on the request: sent again, it replays a nonce the
+    // registrar may have called stale since. Each REGISTER is challenged afresh instead (RFC 3261 section 22.1).
+    request.setHeader('authorization', []);
+    request.setHeader('proxy-authorization', []);
+    request.extraHeaders = [`Contact: <${contact}>;reg-id=1;+sip.instance="<urn:uuid:${instance}>";expires=${seconds}`, ALLOW];
+    const fail = ({ message }: { message: IncomingResponseMessage }) => {
+      if (message.statusCode === 423) binding.minExpires = Number.parseInt(message.getHeader('min-expires') ?? '', 10);
+      reject(refusal(message));
+    };
+    binding.core.register(request, { onAccept: ({ message }) => resolve(message), onReject: fail, onRedirect: fail });
+  });
+}
+
+/**
+ * One REGISTER for the time asked; a `423 Interval Too Brief` is asked again for its `Min-Expires` (RFC 3261
+ * section 10.2.8), which later refreshes ask for too.
+ */
+async function sendAsked(binding: Binding): Promise<IncomingResponseMessage> {
+  try {
+    return await send(binding, binding.asked);
+  } catch (error) {
+    if (!(error instanceof VoiceBrowserError && error.status === 423 && binding.minExpires > binding.asked)) throw error;
+    binding.asked = binding.minExpires;
+    return send(binding, binding.asked);
+  }
+}
+
+/**
+ * The binding's time as the registrar granted it: our Contact's `expires` among those it lists (RFC 3261
+ * section 10.2.4), else its Expires header. None of ours listed: not registered.
+ */
+function granted(response: IncomingResponseMessage, contact: URI): number {
+  const contacts = response.getHeaders('contact').length;
+  for (let index = 0; index < contacts; index++) {
+    const listed = response.parseHeader('contact', index) as { uri: URI; getParam(name: string): string | undefined } | undefined;
+    if (listed && listed.uri.user === contact.user) return Number(listed.getParam('expires') ?? response.getHeader('expires'));
+  }
+  return NaN;
+}
+
+/** A refresh that failed: tried again with back-off, never later than `Retry-After` asks, while the binding lasts. */
+function retry(binding: Binding, error: unknown, failures: number): void {
+  if (isFinalRefusal(error)) return lost(binding, 'refused');
+  const wait = Math.max(backoffMs(failures, binding.random), error instanceof VoiceBrowserError ? (error.retryAfterMs ?? 0) : 0);
+  binding.refresh = binding.clock.setTimeout(() => renew(binding, failures + 1), wait);
+}
+
+/** A refresh: the REGISTER again, retried on failure unless the binding's timers were stopped meanwhile. */
+function renew(binding: Binding, failures: number): void {
+  const mine = binding.generation;
+  register(binding, false).catch((error: unknown) => mine === binding.generation && retry(binding, error, failures));
+}
+
+/** Registers (fresh: after stopping the timers) and times the refresh and the binding's end from the answer. */
+async function register(binding: Binding, fresh: boolean): Promise<void> {
+  if (fresh) stop(binding);
+  const mine = binding.generation;
+  const answer = await sendAsked(binding);
+  const seconds = granted(answer, binding.contact);
+  if (!(seconds > 0)) throw new VoiceBrowserError('connection_failed', 'SIP registration failed: the registrar bound no Contact of ours');
+  if (mine !== binding.generation) return;
+  stop(binding);
+  binding.bound = true;
+  binding.outbound = /\boutbound\b/i.test(answer.getHeaders('require').join(','));
+  binding.refresh = binding.clock.setTimeout(() => renew(binding, 1), seconds * 1000 * REFRESH_AT);
+  // The binding's end, timed from now: a refresh that never got through by then has lost the registration.
+  binding.expiry = binding.clock.setTimeout(() => lost(binding, 'lapsed'), seconds * 1000);
+}
+
+/** Removes the binding, if there is one: a REGISTER for no time, waited for until an answer or `limitMs`. */
+async function unregister(binding: Binding, limitMs: number): Promise<void> {
+  stop(binding);
+  if (!binding.bound) return;
+  binding.bound = false;
+  await new Promise<void>((resolve) => {
+    const timer = binding.clock.setTimeout(resolve, limitMs);
+    void send(binding, 0)
+      .catch(() => undefined)
+      .then(() => {
+        binding.clock.clearTimeout(timer);
+        resolve();
+      });
+  });
+}
+
 /** The registration of one link's Contact under the session's address-of-record, over `core`. */
-export function createRegistration(core: UserAgentCore, aor: URI, contact: URI, { expires, clock, random = Math.random, onLost }: RegistrationOptions): Registration {
-  const instance = crypto.randomUUID();
+export function createRegistration(core: UserAgentCore, aor: URI, contact: URI, options: RegistrationOptions): Registration {
   const registrar = aor.clone();
   registrar.user = undefined;
-  // One request, its CSeq counted up for each REGISTER, as RFC 3261 section 10.2 asks of one Call-ID.
-  const request = core.makeOutgoingRequestMessage('REGISTER', registrar, aor, aor, {});
-  /** The time asked for: the session's, or the registrar's least when it said ours was too brief. */
-  let asked = expires;
-  /** The `Min-Expires` of the last `423 Interval Too Brief`. */
-  let minExpires = NaN;
-  let refresh: unknown;
-  let expiry: unknown;
-  let bound = false;
-  let outbound = false;
-  /** Counts the timers' lives: a REGISTER answered after stop() schedules nothing. */
-  let generation = 0;
-  const stop = () => {
-    generation++;
-    clock.clearTimeout(refresh);
-    clock.clearTimeout(expiry);
+  const binding: Binding = {
+    ...options,
+    random: options.random ?? Math.random,
+    core,
+    contact,
+    instance: crypto.randomUUID(),
+    request: core.makeOutgoingRequestMessage('REGISTER', registrar, aor, aor, {}),
+    asked: options.expires,
+    minExpires: NaN,
+    bound: false,
+    outbound: false,
+    generation: 0,
   };
-  const lost = (why: 'refused' | 'lapsed') => {
-    stop();
-    bound = false;
-    onLost(why);
-  };
-
-  /** Sends one REGISTER asking for `seconds`; resolves with the registrar's 2xx, rejects with its refusal. */
-  const send = (seconds: number) =>
-    new Promise<IncomingResponseMessage>((resolve, reject) => {
-      request.cseq++;
-      request.setHeader('cseq', `${request.cseq} REGISTER`);
-      // The core leaves the last answer to a challenge on the request: sent again, it replays a nonce the
-      // registrar may have called stale since. Each REGISTER is challenged afresh instead (RFC 3261 section 22.1).
-      request.setHeader('authorization', []);
-      request.setHeader('proxy-authorization', []);
-      request.extraHeaders = [`Contact: <${contact}>;reg-id=1;+sip.instance="<urn:uuid:${instance}>";expires=${seconds}`, ALLOW];
-      const fail = ({ message }: { message: IncomingResponseMessage }) => {
-        if (message.statusCode === 423) minExpires = Number.parseInt(message.getHeader('min-expires') ?? '', 10);
-        reject(refusal(message));
-      };
-      core.register(request, { onAccept: ({ message }) => resolve(message), onReject: fail, onRedirect: fail });
-    });
-
-  /**
-   * One REGISTER for the time asked; a `423 Interval Too Brief` is asked again for its `Min-Expires` (RFC 3261
-   * section 10.2.8), which later refreshes ask for too.
-   */
-  const sendAsked = async () => {
-    try {
-      return await send(asked);
-    } catch (error) {
-      if (!(error instanceof VoiceBrowserError && error.status === 423 && minExpires > asked)) throw error;
-      asked = minExpires;
-      return send(asked);
-    }
-  };
-
-  /**
-   * The binding's time as the registrar granted it: our Contact's `expires` among those it lists (RFC 3261
-   * section 10.2.4), else its Expires header. None of ours listed: not registered.
-   */
-  const granted = (response: IncomingResponseMessage): number => {
-    const contacts = response.getHeaders('contact').length;
-    for (let index = 0; index < contacts; index++) {
-      const listed = response.parseHeader('contact', index) as { uri: URI; getParam(name: string): string | undefined } | undefined;
-      if (listed && listed.uri.user === contact.user) return Number(listed.getParam('expires') ?? response.getHeader('expires'));
-    }
-    return NaN;
-  };
-
-  /** A refresh that failed: tried again with back-off, never later than `Retry-After` asks, while the binding lasts. */
-  const retry = (error: unknown, failures: number) => {
-    if (isFinalRefusal(error)) return lost('refused');
-    const wait = Math.max(backoffMs(failures, random), error instanceof VoiceBrowserError ? (error.retryAfterMs ?? 0) : 0);
-    refresh = clock.setTimeout(() => renew(failures + 1), wait);
-  };
-  const renew = (failures: number) => {
-    const mine = generation;
-    register(false).catch((error: unknown) => mine === generation && retry(error, failures));
-  };
-
-  async function register(fresh = true): Promise<void> {
-    if (fresh) stop();
-    const mine = generation;
-    const answer = await sendAsked();
-    const seconds = granted(answer);
-    if (!(seconds > 0)) throw new VoiceBrowserError('connection_failed', 'SIP registration failed: the registrar bound no Contact of ours');
-    if (mine !== generation) return;
-    stop();
-    bound = true;
-    outbound = /\boutbound\b/i.test(answer.getHeaders('require').join(','));
-    refresh = clock.setTimeout(() => renew(1), seconds * 1000 * REFRESH_AT);
-    // The binding's end, timed from now: a refresh that never got through by then has lost the registration.
-    expiry = clock.setTimeout(() => lost('lapsed'), seconds * 1000);
-  }
-
   return {
-    register: () => register(),
-    async unregister(limitMs) {
-      stop();
-      if (!bound) return;
-      bound = false;
-      await new Promise<void>((resolve) => {
-        const timer = clock.setTimeout(resolve, limitMs);
-        void send(0)
-          .catch(() => undefined)
-          .then(() => {
-            clock.clearTimeout(timer);
-            resolve();
-          });
-      });
-    },
-    stop,
+    register: () => register(binding, true),
+    unregister: (limitMs) => unregister(binding, limitMs),
+    stop: () => stop(binding),
     get outbound() {
-      return outbound;
+      return binding.outbound;
     },
   };
 }

@@ -4,8 +4,8 @@ import type { Clock } from '../../../core/clock.js';
  * The SIP link's WebSocket (RFC 7118): subprotocol `sip`, one SIP message per frame. It is the transport SIP.js's
  * core sends through (`protocol` and `send()` are all the core asks of one), and every frame received passes
  * here first, so the keep-alive hears each one, pongs included, without reaching into anyone's private members.
- * It replaces SIP.js's web transport, whose reconnection, keep-alive and state machine the link does itself
- * (sip-adapter.ts). Imports nothing of SIP.js.
+ * It replaces SIP.js's web transport, whose reconnection, keep-alive and state machine the link does itself.
+ * Imports nothing of SIP.js.
  */
 
 export interface SipSocketEvents {
