@@ -11,6 +11,8 @@ import { expect, logInAndConnect, test } from './fixtures.js';
 
 let app: RunningApp;
 test.beforeAll(async () => {
+  // Past the app's own start-up limit (a loaded machine compiles it slowly), so that limit is the error a slow start reports.
+  test.setTimeout(120_000);
   app = await startApp({ SIM_QUOTA_PER_MINUTE: '100', SIM_QUOTA_PER_HOUR: '10000' });
 });
 test.afterAll(async () => {
