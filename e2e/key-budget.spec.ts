@@ -24,6 +24,8 @@ async function readyUser(page: Page, username: string) {
 }
 
 test("a second user's call on a key that serves one is refused at once, in the proxy's words, and goes through once the first ends", async ({ page, browser }) => {
+  // Two users' pages and two calls: past the suite's usual minute in Firefox on a loaded machine.
+  test.setTimeout(180_000);
   await readyUser(page, 'budget-first');
   await page.getByRole('button', { name: 'Call', exact: true }).click();
   await expect(page.getByTestId('call-state')).toHaveText('connected');
