@@ -168,7 +168,11 @@ export async function logIn(page: Page, username: string, path = '/'): Promise<v
 export async function logInAndConnect(page: Page, username: string, path = '/'): Promise<string> {
   await logIn(page, username, path);
   await page.getByRole('button', { name: 'Connect', exact: true }).click();
-  await expect(page.getByTestId('connection')).toHaveText('ready');
+  await expect(page.getByTestId('connection')).toHaveText('ready').catch(async (error: unknown) => {
+    // A connect that failed says why on the page: the report carries it, for a run that cannot be repeated.
+    const said = await page.getByTestId('error-code').allTextContents().catch(() => []);
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\nThe page did not connect; it says: ${said.join(' ') || 'nothing'}`, { cause: error });
+  });
   return (await page.getByTestId('session-id').textContent()) ?? '';
 }
 
