@@ -21,5 +21,8 @@ export default defineConfig({
     // waits for none of it; only a hang waits this long to fail.
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    // The same for a wait on a state the code reaches (`expect.poll`, whose own default gives up after a second):
+    // a green run ends each wait as soon as the state is there.
+    expect: { poll: { timeout: 30_000 } },
   },
 });

@@ -1,5 +1,6 @@
+import { SILENCE_WARN_MS } from '../lib/core/call-warnings.js';
 import type { SimulatorEdgeInput } from '../simulator/http/control-client.js';
-import { callConnected, expect, logInAndConnect, test, type Simulator } from './fixtures.js';
+import { afterPageTimers, callConnected, expect, logInAndConnect, test, type Simulator } from './fixtures.js';
 
 /**
  * One call behind each SIP edge the simulator can speak as (docs/simulator.md, "Edge profiles"): the page
@@ -10,6 +11,9 @@ import { callConnected, expect, logInAndConnect, test, type Simulator } from './
 
 /** Long enough after `ready` for a keep-alive that waits for a pong the edge never sends to have given up. */
 const PAST_KEEPALIVE_MS = 14_000;
+
+/** Held twice as long as the silence the page warns of on a live call, so its samples of the held audio have judged it. */
+const HELD_MS = 2 * SILENCE_WARN_MS;
 
 /** What each profile adds to the call, beside connect, answer, DTMF and hangup. */
 interface EdgeCase {
@@ -46,7 +50,10 @@ for (const { edge, noPong, hold, rel100 } of CASES) {
     test('connects and stays ready, answers, keys a digit, and ends on the far end\'s hangup', async ({ page, simulator }) => {
       test.setTimeout(60_000);
       const sessionId = await logInAndConnect(page, `e2e-edge-${edge.profile}-${edge.carrierInviteBody ?? 'sdp'}`);
-      const readyAt = Date.now();
+      // Counted on the page's own timers, which run its keep-alive: a loaded machine runs them late.
+      const pastKeepAlive = noPong ? afterPageTimers(page, PAST_KEEPALIVE_MS) : Promise.resolve();
+      // (Awaited below; a step that fails before then is the error to report, not this wait's.)
+      pastKeepAlive.catch(() => undefined);
       const callId = await callConnected(page);
       await expect.poll(async () => (await simulator.call(callId)).facts.mediaConnectedAt).not.toBeNull();
       // The page hears the far end too: its audio plays, whichever side made the offer.
@@ -57,15 +64,16 @@ for (const { edge, noPong, hold, rel100 } of CASES) {
       if (hold) {
         expect(await simulator.hold(callId)).toBe(200);
         await expect(page.getByTestId('audio')).toHaveText('held');
-        // A far end that holds is not a failed call: no advice to hang up while it lasts.
-        await page.waitForTimeout(3000);
+        // A far end that holds is not a failed call: no advice to hang up while it lasts, for as long as the page
+        // takes to call silence a warning (counted on its own timers, which sample its audio).
+        await afterPageTimers(page, HELD_MS);
         await expect(page.getByTestId('call-warnings')).toHaveCount(0);
         await expect(page.getByTestId('audio')).toHaveText('held');
         expect(await simulator.unhold(callId)).toBe(200);
         await expect(page.getByTestId('audio')).toHaveText('playing');
         await expect(page.getByTestId('call-state')).toHaveText('connected');
       }
-      if (noPong) await page.waitForTimeout(Math.max(0, PAST_KEEPALIVE_MS - (Date.now() - readyAt)));
+      await pastKeepAlive;
       // Still on its first socket: no keep-alive called the edge dead, no refresh lost the binding.
       await expect(page.getByTestId('connection')).toHaveText('ready');
       expect(await simulator.registration(sessionId)).toMatchObject({ registered: true, sockets: 1, unregisteredMs: 0 });

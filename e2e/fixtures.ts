@@ -48,8 +48,9 @@ export const test = base.extend<TestFixtures, { app: RunningApp; sipEdge: SipEdg
       // One key serves every spec's user: the suite gets a quota above spec 8's default (tested in test/simulator).
       // +12025550103 rings 3 s rather than 8 and +12025550107 stays unknown 4 s rather than 10: the same behaviour,
       // with room to watch the state before it ends (as +12025550101's 3 s of ringing), in less of the suite's time.
-      // A queued caller claimed by a page that does not answer goes back after 5 s rather than 20 (queues.spec.ts),
-      // still far beyond the second a page that answers takes. A call whose page reloaded or closed stays up until
+      // A queued caller claimed or offered rings its agent as long as the real service lets it: a loaded
+      // machine's page, its axe audit or its offer's checks may take several seconds to answer, and a shorter ring
+      // would take the caller back from under them. A call whose page reloaded or closed stays up until
       // the test ends it (a real service ends it after a few quiet seconds, which a busy machine's checks outlast).
       const edge = await startEdge(sipEdge);
       const app = await startApp({
@@ -59,7 +60,7 @@ export const test = base.extend<TestFixtures, { app: RunningApp; sipEdge: SipEdg
         SIM_QUOTA_PER_HOUR: '1000000',
         SIM_NO_ANSWER_MS: '3000',
         SIM_OUTCOME_UNKNOWN_MS: '4000',
-        SIM_QUEUE_ANSWER_TIMEOUT_MS: '5000',
+        SIM_QUEUE_ANSWER_TIMEOUT_MS: '20000',
         SIM_MEDIA_TIMEOUT_MS: String(120_000),
       }).catch(async (error: unknown) => {
         await edge.stop();
@@ -167,7 +168,11 @@ export async function logIn(page: Page, username: string, path = '/'): Promise<v
 export async function logInAndConnect(page: Page, username: string, path = '/'): Promise<string> {
   await logIn(page, username, path);
   await page.getByRole('button', { name: 'Connect', exact: true }).click();
-  await expect(page.getByTestId('connection')).toHaveText('ready');
+  await expect(page.getByTestId('connection')).toHaveText('ready').catch(async (error: unknown) => {
+    // A connect that failed says why on the page: the report carries it, for a run that cannot be repeated.
+    const said = await page.getByTestId('error-code').allTextContents().catch(() => []);
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\nThe page did not connect; it says: ${said.join(' ') || 'nothing'}`, { cause: error });
+  });
   return (await page.getByTestId('session-id').textContent()) ?? '';
 }
 
@@ -193,6 +198,15 @@ export async function reloadConfirmed(page: Page): Promise<void> {
   });
   await page.reload();
   expect(await asked).toBe('beforeunload');
+}
+
+/**
+ * Waits `ms` on the page's own timers, for a check that something does not happen. A page's timers run late on a
+ * loaded machine, so a wait on the test's clock can end before the page's own work came due; a timer the page set
+ * earlier for no later fires first, so whatever it would do has begun when this resolves.
+ */
+export async function afterPageTimers(page: Page, ms: number): Promise<void> {
+  await page.evaluate((wait) => new Promise<void>((resolve) => setTimeout(resolve, wait)), ms);
 }
 
 /** Hangs up and waits until a terminal read made busy false. */

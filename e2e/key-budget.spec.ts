@@ -11,6 +11,8 @@ import { expect, logInAndConnect, test } from './fixtures.js';
 
 let app: RunningApp;
 test.beforeAll(async () => {
+  // Past the app's own start-up limit (a loaded machine compiles it slowly), so that limit is the error a slow start reports.
+  test.setTimeout(120_000);
   app = await startApp({ SIM_QUOTA_PER_MINUTE: '100', SIM_QUOTA_PER_HOUR: '10000' });
 });
 test.afterAll(async () => {
@@ -22,6 +24,8 @@ async function readyUser(page: Page, username: string) {
 }
 
 test("a second user's call on a key that serves one is refused at once, in the proxy's words, and goes through once the first ends", async ({ page, browser }) => {
+  // Two users' pages and two calls: past the suite's usual minute in Firefox on a loaded machine.
+  test.setTimeout(180_000);
   await readyUser(page, 'budget-first');
   await page.getByRole('button', { name: 'Call', exact: true }).click();
   await expect(page.getByTestId('call-state')).toHaveText('connected');

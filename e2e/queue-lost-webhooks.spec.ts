@@ -61,8 +61,9 @@ test('the queue panel lists callers in the order they reached the queue when the
   try {
     // The first caller's webhook comes late (within the service's 5 s), after the second caller's.
     await simulator.fault({ fault: 'delay-webhook', event: 'call.received', queueId: support, delayMs: 3000 });
-    await simulator.inbound({ queueId: support, from: '+14155550171', to: LINE });
-    await page.waitForTimeout(50);
+    const first = await simulator.inbound({ queueId: support, from: '+14155550171', to: LINE });
+    // The second caller reaches the queue later by the service's clock too.
+    await expect.poll(() => Date.now()).toBeGreaterThan(Date.parse(first.createdAt));
     await simulator.inbound({ queueId: support, from: '+14155550172', to: LINE });
     await expect(waiting(page)).toHaveText(['+14155550171', '+14155550172'], { timeout: CONVERGE_MS });
     // It stays so: the late webhook and the re-reads after it move nobody.

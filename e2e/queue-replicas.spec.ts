@@ -21,6 +21,8 @@ let a: RunningApp;
 let b: RunningApp;
 
 test.beforeAll(async () => {
+  // Past the two apps' own start-up limits (a loaded machine compiles them slowly), so a limit of theirs is the error a slow start reports.
+  test.setTimeout(240_000);
   redis = await startRedis();
   const shared = { REDIS_URL: redis.url, QUEUE_SECRET: randomBytes(32).toString('base64url'), SESSION_SECRET: randomBytes(32).toString('base64url') };
   a = await startApp({ ...shared, SIM_API_KEY, SIM_QUOTA_PER_MINUTE: '100000', SIM_QUOTA_PER_HOUR: '1000000' });

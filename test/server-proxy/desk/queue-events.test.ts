@@ -227,8 +227,11 @@ describe('GET /voice/queue-events', () => {
     h.service.queues.callerHangup(waiting.id);
     const [, , ended] = await stream.upTo(3);
     expect(ended).toEqual({ event: 'call.ended', data: { callId: waiting.id, queueId: support, state: 'finished' } });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(stream.events).toHaveLength(3);
+    // Nothing else reached alice before a later arrival in her queue did.
+    const later = h.service.queues.arrive({ queueId: support, from: '+12025550125', to: '+12025550150' });
+    const [, , , last] = await stream.upTo(4);
+    expect(last).toMatchObject({ event: 'call.received', data: { callId: later.id } });
+    expect(stream.events).toHaveLength(4);
   });
 
   it('passes on claims and returns to the queue of the user’s queues only', async () => {
@@ -280,8 +283,10 @@ describe('GET /voice/queue-events', () => {
     await announce(listed.id, 'call.ended');
     const [, , ended] = await stream.upTo(3);
     expect(ended).toEqual({ event: 'call.ended', data: { callId: listed.id, queueId, state: 'finished' } });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(stream.events.map((event) => event.event)).toEqual(['snapshot', 'call.received', 'call.ended']);
+    // Nothing else came before a later announcement did.
+    await announce('c_later');
+    await stream.upTo(4);
+    expect(stream.events.map((event) => `${event.event} ${(event.data as { callId?: string }).callId ?? ''}`)).toEqual(['snapshot ', `call.received c_unlisted`, `call.ended ${listed.id}`, 'call.received c_later']);
   });
 
   it('shows no caller whose end arrived before its announcement', async () => {

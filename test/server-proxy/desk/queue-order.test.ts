@@ -11,7 +11,7 @@ import type { Upstream } from '../../../server-proxy/upstream/upstream.js';
 import { createSimulatorControl, type SimulatorControl } from '../../../simulator/http/control-client.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
 import { API_KEY, type Fetch } from '../support/harness.js';
-import { deskProxy, readStream, recordingBus, redisReplica, SECRET, serveOnLoopback, type StreamEvent } from '../support/queue-support.js';
+import { deskProxy, readsPass, readStream, recordingBus, redisReplica, SECRET, serveOnLoopback, type StreamEvent } from '../support/queue-support.js';
 import { useRedis } from '../support/redis-server.js';
 import { systemClock } from '../../../server-proxy/time/clock.js';
 
@@ -24,7 +24,6 @@ import { systemClock } from '../../../server-proxy/time/clock.js';
 
 const INTERVAL_MS = 100;
 const LINE = '+18005550100';
-const rounds = (n: number) => new Promise((resolve) => setTimeout(resolve, n * INTERVAL_MS));
 
 let closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -67,9 +66,12 @@ describe('callers whose webhooks land out of order', () => {
   it('are listed as the service orders them after a re-read, each corrected once', async () => {
     // The re-reads see no caller waiting until both webhooks came, so neither is told by a re-read first.
     let hidden = true;
+    let reads = 0;
     const fetch: Fetch = async (input, init) => {
       const response = await globalThis.fetch(input, init);
-      if (!hidden || !String(input).endsWith('/calls?status=active')) return response;
+      if (!String(input).endsWith('/calls?status=active')) return response;
+      reads += 1;
+      if (!hidden) return response;
       const headers = new Headers(response.headers);
       headers.delete('content-encoding');
       headers.delete('content-length');
@@ -78,7 +80,20 @@ describe('callers whose webhooks land out of order', () => {
     let queueId = '';
     const bus = recordingBus();
     const proxy = deskProxy({ baseUrl: simulator.baseUrl, apiKey: API_KEY, fetch }, { notifySecret: SECRET, queuesFor: () => [queueId], events: bus, reconcileIntervalMs: INTERVAL_MS }, () => undefined);
-    const served = await serveOnLoopback(proxy);
+    // The first caller's webhook is late: held on its way to the proxy until the second caller's was answered
+    // (however long a loaded machine takes to make the second caller), so the second's reaches the proxy first.
+    let secondAnswered = () => {};
+    const firstMayGo = new Promise<void>((resolve) => (secondAnswered = resolve));
+    let webhooks = 0;
+    const served = await serveOnLoopback(async (request) => {
+      if (request.method !== 'POST') return proxy(request);
+      const arrived = new Request(request.url, { method: 'POST', headers: request.headers, body: await request.text() });
+      webhooks += 1;
+      if (webhooks === 1) return firstMayGo.then(() => proxy(arrived));
+      const answer = await proxy(arrived);
+      secondAnswered();
+      return answer;
+    });
     closers.push(() => served.close());
     const created = await globalThis.fetch(`${simulator.baseUrl}/v1/voice/queues`, {
       method: 'POST',
@@ -90,10 +105,9 @@ describe('callers whose webhooks land out of order', () => {
     closers.push(() => stream.cancel());
     await stream.upTo(1);
 
-    // The first caller's webhook is late, so the second caller's reaches the proxy first.
-    await control.fault({ fault: 'delay-webhook', event: 'call.received', count: 1, delayMs: 5 * INTERVAL_MS });
     const first = await control.inbound({ queueId, from: '+12025550131', to: LINE });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The second caller reaches the queue later by the service's clock too.
+    await expect.poll(() => Date.now()).toBeGreaterThan(Date.parse(first.createdAt));
     const second = await control.inbound({ queueId, from: '+12025550132', to: LINE });
     const told = () => stream.events.slice(1).map((event) => `${event.event} ${(event.data as { callId: string }).callId}`);
     await expect.poll(told, { timeout: 10_000 }).toEqual([`call.received ${second.id}`, `call.received ${first.id}`]);
@@ -102,7 +116,7 @@ describe('callers whose webhooks land out of order', () => {
     hidden = false;
     const truth = [`${first.id} ${first.createdAt}`, `${second.id} ${second.createdAt}`];
     await expect.poll(() => pageAfter(stream.events), { timeout: 10_000 }).toEqual(truth);
-    await rounds(4);
+    await readsPass(() => reads, 4);
     expect(pageAfter(stream.events)).toEqual(truth);
     // Once each, however many rounds read them since: on the bus, and on the stream as `call.received` again.
     expect(corrections(bus.published).sort()).toEqual([first.id, second.id].sort());
@@ -113,10 +127,13 @@ describe('callers whose webhooks land out of order', () => {
 
 /** A service whose active calls the test sets; a call read alone answers as it is listed, or 404. */
 function scriptedService() {
-  const state = { active: [] as Array<Record<string, unknown>> };
+  const state = { active: [] as Array<Record<string, unknown>>, reads: 0 };
   const call = (id: string, createdAt: string) => ({ id, queueId: 'q_1', from: '+12025550121', to: LINE, state: 'queued', agentId: null, createdAt });
   const upstream: Upstream = async (request) => {
-    if (request.path === '/calls') return { status: 200, headers: {}, body: { calls: [...state.active] }, text: '' };
+    if (request.path === '/calls') {
+      state.reads += 1;
+      return { status: 200, headers: {}, body: { calls: [...state.active] }, text: '' };
+    }
     const found = state.active.find((listed) => `/calls/${String(listed.id)}` === request.path);
     if (!found) throw new HttpError(404, 'not_found', 'no such call');
     return { status: 200, headers: {}, body: { call: found }, text: '' };
@@ -155,12 +172,13 @@ describe('the correction, across rounds and replicas', () => {
     const { state, call, upstream } = scriptedService();
     replica(bus, upstream);
     replica(bus, upstream);
-    await rounds(2);
+    // Each replica has read the queues empty, about twice.
+    await readsPass(() => state.reads, 4);
     await webhookCame(bus, B.id, '2026-11-27T10:00:05.000Z');
     await webhookCame(bus, A.id, '2026-11-27T10:00:06.000Z');
     state.active = [call(A.id, A.createdAt), call(B.id, B.createdAt)];
     await expect.poll(() => corrections(updates).sort()).toEqual([A.id, B.id]);
-    await rounds(4);
+    await readsPass(() => state.reads, 8);
     expect(updates.filter((update) => update.event === 'call.updated')).toEqual([
       expect.objectContaining({ callId: A.id, since: A.createdAt }),
       expect.objectContaining({ callId: B.id, since: B.createdAt }),
@@ -179,7 +197,7 @@ describe('the correction, across rounds and replicas', () => {
     // B's webhook is lost: the re-read tells it with its createdAt, so there is nothing to correct.
     state.active = [call(A.id, A.createdAt), call(B.id, B.createdAt)];
     await expect.poll(() => updates.map((update) => `${update.event} ${update.callId}`)).toEqual([`call.received ${A.id}`, `call.updated ${A.id}`, `call.received ${B.id}`]);
-    await rounds(4);
+    await readsPass(() => state.reads, 4);
     expect(updates).toHaveLength(3);
   });
 
@@ -193,12 +211,12 @@ describe('the correction, across rounds and replicas', () => {
       const { state, call, upstream } = scriptedService();
       replica(a, upstream);
       replica(b, upstream);
-      await rounds(2);
+      await readsPass(() => state.reads, 4);
       await webhookCame(a, B.id, '2026-11-27T10:00:05.000Z');
       await webhookCame(b, A.id, '2026-11-27T10:00:06.000Z');
       state.active = [call(A.id, A.createdAt), call(B.id, B.createdAt)];
       await expect.poll(() => corrections(onB).sort()).toEqual([A.id, B.id]);
-      await rounds(4);
+      await readsPass(() => state.reads, 8);
       expect(corrections(onA).sort()).toEqual([A.id, B.id]);
       expect(corrections(onB).sort()).toEqual([A.id, B.id]);
     });

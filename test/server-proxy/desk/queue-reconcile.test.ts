@@ -8,7 +8,7 @@ import type { Upstream } from '../../../server-proxy/upstream/upstream.js';
 import { createSimulatorControl, type SimulatorControl } from '../../../simulator/http/control-client.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
 import { API_KEY, type Fetch } from '../support/harness.js';
-import { deskProxy, readStream, recordingBus, redisReplica, SECRET, serveOnLoopback } from '../support/queue-support.js';
+import { deskProxy, readsPass, readStream, recordingBus, redisReplica, SECRET, serveOnLoopback } from '../support/queue-support.js';
 import { useRedis } from '../support/redis-server.js';
 import { systemClock } from '../../../server-proxy/time/clock.js';
 
@@ -89,18 +89,18 @@ async function oneDesk() {
 
 describe('the queues re-read while a page watches', () => {
   it('shows a caller whose call.received was lost, once, as the webhook would have', async () => {
-    const { queueId, stream, bus } = await oneDesk();
+    const { queueId, stream, bus, reads } = await oneDesk();
     await control.fault({ fault: 'drop-webhook', event: 'call.received' });
     const caller = await control.inbound({ queueId, from: '+12025550121', to: LINE });
     await expect.poll(() => told(stream), { timeout: 10_000 }).toEqual([`call.received ${caller.id}`]);
     expect(stream.events[1]?.data).toEqual({ callId: caller.id, queueId, from: '+12025550121', to: LINE, since: caller.createdAt });
-    await rounds(5);
+    await readsPass(() => reads.length, 5);
     expect(told(stream)).toEqual([`call.received ${caller.id}`]);
     expect(bus.published.map((update) => update.event)).toEqual(['call.received']);
   });
 
   it('drops a caller whose call.ended was lost', async () => {
-    const { queueId, stream } = await oneDesk();
+    const { queueId, stream, reads } = await oneDesk();
     const caller = await control.inbound({ queueId, from: '+12025550122', to: LINE });
     await expect.poll(() => told(stream)).toContain(`call.received ${caller.id}`);
     await control.fault({ fault: 'drop-webhook', event: 'call.ended' });
@@ -114,12 +114,12 @@ describe('the queues re-read while a page watches', () => {
     if (received.length > 1) expect(received[1]?.data).toMatchObject({ callId: caller.id, since: caller.createdAt });
     const settled = told(stream);
     expect(settled.length).toBeLessThanOrEqual(3);
-    await rounds(5);
+    await readsPass(() => reads.length, 5);
     expect(told(stream)).toEqual(settled);
   });
 
   it('sends nothing twice when the webhooks come late, after the re-read showed the change', async () => {
-    const { queueId, stream, bus, webhooks } = await oneDesk();
+    const { queueId, stream, bus, webhooks, reads } = await oneDesk();
     await control.fault({ fault: 'delay-webhook', event: '*', count: 2, delayMs: 10 * INTERVAL_MS });
     const caller = await control.inbound({ queueId, from: '+12025550123', to: LINE });
     await expect.poll(() => told(stream), { timeout: 10_000 }).toEqual([`call.received ${caller.id}`]);
@@ -127,7 +127,7 @@ describe('the queues re-read while a page watches', () => {
     await expect.poll(() => told(stream), { timeout: 10_000 }).toEqual([`call.received ${caller.id}`, `call.ended ${caller.id}`]);
     // Both webhooks came, late, and were taken as the replays they now are.
     await expect.poll(() => webhooks.filter((body) => body.includes(caller.id)).length, { timeout: 10_000 }).toBe(2);
-    await rounds(3);
+    await readsPass(() => reads.length, 3);
     expect(told(stream)).toEqual([`call.received ${caller.id}`, `call.ended ${caller.id}`]);
     expect(bus.published.map((update) => update.event)).toEqual(['call.received', 'call.ended']);
   });
@@ -139,10 +139,9 @@ describe('the queues re-read while a page watches', () => {
     // A round that read the caller waiting between its two webhooks corrects its `since` once (queue-order.test.ts).
     const once = (lines: string[]) => lines.filter((line, at) => lines.indexOf(line) === at);
     await expect.poll(() => once(told(stream))).toEqual([`call.received ${caller.id}`, `call.ended ${caller.id}`]);
-    await rounds(5);
+    await readsPass(() => reads.length, 5);
     expect(told(stream).length).toBeLessThanOrEqual(3);
     expect(bus.published.filter((update) => update.event !== 'call.updated')).toHaveLength(2);
-    expect(reads.length).toBeGreaterThan(2);
 
     await stream.cancel();
     await rounds(2);
@@ -174,23 +173,22 @@ describe('two replicas on one redis-server', () => {
     const caller = await control.inbound({ queueId, from: '+12025550125', to: LINE });
     await expect.poll(() => told(onA), { timeout: 10_000 }).toEqual([`call.received ${caller.id}`]);
     await expect.poll(() => told(onB), { timeout: 10_000 }).toEqual([`call.received ${caller.id}`]);
-    await rounds(10);
+    await readsPass(() => since(a.reads) + since(b.reads), 6);
     // One replica made the re-reads, not both: one a round, not two.
     const [readsA, readsB] = [since(a.reads), since(b.reads)];
     expect(Math.min(readsA, readsB)).toBe(0);
-    expect(Math.max(readsA, readsB)).toBeGreaterThan(5);
 
     // The reader's page goes: it gives the lease up, and the other replica reads from then on.
     const [reader, other, otherStream] = readsA > 0 ? [a, b, onB] : [b, a, onA];
     await (reader === a ? onA : onB).cancel();
-    await rounds(2);
+    // The other replica reads once the reader gave the lease up.
+    await readsPass(() => other.reads.length, 1);
     const [readerBefore, otherBefore] = [reader.reads.length, other.reads.length];
     await control.fault({ fault: 'drop-webhook', event: 'call.ended' });
     await control.callerHangup(caller.id);
     await expect.poll(() => told(otherStream), { timeout: 10_000 }).toEqual([`call.received ${caller.id}`, `call.ended ${caller.id}`]);
-    await rounds(5);
+    await readsPass(() => other.reads.length, 4);
     expect(reader.reads.length).toBe(readerBefore);
-    expect(other.reads.length).toBeGreaterThan(otherBefore + 3);
     expect(told(otherStream)).toHaveLength(2);
   });
 });
@@ -213,9 +211,8 @@ describe('the key’s budget', () => {
     const reconciler = createQueueReconciler({ upstream, ensureOk: (response) => response, budget, clock: systemClock, events: createMemoryQueueEvents(), log: (line) => lines.push(line), intervalMs: 50 });
     const stop = reconciler.watch();
     try {
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await expect.poll(() => lines).toEqual([expect.stringContaining('a re-read of the queues failed (kept for calls)')]);
       expect(paths).toEqual([]);
-      expect(lines).toEqual([expect.stringContaining('a re-read of the queues failed (kept for calls)')]);
       refuse = false;
       await expect.poll(() => paths.length).toBeGreaterThan(1);
       expect(paths.every((path) => path === '/calls')).toBe(true);
@@ -228,11 +225,12 @@ describe('the key’s budget', () => {
 describe('what a re-read publishes, against a scripted service', () => {
   /** A reconciler over a memory bus and a service whose active calls and call reads the test sets. */
   function scripted() {
-    const state = { active: [] as Array<Record<string, unknown>>, calls: new Map<string, Record<string, unknown> | null>(), hold: undefined as Promise<void> | undefined };
+    const state = { active: [] as Array<Record<string, unknown>>, calls: new Map<string, Record<string, unknown> | null>(), hold: undefined as Promise<void> | undefined, reads: 0 };
     const bus = recordingBus();
     const call = (id: string, callState: string) => ({ id, queueId: 'q_1', from: '+12025550121', to: LINE, state: callState, agentId: null, createdAt: '2026-11-27T10:00:00.000Z' });
     const upstream: Upstream = async (request) => {
       if (request.path === '/calls') {
+        state.reads += 1;
         const body = { calls: [...state.active] };
         await state.hold;
         return { status: 200, headers: {}, body, text: '' };
@@ -258,7 +256,7 @@ describe('what a re-read publishes, against a scripted service', () => {
     state.active = [call('c_a', 'dequeuing')];
     state.calls.set('c_b', null);
     await expect.poll(() => events(bus)).toEqual(['call.received c_a', 'call.received c_b', 'call.claimed c_a', 'call.ended c_b finished']);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await readsPass(() => state.reads, 4);
     expect(bus.published).toHaveLength(4);
   });
 
@@ -270,12 +268,13 @@ describe('what a re-read publishes, against a scripted service', () => {
     state.hold = new Promise((resolve) => (release = resolve));
     state.active = [call('c_new', 'queued')];
     start();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect.poll(() => state.reads).toBe(1);
     await bus.publish({ event: 'call.claimed', callId: 'c_new', queueId: 'q_1' });
     state.active = [call('c_new', 'dequeuing')];
     state.hold = undefined;
     release();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The next round began, so the held read was acted on; the one after it began, so that round was too.
+    await readsPass(() => state.reads, 2);
     expect(events(bus)).toEqual(['call.claimed c_new']);
   });
 });

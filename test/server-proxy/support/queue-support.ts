@@ -128,6 +128,16 @@ export function serveOnLoopback(handler: (request: Request) => Promise<Response>
   return listenOnLoopback(getRequestListener(handler));
 }
 
+/**
+ * Waits until `reads()` has grown by `more`: so many more re-reads of the queues were made. A check that a re-read
+ * changes nothing waits for re-reads, not for a time in which a loaded machine may have made none. Each re-read
+ * starts after the last one's end, so all but the newest of them have been acted on when this resolves.
+ */
+export async function readsPass(reads: () => number, more: number): Promise<void> {
+  const from = reads();
+  await expect.poll(reads, { timeout: 60_000 }).toBeGreaterThanOrEqual(from + more);
+}
+
 /** Makes a queue at the in-process simulator, its webhooks signed with {@link SECRET} and sent to `notifyUrl`. */
 export async function createQueue(simulator: Fetch, name: string, notifyUrl = 'http://127.0.0.1:9/voice/queue-events'): Promise<string> {
   const response = await simulator(`${BASE_URL}/v1/voice/queues`, {

@@ -45,7 +45,7 @@ describe('/__sim control API (docs/simulator.md)', () => {
     expect(started.status).toBe(202);
     const callId = String((started.json['call'] as { id: string }).id);
     // Accepted means its INVITE went out: expiring earlier would leave the call no agent to ring (agent_unreachable).
-    await vi.waitFor(() => expect(world.service.inspectCall(callId)?.facts.inviteSentAt).toEqual(expect.any(String)));
+    await vi.waitFor(() => expect(world.service.inspectCall(callId)?.facts.inviteSentAt).toEqual(expect.any(String)), { timeout: 30_000 });
 
     const response = await app.request(`/__sim/sessions/${sessionId}/expire`, { method: 'POST' });
     expect(response.status).toBe(200);

@@ -147,7 +147,7 @@ describe('spec 8: the per-account active-call ceiling', () => {
     const carol = await world.openSession('carol');
     expectAnswer(await world.startCall(carol, 'call-carol'), { status: 429, code: 'concurrency_limit' });
     await world.send({ path: `/browser-calls/${first}/hangup`, body: {} });
-    await vi.waitFor(async () => expect((await world.send({ path: `/browser-calls/${first}` })).json['call']).toMatchObject({ busy: false }));
+    await vi.waitFor(async () => expect((await world.send({ path: `/browser-calls/${first}` })).json['call']).toMatchObject({ busy: false }), { timeout: 30_000 });
     expectAnswer(await world.startCall(carol, 'call-carol'), { status: 202 });
   });
 

@@ -168,7 +168,7 @@ describe('spec 4.7, 4.8: every route', () => {
   it('DESIGN: POST /browser-calls for a session whose agent is not registered is 409 browser_session_unavailable', async () => {
     world.service.sip.removeRegistration(ids.sessionId);
     await world.send({ path: `/browser-calls/${ids.callId}/hangup`, body: {} });
-    await vi.waitFor(async () => expect(callOf((await world.send({ path: `/browser-calls/${ids.callId}` })).json)).toMatchObject({ busy: false }));
+    await vi.waitFor(async () => expect(callOf((await world.send({ path: `/browser-calls/${ids.callId}` })).json)).toMatchObject({ busy: false }), { timeout: 30_000 });
     expectAnswer(await world.startCall(ids.sessionId, 'call-2'), { status: 409, code: 'browser_session_unavailable' });
   });
 
@@ -184,7 +184,7 @@ describe('spec 4.7, 4.8: every route', () => {
       const read = await world.send({ path: `/browser-calls/${ids.callId}` });
       expectAnswer(read, { status: 200 });
       expect(callOf(read.json)).toMatchObject({ state: 'ended', busy: false, endReason: 'api_hangup' });
-    });
+    }, { timeout: 30_000 });
   });
 });
 

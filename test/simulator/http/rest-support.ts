@@ -175,7 +175,7 @@ export class RestWorld {
   async close(): Promise<void> {
     await vi.waitFor(() => {
       for (const id of this.callIds) expect(this.service.inspectCall(id)?.call.state).not.toBe('ending');
-    });
+    }, { timeout: 30_000 });
     await this.service.close();
   }
 }
