@@ -64,6 +64,25 @@ interface LinkParts {
   ended?: Promise<void>;
 }
 
+/**
+ * How often connect() tries to open the SIP WebSocket, a second apart, before it fails: a handshake that stalls or
+ * fails once (a busy edge, a lost packet on a mobile network, a page slowed by its machine) is tried afresh, as a
+ * drop after the registration is. Past the tries, the page hears `connection_failed` and connects again when it will.
+ */
+export const FIRST_OPEN_TRIES = 3;
+
+/** The first open of the link's socket, tried {@link FIRST_OPEN_TRIES} times; rejects `connection_failed`. */
+async function openFirst(socket: SipSocket, clock: SipLinkOptions['clock']): Promise<void> {
+  for (let tried = 1; ; tried++) {
+    try {
+      return await socket.open();
+    } catch (cause) {
+      if (tried === FIRST_OPEN_TRIES) throw new VoiceBrowserError('connection_failed', 'could not open the SIP WebSocket to the voice service', { cause });
+      await new Promise<void>((retry) => clock.setTimeout(retry, 1000));
+    }
+  }
+}
+
 /** What the browser says of its network now: only an explicit `false` is offline. */
 const browserOffline = () => globalThis.navigator?.onLine === false;
 
@@ -82,11 +101,7 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     for (const effect of effects) run(parts, effect, options, dispatch);
   };
   const parts = createParts(options, uri, dispatch, () => reconnects(state));
-  try {
-    await parts.socket.open();
-  } catch (cause) {
-    throw new VoiceBrowserError('connection_failed', 'could not open the SIP WebSocket to the voice service', { cause });
-  }
+  await openFirst(parts.socket, options.clock);
   await parts.registration.register().catch((error: unknown) => {
     dispatch({ type: 'register_failed' });
     throw error;
