@@ -11,10 +11,11 @@ import { ROOT, sourcesUnder } from '../support/sources.js';
  */
 
 /**
- * The comments each folder still holds against the rule: a folder may only go down, and every one is to reach 0.
- * Those left in lib wait for its folders' moves to settle.
+ * The comments each folder still holds against the rule, exactly: a folder may only go down (lower its count with
+ * the comments you fix), and every one is to reach 0. Those in the bench and the scripts name the file they run or
+ * read; the tests' and the e2e's name the test or support that proves the rest of a point.
  */
-const LEFT: Record<string, number> = { contract: 0, demo: 0, lib: 16, 'server-proxy': 0, simulator: 0 };
+const LEFT: Record<string, number> = { bench: 1, contract: 0, demo: 0, e2e: 15, examples: 0, lib: 16, scripts: 4, 'server-proxy': 0, simulator: 0, test: 75 };
 
 const ISSUE = /\bissues?\s+#?\d+|(?<![\w&/])#\d+\b/i;
 const SOURCE_FILE = /[\w./-]*[\w-]\.tsx?\b/;
@@ -53,12 +54,13 @@ function offendingIn(folder: string): string[] {
 }
 
 describe('comments in the sources', () => {
-  it('cite the spec or an RFC, never the tracker or a source file (no folder past what it has left)', () => {
-    const over = Object.entries(LEFT).flatMap(([folder, left]) => {
+  it('cite the spec or an RFC, never the tracker or a source file (each folder holds exactly what it has left)', () => {
+    const off = Object.entries(LEFT).flatMap(([folder, left]) => {
       const found = offendingIn(folder);
-      return found.length > left ? [`${folder}: ${found.length} (at most ${left})\n  ${found.join('\n  ')}`] : [];
+      if (found.length > left) return [`${folder}: ${found.length} (at most ${left})\n  ${found.join('\n  ')}`];
+      return found.length < left ? [`${folder}: ${found.length} left, fewer than its ${left}: lower its count`] : [];
     });
-    expect(over).toEqual([]);
+    expect(off).toEqual([]);
   });
 
   it('are read by a check that finds an issue number and a file name, and lets the spec, an RFC and code be', () => {
