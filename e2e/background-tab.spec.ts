@@ -4,7 +4,7 @@ import { callConnected, expect, hangUp, INDEPENDENT, logIn, logInAndConnect, tes
 
 /**
  * An agent's phone tab behind the CRM, in a Chromium that hides and throttles it as a user's does
- * (e2e/browsers.ts, launchUserChromium): the tab holding the phone is hidden behind a second tab of the same
+ * (`launchUserChromium`): the tab holding the phone is hidden behind a second tab of the same
  * user, its chained timers run once a minute, and it must stay `ready`, registered the whole time, and take the
  * other tab's call at the first attempt. A page the browser freezes and resumes keeps its socket.
  */
@@ -181,7 +181,7 @@ test('a hidden page frozen for 30 s and resumed is ready again by itself on a ne
     expect(await page.evaluate(() => (window as unknown as { __lifecycle: string[] }).__lifecycle)).toEqual(['freeze', 'resume']);
     await expect(page.getByTestId('connection')).toHaveText('ready');
     await expect.poll(() => shownStates(page)).toEqual(['reconnecting', 'ready']);
-    // How soon: the bench's figure (bench/background.ts), not an assertion here.
+    // How soon: the bench's figure (its `background` part), not an assertion here.
     expect(await simulator.registration(sessionId)).toMatchObject({ registered: true, sockets: 2 });
 
     await page.bringToFront();

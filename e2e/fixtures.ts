@@ -35,7 +35,7 @@ interface TestFixtures {
 }
 
 export const test = base.extend<TestFixtures, { app: RunningApp; sipEdge: SipEdge }>({
-  /** The SIP edge between the pages and the simulator (sip-edge.ts): `none`, or `kamailio` for the project of that name. */
+  /** The SIP edge between the pages and the simulator (`startEdge`): `none`, or `kamailio` for the project of that name. */
   sipEdge: ['none', { option: true, scope: 'worker' }],
   /**
    * The app exactly as `npm start` runs it, one per worker: each browser's project gets its own, so neither meets

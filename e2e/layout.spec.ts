@@ -5,7 +5,7 @@ import { callConnected, expect, hangUp, logIn, logInAndConnect, screenshot, test
  * The demo as a softphone: the call card above the fold at a desktop's 1280×800 and a phone's 390×844, the
  * diagnostics beside the phone on the desktop, button rows that never wrap there, one error beside what
  * caused it, nothing scrolling sideways down to 360 px, and every control reached and worked by the keyboard
- * alone. Screenshots go to SCREENSHOTS_DIR (fixtures.ts).
+ * alone. Screenshots go to SCREENSHOTS_DIR (the suite's fixtures).
  */
 
 async function noSidewaysScroll(page: Page) {

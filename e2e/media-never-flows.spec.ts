@@ -4,7 +4,7 @@ import { expect, hangUp, logInAndConnect, test } from './fixtures.js';
 /**
  * A call whose media never flowed: it reads `connected`, but the page never shows `playing` while its ICE has not
  * connected; the card says the audio path is missing (`no_audio_path`) and blames nothing else, and the keypad it
- * offers works (a digit goes by SIP INFO in the dialog). The path coming back is media-path-recovers.spec.ts.
+ * offers works (a digit goes by SIP INFO in the dialog). The path coming back has a spec of its own.
  */
 /** Longer than every check below takes on a busy machine, so the path cannot come back while they run. */
 const BLACKHOLE_MS = 30_000;

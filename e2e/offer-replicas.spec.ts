@@ -21,13 +21,13 @@ const SIM_API_KEY = 'vsk_E2eOfferReplicasKey0000000000000';
 const LINE = '+18005550100';
 /**
  * The service's ring time for an offered agent: short, so the offer B made goes unanswered soon after B dies, yet
- * longer than the suite's 5 s (fixtures.ts), for room between the ringing card showing and B's kill.
+ * long enough for room between the ringing card showing and B's kill.
  */
 const SERVICE_RING_MS = '8000';
-/** The router's lease on the bus (redis-queue-events.ts's prefix, offer-runner.ts's name). */
+/** The router's lease on the bus (the Redis queue events' key prefix, the offer runner's lease name). */
 const ROUTER_LEASE = 'voice-browser:queue-event:lease:offer-router';
 /**
- * Half the router's lease (offer-runner.ts: 9 s with its 4 s checks), and a margin: a holder routes only that long
+ * Half the router's lease (the offer runner's: 9 s with its 4 s checks), and a margin: a holder routes only that long
  * after it last took its lease, so once the lease has been held from A this long, A routes no more.
  */
 const HOLDER_STOPS_MS = 5000;

@@ -3,7 +3,7 @@ import { callConnected, expect, hangUp, logInAndConnect, pageAudioStats, test } 
 /**
  * A REFER in the call (the far end asks the page to transfer it, RFC 3515) is declined: the page answers 603 and
  * dials nobody itself, and the call goes on with its audio. The page only ever answers the calls its server
- * places; the shipped bundle's trimmed Referral (scripts/sip-trim.ts) carries exactly that decline.
+ * places; the shipped bundle's trimmed Referral (the build's SIP.js trim) carries exactly that decline.
  */
 test('a REFER from the far end is declined 603, and the call goes on with its audio', async ({ page, simulator }) => {
   await logInAndConnect(page, 'e2e-refer');

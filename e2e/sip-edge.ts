@@ -1,8 +1,8 @@
 import { freeUdpPort, startKamailio } from '../scripts/start-kamailio.js';
 
 /**
- * The SIP edge a Playwright project puts between the page and the simulator (its `sipEdge` option,
- * fixtures.ts): none, the page speaking SIP over WebSocket to the simulator itself, or Debian's Kamailio relaying
+ * The SIP edge a Playwright project puts between the page and the simulator (its `sipEdge` option, one of the
+ * suite's fixtures): none, the page speaking SIP over WebSocket to the simulator itself, or Debian's Kamailio relaying
  * it over UDP to the simulator's UDP side, as a service's real edge does.
  */
 export const SIP_EDGES = ['none', 'kamailio'] as const;

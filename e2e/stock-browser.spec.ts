@@ -8,7 +8,7 @@ import { expect, hangUp, logInAndConnect, pageAudioStats, recordPeerConnections 
  * The demo in a browser as a person runs it (the stock-* projects: a fake microphone and nothing else; no
  * loopback switch, host candidates hidden behind mDNS names), against the app as `npm start` starts it: the
  * simulator's media on its default addresses, this machine's own. The run's network namespace stands in for the
- * machine (scripts/test-network.ts): the browser pairs with the simulator on a veth address, never loopback.
+ * machine (one the e2e run makes for itself): the browser pairs with the simulator on a veth address, never loopback.
  */
 
 /** The app with the simulator's media left at `npm start`'s default, one per worker (one per engine). */

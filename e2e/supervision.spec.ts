@@ -96,7 +96,7 @@ async function legMedia(page: Page): Promise<{ recvonly: boolean; senderTracks: 
   ) as { recvonly: boolean; senderTracks: number; microphoneRequests: number };
 }
 
-/** The amplitude of the `hz` component of `samples` (Goertzel: one bin of a DFT), as test/simulator/support/audio.ts measures it. */
+/** The amplitude of the `hz` component of `samples` (Goertzel: one bin of a DFT), as the simulator's audio tests measure it. */
 function amplitudeAt(samples: Int16Array, hz: number, sampleRate: number): number {
   const coefficient = 2 * Math.cos((2 * Math.PI * hz) / sampleRate);
   let previous = 0;

@@ -2,8 +2,8 @@ import { callConnected, expect, hangUp, logInAndConnect, test } from './fixtures
 
 /**
  * The simulator's test numbers (docs/simulator.md) behave as documented, and the page says so in words;
- * +12025550100 is call.spec.ts's. The suite's app shortens +12025550103's ringing to 3 s and +12025550107's
- * unknown outcome to 4 s (the app fixture in fixtures.ts); the documented 8 s and 10 s are users' defaults.
+ * +12025550100 is the call spec's. The suite's app shortens +12025550103's ringing to 3 s and +12025550107's
+ * unknown outcome to 4 s (the suite's app fixture); the documented 8 s and 10 s are users' defaults.
  */
 const cases = [
   { to: '+12025550102', state: 'ended', words: 'Ended: the number was busy', sim: { endReason: 'recipient_busy' } },

@@ -1,7 +1,7 @@
 import { callConnected, expect, hangUp, INDEPENDENT, logInAndConnect, test } from './fixtures.js';
 
 /**
- * Two independent tabs of one user (`tabs: 'independent'`, as before shared tabs; shared-tabs.spec.ts has the default): while the first has a call, the second finds that session and call (recover() on
+ * Two independent tabs of one user (`tabs: 'independent'`, as before shared tabs; the shared-tabs spec has the default): while the first has a call, the second finds that session and call (recover() on
  * load), offers cleanup only, and cannot start a call; once the first hangs up, the second sees the call end.
  */
 test('a second tab of the same user cannot start a call while the first is busy', async ({ page, context }) => {
