@@ -15,3 +15,4 @@ export { claimedCaller } from './runtime/queue-call.js';
 export { reconcileReads } from './runtime/reconcile.js';
 export { watchQueueStream } from './platform/web/queue-watch.js';
 export { createSessionSetup } from './api/session/session-setup.js';
+export { disconnect, recover } from './api/session/connection-control.js';

@@ -1,6 +1,6 @@
 import type { transition as callTransition } from '../core/machines/call-attempts.js';
 import type { CallEffect, CallEvent, CallSlice } from '../core/machines/call-machine.js';
-import type { CallReads, CallRoutes } from './call-reads.js';
+import type { CallPorts, CallReads, CallRoutes } from './call-reads.js';
 import type { Clock } from '../core/clock.js';
 import type { ConnectionEffect, ConnectionEvent, ConnectionSlice } from '../core/machines/connection-machine.js';
 import type { createExpiryTimer } from './expiry-timer.js';
@@ -28,7 +28,7 @@ export interface LinkParts {
   /** A queue's caller still bridged to this agent, with the routes it is read by. */
   claimedCaller(backend: VoiceBackend, signal: AbortSignal): Promise<ClaimedCaller | null>;
   /** Reads until a lost request's call is named, reporting to the call machine. */
-  reconcileReads(reads: CallReads, host: ReconcileHost): void;
+  reconcileReads(reads: CallReads, ports: CallPorts): void;
   createExpiryTimer: typeof createExpiryTimer;
   mediaTransition: typeof mediaTransition;
   callTransition: typeof callTransition;
@@ -58,17 +58,12 @@ export interface ClaimedCaller {
   routes: CallRoutes;
 }
 
-/** What the reads of a lost request report to: the call machine. */
-export interface ReconcileHost {
-  readonly callState: CallSlice;
-  dispatch(event: CallEvent): void;
-}
-
 /**
  * The loop as the operations see it: its state to read, and the events, requests and link moves they ask of it.
  * Written out as a type, so that the operations import the loop's shape and not the file that builds it.
  */
-export interface Runtime extends ReconcileHost {
+export interface Runtime {
+  readonly callState: CallSlice;
   readonly backend: VoiceBackend;
   readonly clock: Clock;
   dispatch(event: HelperEvent): void;

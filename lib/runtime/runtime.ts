@@ -228,7 +228,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
       const parts = await seams.linkParts();
       media ??= parts.mediaTransition;
       callTransition = parts.callTransition;
-      reconcile ??= () => parts.reconcileReads(reads, rt);
+      reconcile ??= () => parts.reconcileReads(reads, { dispatch, call: () => callSlice });
       expiry ??= parts.createExpiryTimer(clock, dispatch);
       const opened: SipLink = await parts.openSipLink({
         transport,
@@ -285,7 +285,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
       return hangupCall();
     },
   };
-  const reads = createCallReads(rt);
+  const reads = createCallReads({ dispatch, call: () => callSlice, clock, routes });
   /** The call's reads: disconnect() waits on them for the call's end, and stops them. */
   return Object.assign(rt, { reads });
 }

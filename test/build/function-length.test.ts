@@ -16,7 +16,6 @@ const FOLDERS = ['lib', 'server-proxy', 'simulator', 'demo', 'contract'];
  */
 const LEFT: Record<string, number> = {
   'lib/runtime/runtime.ts createRuntime': 246,
-  'lib/voice-browser.ts createHelper': 127,
   'lib/platform/web/sip/sip-registration.ts createRegistration': 119,
   'lib/runtime/poller.ts createPoller': 81,
 };
