@@ -20,11 +20,9 @@ import type { Phone, TabEnvironment } from './runtime/tab-ports.js';
 import type { VoiceBrowser, VoiceBrowserOptions } from './core/helper-types.js';
 import type { VoiceBrowserStatus } from './core/types.js';
 
-
 /**
- * `createVoiceBrowser`: the helper a page uses to take browser calls placed by its server.
- * This file is its public face: the methods, and which of them may run now (by the rules of status-rules.ts;
- * a second connect() joins the first). What they do is in connection-control.ts and call-control.ts; runtime.ts owns the state.
+ * `createVoiceBrowser`: the helper a page uses to take browser calls placed by its server. Its public face: the
+ * methods, over the session's and the calls' operations and the runtime that owns the state.
  */
 
 /**
@@ -89,7 +87,7 @@ export interface HelperInternals {
 }
 
 /**
- * {@link createVoiceBrowser} over the test seams: one tab among shared ones (shared-tabs.ts), or a phone of its own.
+ * {@link createVoiceBrowser} over the test seams: one tab among shared ones, or a phone of its own.
  * @internal
  */
 export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: HelperInternals): VoiceBrowser {

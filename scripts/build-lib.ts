@@ -17,7 +17,7 @@ rmSync(outdir, { recursive: true, force: true });
 
 const common: BuildOptions = { ...LIB_BUILD_OPTIONS, logLevel: 'warning' };
 
-/** Bundles with esbuild, then writes each file as terser leaves it (minify.ts). */
+/** Bundles with esbuild, then writes each file as terser leaves it (the shipped minifier). */
 async function buildShipped(options: BuildOptions & { format: 'esm' | 'iife' }): Promise<void> {
   const result = await build({ ...options, write: false });
   for (const file of result.outputFiles) {

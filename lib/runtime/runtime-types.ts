@@ -11,18 +11,18 @@ import type { VoiceBrowserError } from '../core/errors.js';
 import type { BrowserCall, SessionTransport, TimingEvent, VoiceBrowserStatus } from '../core/types.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
 
-/** The loop's words (runtime.ts): its events and effects, what it is given, and where a call comes from. Types only. */
+/** The loop's words: its events and effects, what it is given, and where a call comes from. Types only. */
 
 /**
  * What the runtime is given besides the page's options: its clock, and the SIP chunk's parts that open a link
- * and take what it says, loaded on the first connect() (voice-browser.ts loads the chunk, or a test's fakes).
+ * and take what it says, loaded on the first connect() (the helper loads the chunk, or a test hands in fakes).
  */
 export interface RuntimeSeams {
   clock: Clock;
   linkParts(): Promise<LinkParts>;
 }
 
-/** The SIP chunk's parts the runtime uses (sip-chunk.ts), with the link itself (sip-adapter.ts). */
+/** The SIP chunk's parts the runtime uses, with the link itself. */
 export interface LinkParts {
   openSipLink(options: SipLinkOptions): Promise<SipLink>;
   /** A queue's caller still bridged to this agent, with the routes it is read by. */
@@ -38,13 +38,12 @@ export interface LinkParts {
 export type HelperEvent = ConnectionEvent | CallEvent | MediaEvent | SettingsEvent;
 /** Each event is one machine's: no two share an event's name (the compiler refuses this line otherwise). */
 export type EventsDisjoint = [Extract<ConnectionEvent['type'], CallEvent['type'] | MediaEvent['type'] | SettingsEvent['type']> | Extract<CallEvent['type'], MediaEvent['type'] | SettingsEvent['type']> | Extract<MediaEvent['type'], SettingsEvent['type']>] extends [never] ? true : never;
-/** Every effect the machines decide; runtime.ts runs each. */
+/** Every effect the machines decide; the loop runs each. */
 export type Effect = ConnectionEffect | CallEffect | MediaEffect | SettingsEffect;
 
 /**
  * Where the current call came from: its session, when this page started it (unset: recover() found it), and,
- * for a caller claimed from a queue, the routes it is read and hung up by (queue-call.ts); unset, a browser
- * call's.
+ * for a caller claimed from a queue, the routes it is read and hung up by; unset, a browser call's.
  */
 export interface CallOrigin {
   sessionId: string;

@@ -15,9 +15,9 @@ import type { BrowserCall, Offer, SessionTransport, VoiceBrowserStatus } from '.
 import type { VoiceBackend } from '../core/backend-types.js';
 
 /**
- * The helper's one loop. Every change is an event, from a method (connection-control.ts, call-control.ts,
- * session-setup.ts), a read (call-reads.ts), a timer or the SIP link: `dispatch` offers it to the three pure
- * machines (connection-machine.ts, call-machine.ts, media-machine.ts; each takes its own events), commits what
+ * The helper's one loop. Every change is an event, from a method (the session's, the calls'), a read of the call,
+ * a timer or the SIP link: `dispatch` offers it to the pure machines (the connection's, the call's, the media's,
+ * the settings'; each takes its own events), commits what
  * they decided to the status, the one writer of it (checked against the exported transition lists), then runs
  * their effects, as data, against the ports: the backend, the SIP link, the clock, the call's reads.
  */
@@ -53,7 +53,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
   let settingsSlice = noSettings;
   /** The media machine: it comes with the SIP chunk, as only a link brings news of a call's media. */
   let media: LinkParts['mediaTransition'] | undefined;
-  /** The call machine: its reads' half until the SIP chunk brings the whole (call-attempts.ts), as only the chunk makes attempts. */
+  /** The call machine: its reads' half until the SIP chunk brings the whole, attempts included, as only the chunk makes attempts. */
   let callTransition = readTransition;
   /** Aborted by disconnect(): requests and reads of this connection's lifetime stop with it. */
   let lifetime = new AbortController();
@@ -161,7 +161,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     }
   }
 
-  /** Answers INVITE `invite.id`; one the service withdrew meanwhile settles quietly (sip-link.ts), and the call's read says what became of it. */
+  /** Answers INVITE `invite.id`; one the service withdrew meanwhile settles quietly, and the call's read says what became of it. */
   function answer(invite: IncomingInvite): void {
     callTiming('invite_received', invite.callId);
     dispatch({ type: 'answering' });

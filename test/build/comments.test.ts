@@ -15,7 +15,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
  * The comments each folder still holds against the rule: a folder may only go down, and every one is to reach 0.
  * Those left in lib wait for its folders' moves to settle.
  */
-const LEFT: Record<string, number> = { contract: 0, demo: 0, lib: 36, 'server-proxy': 0, simulator: 0 };
+const LEFT: Record<string, number> = { contract: 0, demo: 0, lib: 20, 'server-proxy': 0, simulator: 0 };
 
 const ISSUE = /\bissues?\s+#?\d+|(?<![\w&/])#\d+\b/i;
 const SOURCE_FILE = /[\w./-]*[\w-]\.tsx?\b/;

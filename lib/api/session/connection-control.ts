@@ -5,9 +5,9 @@ import type { BrowserCall, BrowserSession, VoiceBrowserStatus } from '../../core
 
 /**
  * The connection operations that need no SIP: disconnect() and recover(), each a sequence of requests whose
- * steps are connection events sent to the runtime (runtime.ts); the connection machine (connection-machine.ts)
- * decides the states. disconnect() reads in one place, call cleanup included. connect() and renew(), which
- * register, are in session-setup.ts, with SIP.js.
+ * steps are connection events sent to the runtime; the connection machine decides the states. disconnect() reads
+ * in one place, call cleanup included. They load in a chunk of their own; connect() and renew(), which register,
+ * come with SIP.js.
  */
 
 /**
