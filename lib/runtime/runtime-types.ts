@@ -25,8 +25,6 @@ export interface RuntimeSeams {
 /** The SIP chunk's parts the runtime uses, with the link itself. */
 export interface LinkParts {
   openSipLink(options: SipLinkOptions): Promise<SipLink>;
-  /** A queue's caller still bridged to this agent, with the routes it is read by. */
-  claimedCaller(backend: VoiceBackend, signal: AbortSignal): Promise<ClaimedCaller | null>;
   /** Reads until a lost request's call is named, reporting to the call machine. */
   reconcileReads(reads: CallReads, ports: CallPorts): void;
   createExpiryTimer: typeof createExpiryTimer;
@@ -49,12 +47,6 @@ export interface CallOrigin {
   sessionId: string;
   startedAt?: number;
   routes?: CallRoutes;
-}
-
-/** A queue's caller still bridged to this agent, and the routes its call is read and hung up by. */
-export interface ClaimedCaller {
-  call: BrowserCall;
-  routes: CallRoutes;
 }
 
 /**
@@ -89,8 +81,6 @@ export interface Runtime {
   startCall(next: CallOrigin, event: Extract<CallEvent, { type: 'attempt_started' }>): void;
   /** A call recover() found: shown and polled, on its own routes for a caller claimed from a queue. */
   recoverCall(found: BrowserCall, sessionId: string, routes?: CallRoutes): void;
-  /** A queue's caller still bridged to this agent, if a read finds one. */
-  claimedCaller(): Promise<ClaimedCaller | null>;
   /** hangup(): asks the service to end the call; with no call id yet, as soon as one is known. */
   hangup(): Promise<void>;
   /** The call's reads: disconnect() waits on them for the call's end, and stops them. */

@@ -269,11 +269,6 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
       origin = { sessionId, routes };
       dispatch({ type: 'call_recovered', call: found });
     },
-    /**
-     * A queue's caller still bridged to this agent, with its routes, if a read finds one. They come with the SIP
-     * chunk, which a desk's page has loaded already to watch its queues.
-     */
-    claimedCaller: () => seams.linkParts().then((parts) => parts.claimedCaller(backend, lifetime.signal)),
     /** hangup(): asks the service to end the call; with no call id yet, as soon as one is known (busy stays). */
     hangup(): Promise<void> {
       const { attempt } = callSlice;
