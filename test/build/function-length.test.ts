@@ -15,7 +15,7 @@ const FOLDERS = ['lib', 'server-proxy', 'simulator', 'demo', 'contract'];
  * only shrinks: a function split to the limit must leave it, and none may grow.
  */
 const LEFT: Record<string, number> = {
-  'lib/runtime/runtime.ts createRuntime': 246,
+  'lib/runtime/runtime.ts createRuntime': 200,
   'lib/platform/web/sip/sip-registration.ts createRegistration': 119,
   'lib/runtime/poller.ts createPoller': 81,
 };
