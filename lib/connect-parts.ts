@@ -11,7 +11,7 @@ export { createExpiryTimer } from './runtime/expiry-timer.js';
 export { createOfferRinger } from './platform/web/media/offer-ringer.js';
 export { transition as mediaTransition } from './core/machines/media-machine.js';
 export { runPreflight } from './api/preflight/preflight.js';
-export { claimedCaller } from './runtime/queue-call.js';
 export { reconcileReads } from './runtime/reconcile.js';
 export { watchQueueStream } from './platform/web/queue-watch.js';
 export { createSessionSetup } from './api/session/session-setup.js';
+export { disconnect, recover } from './api/session/connection-control.js';

@@ -1,11 +1,11 @@
 import type { CallControl } from './api/calls/call-control.js';
 import type { Clock } from './core/clock.js';
 import { systemClock } from './platform/web/system-clock.js';
-import { disconnect, recover } from './api/session/connection-control.js';
+import type { disconnect, recover } from './api/session/connection-control.js';
 import { toVoiceError, VoiceBrowserError } from './core/errors.js';
 import { setMuted } from './api/calls/in-call-controls.js';
 import { createRuntime } from './runtime/runtime.js';
-import type { LinkParts } from './runtime/runtime-types.js';
+import type { LinkParts, Runtime } from './runtime/runtime-types.js';
 import type { SessionSetup } from './api/session/session-setup.js';
 import { createSharedTabs } from './api/tabs/shared-tabs.js';
 import type { createCloseProtection } from './api/session/close-protection.js';
@@ -14,17 +14,15 @@ import type { createOfferRinger } from './platform/web/media/offer-ringer.js';
 import type { runPreflight } from './api/preflight/preflight.js';
 import type { watchQueueStream } from './platform/web/queue-watch.js';
 import type { createSessionSetup } from './api/session/session-setup.js';
-import { canConnect, canRenew } from './core/status-rules.js';
+import { createSessionMethods, type SessionWork } from './api/session/session-methods.js';
 import { browserTabs } from './platform/web/tab-environment.js';
 import type { Phone, TabEnvironment } from './runtime/tab-ports.js';
-import type { PreflightReport, VoiceBrowser, VoiceBrowserOptions } from './core/helper-types.js';
+import type { VoiceBrowser, VoiceBrowserOptions } from './core/helper-types.js';
 import type { VoiceBrowserStatus } from './core/types.js';
 
-
 /**
- * `createVoiceBrowser`: the helper a page uses to take browser calls placed by its server.
- * This file is its public face: the methods, and which of them may run now (by the rules of status-rules.ts;
- * a second connect() joins the first). What they do is in connection-control.ts and call-control.ts; runtime.ts owns the state.
+ * `createVoiceBrowser`: the helper a page uses to take browser calls placed by its server. Its public face: the
+ * methods, over the session's and the calls' operations and the runtime that owns the state.
  */
 
 /**
@@ -61,13 +59,19 @@ interface SipOperations {
  * that the factory stays one level above the operations; the compiler checks the chunk against it.
  * @internal
  */
-export interface SipParts extends LinkParts {
+export interface SipParts extends LinkParts, CleanupParts {
   createCallControl: typeof createCallControl;
   createCloseProtection: typeof createCloseProtection;
   createOfferRinger: typeof createOfferRinger;
   runPreflight: typeof runPreflight;
   watchQueueStream: typeof watchQueueStream;
   createSessionSetup: typeof createSessionSetup;
+}
+
+/** The operations that end or find a session, which need no SIP link: a chunk of their own, or with the SIP chunk. */
+interface CleanupParts {
+  disconnect: typeof disconnect;
+  recover: typeof recover;
 }
 
 /**
@@ -83,7 +87,7 @@ export interface HelperInternals {
 }
 
 /**
- * {@link createVoiceBrowser} over the test seams: one tab among shared ones (shared-tabs.ts), or a phone of its own.
+ * {@link createVoiceBrowser} over the test seams: one tab among shared ones, or a phone of its own.
  * @internal
  */
 export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: HelperInternals): VoiceBrowser {
@@ -103,92 +107,68 @@ export function createVoiceBrowserWith(options: VoiceBrowserOptions, internals: 
 /** The SIP chunk: SIP.js, and the parts that act with it, in one download on first use (connect()). */
 const sipOf = (internals: HelperInternals) => (): Promise<SipParts> => (internals.sipParts ? Promise.resolve(internals.sipParts) : import('./connect.js').then((chunk) => chunk.parts));
 
+/** disconnect()'s and recover()'s parts: their own chunk, which brings no SIP.js. */
+const loadCleanup = (): Promise<CleanupParts> => import('./connection-work.js').then((chunk) => chunk.parts);
+
 /** The page where one is (its `beforeunload`), for `closeProtection`. */
 const pageOf = (): EventTarget | undefined => (typeof globalThis.addEventListener === 'function' ? globalThis : undefined);
 
+/** A failed download of a chunk rejects the operation that needed it `connection_failed`, shown in the status. */
+const unloaded = (rt: Runtime) => (error: unknown) => rt.refuse(toVoiceError(error, 'connection_failed', 'could not load a part of the helper; check the network and try again'));
+
+/** mute(): the wish holds across calls (spec 4.9); the link applies it to the call now. */
+function mute(rt: Runtime, muted: boolean): void {
+  try {
+    rt.dispatch({ type: 'mute_set', muted: setMuted(rt.link, muted) });
+  } catch (error) {
+    rt.dispatch({ type: 'refused', error: toVoiceError(error, 'invalid_argument', 'mute() failed').toStatus() });
+    throw error;
+  }
+}
+
 /**
- * The helper that holds a phone: a tab's own, or the shared tabs' leader's. One closure past 40 lines: the
- * methods, each a few lines, share the operations in flight.
+ * The helper's parts over a new runtime: the SIP chunk's operations (loaded on first use, with closeProtection's
+ * and the offer ringer's watches of the status, which matter only once a call can hold audio or an offer ring),
+ * and the work of the session's methods, from whichever chunk brings it.
  */
-function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, page: EventTarget | undefined): Phone {
-  /**
-   * closeProtection's and the offer ringer's watches of the status: they matter only once a call can hold audio
-   * or an offer ring, so they come with SIP.js.
-   */
-  let guard: ((status: VoiceBrowserStatus) => void) | undefined;
-  let ring: ((status: VoiceBrowserStatus) => void) | undefined;
-  const options: VoiceBrowserOptions = {
-    ...given,
-    onStatus(status) {
-      guard?.(status);
-      ring?.(status);
-      given.onStatus?.(status);
-    },
-  };
+function helperParts(given: VoiceBrowserOptions, internals: HelperInternals, page: EventTarget | undefined) {
+  const watches: Array<((status: VoiceBrowserStatus) => void) | undefined> = [];
+  const options: VoiceBrowserOptions = { ...given, onStatus: (status) => [...watches, given.onStatus].forEach((watch) => watch?.(status)) };
   const sip = sipOf(internals);
   const rt = createRuntime(options, { clock: internals.clock ?? systemClock, linkParts: sip });
+  const failed = unloaded(rt);
   let loaded: SipOperations | undefined;
   const load = async (): Promise<SipOperations> => {
     const parts = await sip();
-    if (given.closeProtection !== false) guard ??= parts.createCloseProtection(page);
-    loaded ??= { setup: parts.createSessionSetup(rt), calls: parts.createCallControl(rt) };
-    ring ??= parts.createOfferRinger({ clock: rt.clock, backend: rt.backend, dispatch: rt.dispatch, signal: rt.signal, setAvailability: loaded.calls.setAvailability }, options);
+    if (loaded) return loaded;
+    if (given.closeProtection !== false) watches.push(parts.createCloseProtection(page));
+    loaded = { setup: parts.createSessionSetup(rt), calls: parts.createCallControl(rt) };
+    watches.push(parts.createOfferRinger({ clock: rt.clock, backend: rt.backend, dispatch: rt.dispatch, signal: rt.signal, setAvailability: loaded.calls.setAvailability }, options));
     return loaded;
   };
-  /** A failed download of the SIP chunk rejects the operation that needed it `connection_failed`. */
-  const unloaded = (error: unknown) => rt.refuse(toVoiceError(error, 'connection_failed', 'could not load the SIP part of the helper'));
   /** Runs an operation of the SIP chunk, loaded on first use. */
-  const withSip = <T>(run: (operations: SipOperations) => Promise<T>): Promise<T> => (loaded ? run(loaded) : load().then(run, unloaded));
-  /** recover() and preflight() are for a helper that holds nothing yet. */
-  const notFresh = (method: string) => rt.refuse(new VoiceBrowserError('browser_session_unavailable', `${method}() is for a fresh helper, before connect()`));
-  /** The operation of each kind in flight: a second call joins it. */
-  let connecting: Promise<void> | undefined;
-  let renewing: Promise<void> | undefined;
-  let disconnecting: Promise<void> | undefined;
-  let recovering: Promise<VoiceBrowserStatus> | undefined;
-  let testing: Promise<PreflightReport> | undefined;
-  /** Nothing held (what connect() needs) and nothing being found or connected. */
-  const fresh = () => canConnect(rt.status()) && !recovering && !connecting;
+  const withSip = <T>(run: (operations: SipOperations) => Promise<T>): Promise<T> => (loaded ? run(loaded) : load().then(run, failed));
+  /** disconnect() and recover(): a test's parts at hand start at once, as a test's clock expects; else their chunk. */
+  const cleanup = <T>(run: (parts: CleanupParts) => Promise<T>): Promise<T> => (internals.sipParts ? run(internals.sipParts) : loadCleanup().then(run, failed));
+  const work: SessionWork = {
+    connect: () => withSip(({ setup }) => setup.connect()),
+    renew: () => withSip(({ setup }) => setup.renew()),
+    disconnect: () => cleanup((parts) => parts.disconnect(rt)),
+    recover: () => cleanup((parts) => parts.recover(rt)),
+    preflight: (call) =>
+      sip()
+        .then((chunk) => chunk.runPreflight(call, { helper: (report) => createHelper({ ...given, ...report, remoteAudio: undefined, closeProtection: false }, internals, undefined), clock: rt.clock, microphoneId: given.audioDevices?.microphoneId }))
+        .catch(failed),
+  };
+  return { rt, withSip, work };
+}
 
-  const helper: Phone = {
-    recover() {
-      if (recovering) return recovering;
-      // A preflight's own session would be found: recover() looks after it is gone.
-      if (testing) return testing.then(() => helper.recover());
-      if (!fresh()) return notFresh('recover');
-      recovering = recover(rt).finally(() => (recovering = undefined));
-      return recovering;
-    },
-    connect() {
-      const status = rt.status();
-      if (status.connection === 'ready') return Promise.resolve();
-      if (connecting) return connecting;
-      if (testing) return testing.then(() => helper.connect());
-      if (status.connection === 'recovery_required') {
-        return rt.refuse(new VoiceBrowserError('browser_session_unavailable', 'a session from before the reload must be cleaned up with disconnect() first'));
-      }
-      // recover() decides whether there is a session to clean up first: connect() follows its answer.
-      if (recovering) return recovering.then(() => helper.connect());
-      if (!canConnect(status)) {
-        return rt.refuse(
-          status.busy
-            ? new VoiceBrowserError('cleanup_unknown', 'a call of the last session was not proven ended; disconnect() again before connect()')
-            : new VoiceBrowserError('browser_session_unavailable', `connect() while ${status.connection}${status.session ? ' with a session to clean up: disconnect() first' : ''}`),
-        );
-      }
-      connecting = withSip(({ setup }) => setup.connect()).finally(() => (connecting = undefined));
-      return connecting;
-    },
-    disconnect() {
-      if (disconnecting) return disconnecting;
-      // Nothing held: nothing to end.
-      if (canConnect(rt.status()) && !connecting) return Promise.resolve();
-      // A connect() or renew() in flight finishes first: its session is then the one ended.
-      disconnecting = Promise.allSettled([connecting, renewing])
-        .then(() => disconnect(rt))
-        .finally(() => (disconnecting = undefined));
-      return disconnecting;
-    },
+/** The helper that holds a phone: a tab's own, or the shared tabs' leader's. */
+function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, page: EventTarget | undefined): Phone {
+  const { rt, withSip, work } = helperParts(given, internals, page);
+  const session = createSessionMethods(rt, work);
+  return {
+    ...session,
     startCall: (input, callOptions) => withSip(({ calls }) => calls.startCall(input, callOptions)),
     answerNext: (queueId) => withSip(({ calls }) => calls.answerNext(queueId)),
     setAvailability: (availability) => withSip(({ calls }) => calls.setAvailability(availability)),
@@ -197,43 +177,13 @@ function createHelper(given: VoiceBrowserOptions, internals: HelperInternals, pa
     monitor: (callId) => withSip(({ calls }) => calls.monitor(callId)),
     startRecording: () => withSip(({ calls }) => calls.startRecording()),
     stopRecording: () => withSip(({ calls }) => calls.stopRecording()),
-    hangup: rt.hangup,
-    mute(muted) {
-      try {
-        rt.dispatch({ type: 'mute_set', muted: setMuted(rt.link, muted) });
-      } catch (error) {
-        rt.dispatch({ type: 'refused', error: toVoiceError(error, 'invalid_argument', 'mute() failed').toStatus() });
-        throw error;
-      }
-    },
     sendDtmf: (digit) => withSip(({ calls }) => calls.sendDtmf(digit)),
-    renew() {
-      if (renewing) return renewing;
-      const status = rt.status();
-      if (!canRenew(status)) {
-        return rt.refuse(
-          status.busy
-            ? new VoiceBrowserError('browser_agent_busy', 'renew() only while idle: wait until busy is false')
-            : new VoiceBrowserError('browser_session_unavailable', `renew() while ${status.connection}; connect() first`),
-        );
-      }
-      renewing = withSip(({ setup }) => setup.renew()).finally(() => (renewing = undefined));
-      return renewing;
-    },
+    hangup: rt.hangup,
+    mute: (muted) => mute(rt, muted),
     async resumeAudio() {
       await rt.link?.resumeAudio();
     },
     status: () => rt.status(),
-    preflight(call) {
-      if (testing) return testing;
-      if (!fresh()) return notFresh('preflight');
-      testing = sip()
-        .then((chunk) => chunk.runPreflight(call, { helper: (report) => createHelper({ ...given, ...report, remoteAudio: undefined, closeProtection: false }, internals, undefined), clock: rt.clock, microphoneId: options.audioDevices?.microphoneId }))
-        .catch(unloaded)
-        .finally(() => (testing = undefined));
-      return testing;
-    },
-    destroy: () => helper.disconnect(),
+    destroy: session.disconnect,
   };
-  return helper;
 }

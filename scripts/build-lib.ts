@@ -7,8 +7,8 @@ import { minifyShipped } from './minify.js';
 import { LIB_BUILD_OPTIONS } from './sip-trim.js';
 
 /**
- * Builds the library (docs/architecture.md): the ES module, whose SIP.js part is a file of its own (`sip-adapter.js`) that
- * `connect()` loads on demand, the testing kit (`voice-browser/testing`), the type declarations, and one
+ * Builds the library: the ES module, whose SIP.js part is a file of its own (`sip-adapter.js`) that `connect()`
+ * loads on demand, as is the connection's work that disconnect() and recover() load alone, the testing kit (`voice-browser/testing`), the type declarations, and one
  * minified script that sets `window.VoiceBrowser`.
  */
 
@@ -17,7 +17,7 @@ rmSync(outdir, { recursive: true, force: true });
 
 const common: BuildOptions = { ...LIB_BUILD_OPTIONS, logLevel: 'warning' };
 
-/** Bundles with esbuild, then writes each file as terser leaves it (minify.ts). */
+/** Bundles with esbuild, then writes each file as terser leaves it (the shipped minifier). */
 async function buildShipped(options: BuildOptions & { format: 'esm' | 'iife' }): Promise<void> {
   const result = await build({ ...options, write: false });
   for (const file of result.outputFiles) {
@@ -26,7 +26,7 @@ async function buildShipped(options: BuildOptions & { format: 'esm' | 'iife' }):
   }
 }
 
-// Each entry is one file that shares no module with another (lib-chunks.ts says why), and the SIP chunk beside them.
+// Each entry is one file that shares no module with another (the lazy chunks' plugin says why), and the chunks beside them.
 const entries = {
   index: 'lib/index.ts',
   // The advice words are an entry of their own (`voice-browser/advice`): a page that shows its own words never loads them.
@@ -34,6 +34,8 @@ const entries = {
   testing: 'lib/testing/index.ts',
   // The SIP chunk keeps its published name; its one entry says what loads at connect().
   'sip-adapter': 'lib/connect.ts',
+  // What disconnect() and recover() load before any connect(): the connection's work, without SIP.js.
+  'connection-work': 'lib/connection-work.ts',
 };
 for (const [name, entry] of Object.entries(entries)) {
   await buildShipped({

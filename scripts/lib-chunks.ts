@@ -2,47 +2,57 @@ import { readFile } from 'node:fs/promises';
 import type { Plugin } from 'esbuild';
 
 /**
- * Where the SIP chunk goes in each build. The helper loads its one entry with `import('./connect.js')` (connect(),
- * startCall(), preflight()): SIP.js, the link, and the operations that only act with one. Built, the chunk keeps
- * its published name, `sip-adapter.js`.
+ * Where the helper's lazy chunks go in each build. The helper loads each by its one entry: `import('./connect.js')`
+ * (connect(), startCall(), preflight(): SIP.js, the link, and the operations that only act with one), and
+ * `import('./connection-work.js')` (disconnect() and recover() before any connect(): the connection's work alone,
+ * without SIP.js). Built, each keeps its published name: the SIP chunk is `sip-adapter.js`.
  */
 
-const DYNAMIC_IMPORT = "import('./connect.js')";
+/** Each lazy chunk's entry, as the helper imports it, and the file it is built to. */
+export const LAZY_CHUNKS: Readonly<Record<string, string>> = { './connect.js': './sip-adapter.js', './connection-work.js': './connection-work.js' };
+
+const importOf = (entry: string) => `import('${entry}')`;
 
 /**
- * ES module builds: the SIP chunk is left a file of its own beside the entry (`./sip-adapter.js`, built alone by
- * scripts/build-lib.ts), so the two share no module. esbuild's splitting would move what both use (the error
- * class, a state helper) into a third file, which the entry must fetch before anything runs; built apart, the SIP
- * chunk carries its own copy of those few lines instead (`VoiceBrowserError`'s `instanceof` checks the shape, so
- * an error from either copy passes it).
+ * ES module builds: each chunk is left a file of its own beside the entry (built alone by the lib build), so that
+ * the files share no module. esbuild's splitting would move what several use (the error class, a state helper)
+ * into a further file, which the entry must fetch before anything runs; built apart, a chunk carries its own copy
+ * of those few lines instead (`VoiceBrowserError`'s `instanceof` checks the shape, so an error from either copy
+ * passes it).
  */
 export const sipChunkApart: Plugin = {
-  name: 'sip-chunk-apart',
+  name: 'lazy-chunks-apart',
   setup(build) {
-    build.onResolve({ filter: /^\.\/connect\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './sip-adapter.js', external: true } : undefined));
+    build.onResolve({ filter: /^\.\/[\w-]+\.js$/ }, (args) => {
+      const built = LAZY_CHUNKS[args.path];
+      return args.kind === 'dynamic-import' && built ? { path: built, external: true } : undefined;
+    });
   },
 };
 
 /**
- * Script-tag build: one file whatever happens, so the SIP chunk is imported statically. Left dynamic, esbuild
- * would wrap every module it reaches (all of SIP.js) in a lazy initializer, for nothing.
+ * Script-tag build: one file whatever happens, so each chunk is imported statically. Left dynamic, esbuild would
+ * wrap every module it reaches (all of SIP.js) in a lazy initializer, for nothing.
  */
 export const sipChunkInline: Plugin = {
-  name: 'sip-chunk-inline',
+  name: 'lazy-chunks-inline',
   setup(build) {
-    let inlined = 0;
-    build.onStart(() => {
-      inlined = 0;
-    });
+    const inlined = new Set<string>();
+    build.onStart(() => inlined.clear());
     build.onLoad({ filter: /[\\/]lib[\\/][^\\/]+\.ts$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      if (!source.includes(DYNAMIC_IMPORT)) return undefined;
-      inlined++;
-      return { contents: `import * as sipChunk from './connect.js';\n${source.replaceAll(DYNAMIC_IMPORT, 'Promise.resolve(sipChunk)')}`, loader: 'ts' };
+      let source = await readFile(args.path, 'utf8');
+      const found = Object.keys(LAZY_CHUNKS).filter((entry) => source.includes(importOf(entry)));
+      if (found.length === 0) return undefined;
+      found.forEach((entry, at) => {
+        inlined.add(entry);
+        source = `import * as chunk${at} from '${entry}';\n${source.replaceAll(importOf(entry), `Promise.resolve(chunk${at})`)}`;
+      });
+      return { contents: source, loader: 'ts' };
     });
-    // A renamed or reworded import would silently leave the chunk lazy again: say so instead.
+    // A renamed or reworded import would silently leave a chunk lazy again: say so instead.
     build.onEnd((result) => {
-      if (result.errors.length === 0 && inlined === 0) throw new Error(`sip-chunk-inline: no ${DYNAMIC_IMPORT} found to inline`);
+      const missing = Object.keys(LAZY_CHUNKS).filter((entry) => !inlined.has(entry));
+      if (result.errors.length === 0 && missing.length) throw new Error(`lazy-chunks-inline: no ${missing.map(importOf).join(', ')} found to inline`);
     });
   },
 };

@@ -11,15 +11,6 @@ import type { CallbackOptions, VoiceBackend } from '../core/backend-types.js';
  * event; the reads decide nothing about the call.
  */
 
-/** What the reads need of the runtime: the call's state, and where to send what they read. */
-export interface CallReadsHost {
-  clock: Clock;
-  readonly callState: CallSlice;
-  dispatch(event: CallEvent): void;
-  /** The current call's routes: a browser call's ({@link browserCallRoutes}), or a queue's caller's. */
-  routes(): CallRoutes;
-}
-
 /**
  * How a call is read, hung up, and looked for after its request lost its answer: a browser call's routes
  * ({@link browserCallRoutes}), or a caller's claimed from a queue (which comes with answerNext() in the SIP
@@ -30,6 +21,20 @@ export interface CallRoutes {
   hangup(id: string, options: CallbackOptions): Promise<BrowserCall>;
   /** The call a lost request made, if a read finds it; null: none runs. */
   find(options: CallbackOptions): Promise<BrowserCall | null>;
+}
+
+/** What the reads of a call report to, and read: the call machine. */
+export interface CallPorts {
+  dispatch(event: CallEvent): void;
+  /** The call machine's state now. */
+  call(): CallSlice;
+}
+
+/** What the call's reads are given: the call machine's ports, the clock, and the current call's routes. */
+export interface CallReadsPorts extends CallPorts {
+  clock: Clock;
+  /** The current call's routes: a browser call's ({@link browserCallRoutes}), or a queue's caller's. */
+  routes(): CallRoutes;
 }
 
 export interface CallReads {
@@ -86,20 +91,20 @@ function waitForWake(clock: Clock, waiters: Set<() => void>, ms: number): Promis
 }
 
 /** Creates the call's reads; its closure holds the one poller and who waits for the call's end. */
-export function createCallReads(host: CallReadsHost): CallReads {
-  const { clock, dispatch } = host;
+export function createCallReads(ports: CallReadsPorts): CallReads {
+  const { clock, dispatch } = ports;
   let poller: Poller | undefined;
   const endWaiters = new Set<() => void>();
   const failed = (error: unknown) => dispatch({ type: 'read_failed', error: toVoiceError(error, 'network_error', 'reading the call failed; retrying').toStatus() });
-  const lostCall = (signal: AbortSignal): Promise<BrowserCall | null> => host.routes().find({ signal });
-  const waitForEnd = (ms: number) => (host.callState.busy ? waitForWake(clock, endWaiters, ms) : Promise.resolve(true));
+  const lostCall = (signal: AbortSignal): Promise<BrowserCall | null> => ports.routes().find({ signal });
+  const waitForEnd = (ms: number) => (ports.call().busy ? waitForWake(clock, endWaiters, ms) : Promise.resolve(true));
   const watch = <T>(options: Omit<PollerOptions<T>, 'clock'>) => {
     poller?.stop();
     poller = createPoller({ clock, ...options });
   };
 
   function poll(callId: string): void {
-    const routes = host.routes();
+    const routes = ports.routes();
     watch({
       read: (signal) => routes.read(callId, { signal }),
       isTerminal,
@@ -112,15 +117,15 @@ export function createCallReads(host: CallReadsHost): CallReads {
   }
 
   async function proveEnded(ms: number): Promise<boolean> {
-    if (!host.callState.busy) return true;
-    if (host.callState.attempt?.phase === 'outcome_unknown') {
+    if (!ports.call().busy) return true;
+    if (ports.call().attempt?.phase === 'outcome_unknown') {
       const lost = await lostCall(new AbortController().signal).catch(() => undefined);
       if (lost === undefined) return false;
       // Found, the lost request's call is read until it ends; absent, none runs.
       dispatch(lost ? { type: 'attempt_reconciled', call: lost } : { type: 'attempt_abandoned' });
       if (!lost) return true;
     }
-    const { call, busy, attempt } = host.callState;
+    const { call, busy, attempt } = ports.call();
     if (!busy || !call || attempt?.phase === 'creating') return !busy;
     // Reads the call now, starting its poller again if it had stopped (a recovered call, reads that gave up).
     if (!poller || poller.stopped) poll(call.id);

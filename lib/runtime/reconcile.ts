@@ -1,5 +1,4 @@
-import type { CallReads } from './call-reads.js';
-import type { ReconcileHost } from './runtime-types.js';
+import type { CallPorts, CallReads } from './call-reads.js';
 
 /**
  * The reads that look for the call of a request whose answer was lost (createCall's, answerNext()'s dequeue,
@@ -18,10 +17,9 @@ import type { ReconcileHost } from './runtime-types.js';
 export const RECONCILE_READS = 15;
 
 /** Reads until the lost request's call is named, at most {@link RECONCILE_READS} times. */
-export function reconcileReads(reads: CallReads, host: ReconcileHost): void {
-  const { dispatch } = host;
-  const unknownOutcome = () => host.callState.attempt?.phase === 'outcome_unknown';
-  const { queueId, monitor } = host.callState.attempt ?? {};
+export function reconcileReads(reads: CallReads, { dispatch, call }: CallPorts): void {
+  const unknownOutcome = () => call().attempt?.phase === 'outcome_unknown';
+  const { queueId, monitor } = call().attempt ?? {};
   let count = 0;
   const exhausted = () => {
     if (++count < RECONCILE_READS || !unknownOutcome()) return;

@@ -1,6 +1,6 @@
 import type { transition as callTransition } from '../core/machines/call-attempts.js';
 import type { CallEffect, CallEvent, CallSlice } from '../core/machines/call-machine.js';
-import type { CallReads, CallRoutes } from './call-reads.js';
+import type { CallPorts, CallReads, CallRoutes } from './call-reads.js';
 import type { Clock } from '../core/clock.js';
 import type { ConnectionEffect, ConnectionEvent, ConnectionSlice } from '../core/machines/connection-machine.js';
 import type { createExpiryTimer } from './expiry-timer.js';
@@ -11,24 +11,22 @@ import type { VoiceBrowserError } from '../core/errors.js';
 import type { BrowserCall, SessionTransport, TimingEvent, VoiceBrowserStatus } from '../core/types.js';
 import type { SipLink, SipLinkOptions } from './sip-link.js';
 
-/** The loop's words (runtime.ts): its events and effects, what it is given, and where a call comes from. Types only. */
+/** The loop's words: its events and effects, what it is given, and where a call comes from. Types only. */
 
 /**
  * What the runtime is given besides the page's options: its clock, and the SIP chunk's parts that open a link
- * and take what it says, loaded on the first connect() (voice-browser.ts loads the chunk, or a test's fakes).
+ * and take what it says, loaded on the first connect() (the helper loads the chunk, or a test hands in fakes).
  */
 export interface RuntimeSeams {
   clock: Clock;
   linkParts(): Promise<LinkParts>;
 }
 
-/** The SIP chunk's parts the runtime uses (sip-chunk.ts), with the link itself (sip-adapter.ts). */
+/** The SIP chunk's parts the runtime uses, with the link itself. */
 export interface LinkParts {
   openSipLink(options: SipLinkOptions): Promise<SipLink>;
-  /** A queue's caller still bridged to this agent, with the routes it is read by. */
-  claimedCaller(backend: VoiceBackend, signal: AbortSignal): Promise<ClaimedCaller | null>;
   /** Reads until a lost request's call is named, reporting to the call machine. */
-  reconcileReads(reads: CallReads, host: ReconcileHost): void;
+  reconcileReads(reads: CallReads, ports: CallPorts): void;
   createExpiryTimer: typeof createExpiryTimer;
   mediaTransition: typeof mediaTransition;
   callTransition: typeof callTransition;
@@ -38,13 +36,12 @@ export interface LinkParts {
 export type HelperEvent = ConnectionEvent | CallEvent | MediaEvent | SettingsEvent;
 /** Each event is one machine's: no two share an event's name (the compiler refuses this line otherwise). */
 export type EventsDisjoint = [Extract<ConnectionEvent['type'], CallEvent['type'] | MediaEvent['type'] | SettingsEvent['type']> | Extract<CallEvent['type'], MediaEvent['type'] | SettingsEvent['type']> | Extract<MediaEvent['type'], SettingsEvent['type']>] extends [never] ? true : never;
-/** Every effect the machines decide; runtime.ts runs each. */
+/** Every effect the machines decide; the loop runs each. */
 export type Effect = ConnectionEffect | CallEffect | MediaEffect | SettingsEffect;
 
 /**
  * Where the current call came from: its session, when this page started it (unset: recover() found it), and,
- * for a caller claimed from a queue, the routes it is read and hung up by (queue-call.ts); unset, a browser
- * call's.
+ * for a caller claimed from a queue, the routes it is read and hung up by; unset, a browser call's.
  */
 export interface CallOrigin {
   sessionId: string;
@@ -52,23 +49,12 @@ export interface CallOrigin {
   routes?: CallRoutes;
 }
 
-/** A queue's caller still bridged to this agent, and the routes its call is read and hung up by. */
-export interface ClaimedCaller {
-  call: BrowserCall;
-  routes: CallRoutes;
-}
-
-/** What the reads of a lost request report to: the call machine. */
-export interface ReconcileHost {
-  readonly callState: CallSlice;
-  dispatch(event: CallEvent): void;
-}
-
 /**
  * The loop as the operations see it: its state to read, and the events, requests and link moves they ask of it.
  * Written out as a type, so that the operations import the loop's shape and not the file that builds it.
  */
-export interface Runtime extends ReconcileHost {
+export interface Runtime {
+  readonly callState: CallSlice;
   readonly backend: VoiceBackend;
   readonly clock: Clock;
   dispatch(event: HelperEvent): void;
@@ -95,8 +81,6 @@ export interface Runtime extends ReconcileHost {
   startCall(next: CallOrigin, event: Extract<CallEvent, { type: 'attempt_started' }>): void;
   /** A call recover() found: shown and polled, on its own routes for a caller claimed from a queue. */
   recoverCall(found: BrowserCall, sessionId: string, routes?: CallRoutes): void;
-  /** A queue's caller still bridged to this agent, if a read finds one. */
-  claimedCaller(): Promise<ClaimedCaller | null>;
   /** hangup(): asks the service to end the call; with no call id yet, as soon as one is known. */
   hangup(): Promise<void>;
   /** The call's reads: disconnect() waits on them for the call's end, and stops them. */

@@ -5,19 +5,19 @@ import { disconnected, transition as connectionTransition, type ConnectionEvent,
 import { toVoiceError, type VoiceBrowserError } from '../core/errors.js';
 import type { ExpiryTimer } from './expiry-timer.js';
 import { noMedia, type MediaEvent, type MediaSlice } from '../core/machines/media-machine.js';
-import { noSettings, transition as settingsTransition, type SettingsEvent } from '../core/machines/settings-machine.js';
+import { noSettings, transition as settingsTransition, type SettingsEvent, type SettingsSlice } from '../core/machines/settings-machine.js';
 import type { CallOrigin, Effect, EventsDisjoint, HelperEvent, LinkParts, Runtime, RuntimeSeams } from './runtime-types.js';
 import type { IncomingInvite, SipLink } from './sip-link.js';
 import { audioMay, CONNECTION_TRANSITIONS } from '../core/state-transitions.js';
-import { createStatusStore } from './status-store.js';
+import { createStatusStore, type StatusStore } from './status-store.js';
 import type { VoiceBrowserOptions } from '../core/helper-types.js';
-import type { BrowserCall, Offer, SessionTransport, VoiceBrowserStatus } from '../core/types.js';
+import type { BrowserCall, Offer, SessionTransport, StatusError, VoiceBrowserStatus } from '../core/types.js';
 import type { VoiceBackend } from '../core/backend-types.js';
 
 /**
- * The helper's one loop. Every change is an event, from a method (connection-control.ts, call-control.ts,
- * session-setup.ts), a read (call-reads.ts), a timer or the SIP link: `dispatch` offers it to the three pure
- * machines (connection-machine.ts, call-machine.ts, media-machine.ts; each takes its own events), commits what
+ * The helper's one loop. Every change is an event, from a method (the session's, the calls'), a read of the call,
+ * a timer or the SIP link: `dispatch` offers it to the pure machines (the connection's, the call's, the media's,
+ * the settings'; each takes its own events), commits what
  * they decided to the status, the one writer of it (checked against the exported transition lists), then runs
  * their effects, as data, against the ports: the backend, the SIP link, the clock, the call's reads.
  */
@@ -40,8 +40,48 @@ const CHECKED = [
 ] as const satisfies ReadonlyArray<readonly [keyof VoiceBrowserStatus, (from: never, to: never) => boolean]>;
 
 /**
+ * The one writer of the status. A move of the connection or the audio that its list lacks
+ * ({@link CONNECTION_TRANSITIONS}, {@link AUDIO_TRANSITIONS}) is refused, the status left as it was: a bug of
+ * the helper's, so it is thrown too, outside the helper's flow (a test fails on it; a page's console shows it).
+ */
+function commit(store: StatusStore, patch: Partial<VoiceBrowserStatus>): boolean {
+  const status = store.get();
+  for (const [field, may] of CHECKED) {
+    const from = status[field];
+    const to = patch[field] ?? from;
+    if (from !== to && !may(from as never, to as never)) {
+      queueMicrotask(() => {
+        throw Error(`voice-browser: ${field} ${from} > ${to}`);
+      });
+      return false;
+    }
+  }
+  store.commit(patch);
+  return true;
+}
+
+/** The slices of the machines whose moves the status shows, in the loop's order. */
+type Slices = [ConnectionSlice, CallSlice, MediaSlice, SettingsSlice];
+
+/** What the status shows of the machines' moves (`before` to `after`): each field from the machine that owns it. */
+function patchOf([connection0, call0, media0, settings0]: Slices, [connection, call, media, settings]: Slices, event: HelperEvent, effects: Effect[], shown: StatusError | null): Partial<VoiceBrowserStatus> {
+  const patch: Partial<VoiceBrowserStatus> = {};
+  if (connection !== connection0) Object.assign(patch, { connection: connection.connection, session: connection.session });
+  if (call !== call0) {
+    Object.assign(patch, { attempt: call.attempt, call: call.call, busy: call.busy, offer: offerOf(call), recording: call.recording });
+    // A new attempt clears what an earlier action left shown (a refused input, say): the user moved on.
+    if (call.error !== call0.error || event.type === 'attempt_started') patch.error = call.error;
+  }
+  if (media !== media0) Object.assign(patch, { audio: media.audio, warnings: media.warnings });
+  if (settings !== settings0) Object.assign(patch, settings);
+  for (const effect of effects) if (effect.type === 'report' && (!('code' in effect) || shown?.code === effect.code)) patch.error = effect.error;
+  return patch;
+}
+
+/**
  * Creates the runtime. A factory whose closure is the loop's state: the machines' states, the ports, and what
- * the effects hold (the one hangup in flight). One closure past 40 lines: dispatch, commit and run share it.
+ * the effects hold (the one hangup in flight). One closure past 60 lines: dispatch and run share it; the runtime's
+ * members are documented on its type.
  */
 export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams): Runtime {
   const backend: VoiceBackend = options.backend;
@@ -53,7 +93,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
   let settingsSlice = noSettings;
   /** The media machine: it comes with the SIP chunk, as only a link brings news of a call's media. */
   let media: LinkParts['mediaTransition'] | undefined;
-  /** The call machine: its reads' half until the SIP chunk brings the whole (call-attempts.ts), as only the chunk makes attempts. */
+  /** The call machine: its reads' half until the SIP chunk brings the whole, attempts included, as only the chunk makes attempts. */
   let callTransition = readTransition;
   /** Aborted by disconnect(): requests and reads of this connection's lifetime stop with it. */
   let lifetime = new AbortController();
@@ -71,27 +111,6 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
   const browserRoutes = browserCallRoutes(backend, () => origin?.sessionId, milestones.seen);
   const routes = () => origin?.routes ?? browserRoutes;
 
-  /**
-   * The one writer of the status. A move of the connection or the audio that its list lacks
-   * ({@link CONNECTION_TRANSITIONS}, {@link AUDIO_TRANSITIONS}) is refused, the status left as it was: a bug of
-   * the helper's, so it is thrown too, outside the helper's flow (a test fails on it; a page's console shows it).
-   */
-  function commit(patch: Partial<VoiceBrowserStatus>): boolean {
-    const status = store.get();
-    for (const [field, may] of CHECKED) {
-      const from = status[field];
-      const to = patch[field] ?? from;
-      if (from !== to && !may(from as never, to as never)) {
-        queueMicrotask(() => {
-          throw Error(`voice-browser: ${field} ${from} > ${to}`);
-        });
-        return false;
-      }
-    }
-    store.commit(patch);
-    return true;
-  }
-
   /** The loop: every machine takes the event, the status shows what they decided, then their effects run. */
   function dispatch(event: HelperEvent): void {
     const [connection, connectionEffects] = connectionTransition(connectionSlice, event as ConnectionEvent);
@@ -100,17 +119,8 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     const [audio, mediaEffects] = media ? media(mediaSlice, event as MediaEvent, shown && !isTerminal(shown) ? shown.id : null) : [mediaSlice, []];
     const [settings, settingsEffects] = settingsTransition(settingsSlice, event as SettingsEvent);
     const effects: Effect[] = [...connectionEffects, ...callEffects, ...mediaEffects, ...settingsEffects];
-    const patch: Partial<VoiceBrowserStatus> = {};
-    if (connection !== connectionSlice) Object.assign(patch, { connection: connection.connection, session: connection.session });
-    if (call !== callSlice) {
-      Object.assign(patch, { attempt: call.attempt, call: call.call, busy: call.busy, offer: offerOf(call), recording: call.recording });
-      // A new attempt clears what an earlier action left shown (a refused input, say): the user moved on.
-      if (call.error !== callSlice.error || event.type === 'attempt_started') patch.error = call.error;
-    }
-    if (audio !== mediaSlice) Object.assign(patch, { audio: audio.audio, warnings: audio.warnings });
-    if (settings !== settingsSlice) Object.assign(patch, settings);
-    for (const effect of effects) if (effect.type === 'report' && (!('code' in effect) || store.get().error?.code === effect.code)) patch.error = effect.error;
-    if (Object.keys(patch).length && !commit(patch)) return;
+    const patch = patchOf([connectionSlice, callSlice, mediaSlice, settingsSlice], [connection, call, audio, settings], event, effects, store.get().error);
+    if (Object.keys(patch).length && !commit(store, patch)) return;
     const before = callSlice;
     [connectionSlice, callSlice, mediaSlice, settingsSlice] = [connection, call, audio, settings];
     if (call !== before && call.call) {
@@ -161,7 +171,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     }
   }
 
-  /** Answers INVITE `invite.id`; one the service withdrew meanwhile settles quietly (sip-link.ts), and the call's read says what became of it. */
+  /** Answers INVITE `invite.id`; one the service withdrew meanwhile settles quietly, and the call's read says what became of it. */
   function answer(invite: IncomingInvite): void {
     callTiming('invite_received', invite.callId);
     dispatch({ type: 'answering' });
@@ -212,7 +222,6 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     status: store.get,
     timing: store.timing,
     refuse: (error: VoiceBrowserError) => Promise.reject(refused(error)),
-    /** The lifetime of this connection: aborted by disconnect(), begun again by connect() and recover(). */
     signal: () => lifetime.signal,
     beginLifetime(): void {
       if (lifetime.signal.aborted) lifetime = new AbortController();
@@ -221,14 +230,13 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     get link(): SipLink | undefined {
       return link;
     },
-    /** Opens a link whose events count from now on (an older link's are ignored from here, its INVITEs refused). */
     async openLink(transport: SessionTransport): Promise<SipLink> {
       const token = {};
       linkToken = token;
       const parts = await seams.linkParts();
       media ??= parts.mediaTransition;
       callTransition = parts.callTransition;
-      reconcile ??= () => parts.reconcileReads(reads, rt);
+      reconcile ??= () => parts.reconcileReads(reads, { dispatch, call: () => callSlice });
       expiry ??= parts.createExpiryTimer(clock, dispatch);
       const opened: SipLink = await parts.openSipLink({
         transport,
@@ -239,15 +247,12 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
       });
       return opened;
     },
-    /** The registered link of the session now shown. */
     useLink(next: SipLink): void {
       link = next;
     },
-    /** From now on no link's events count (a link that failed to register). */
     ignoreLinkEvents(): void {
       linkToken = undefined;
     },
-    /** Unregisters and closes the link; its events stop counting at once. */
     async closeLink(): Promise<void> {
       linkToken = undefined;
       await link?.close();
@@ -256,25 +261,14 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     get origin(): CallOrigin | undefined {
       return origin;
     },
-    /** A call starts on `sessionId` (startCall(); a retry keeps the first start's time). */
     startCall(next: CallOrigin, event: Extract<CallEvent, { type: 'attempt_started' }>): void {
       origin = next;
       dispatch(event);
     },
-    /**
-     * A call recover() found: shown and polled (on its own routes, for a caller claimed from a queue), its
-     * milestones untimed (it did not start in this page).
-     */
     recoverCall(found: BrowserCall, sessionId: string, routes?: CallRoutes): void {
       origin = { sessionId, routes };
       dispatch({ type: 'call_recovered', call: found });
     },
-    /**
-     * A queue's caller still bridged to this agent, with its routes, if a read finds one. They come with the SIP
-     * chunk, which a desk's page has loaded already to watch its queues.
-     */
-    claimedCaller: () => seams.linkParts().then((parts) => parts.claimedCaller(backend, lifetime.signal)),
-    /** hangup(): asks the service to end the call; with no call id yet, as soon as one is known (busy stays). */
     hangup(): Promise<void> {
       const { attempt } = callSlice;
       if (attempt && attempt.phase !== 'admitted') {
@@ -285,7 +279,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
       return hangupCall();
     },
   };
-  const reads = createCallReads(rt);
+  const reads = createCallReads({ dispatch, call: () => callSlice, clock, routes });
   /** The call's reads: disconnect() waits on them for the call's end, and stops them. */
   return Object.assign(rt, { reads });
 }

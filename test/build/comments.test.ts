@@ -15,7 +15,7 @@ import { ROOT, sourcesUnder } from '../support/sources.js';
  * the comments you fix), and every one is to reach 0. Those in the bench and the scripts name the file they run or
  * read; the tests' and the e2e's name the test or support that proves the rest of a point.
  */
-const LEFT: Record<string, number> = { bench: 1, contract: 0, demo: 0, e2e: 0, examples: 0, lib: 16, scripts: 4, 'server-proxy': 0, simulator: 0, test: 75 };
+const LEFT: Record<string, number> = { bench: 1, contract: 0, demo: 0, e2e: 0, examples: 0, lib: 0, scripts: 1, 'server-proxy': 0, simulator: 0, test: 75 };
 
 const ISSUE = /\bissues?\s+#?\d+|(?<![\w&/])#\d+\b/i;
 const SOURCE_FILE = /[\w./-]*[\w-]\.tsx?\b/;

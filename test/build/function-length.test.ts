@@ -16,8 +16,7 @@ const FOLDERS = ['lib', 'server-proxy', 'simulator', 'demo', 'contract'];
  * only shrinks: a function split to the limit must leave it, and none may grow.
  */
 const LEFT: Record<string, number> = {
-  'lib/runtime/runtime.ts createRuntime': 246,
-  'lib/voice-browser.ts createHelper': 127,
+  'lib/runtime/runtime.ts createRuntime': 200,
   'lib/runtime/poller.ts createPoller': 81,
 };
 

@@ -52,7 +52,7 @@ describe('lib/ in layers', () => {
 
   it('puts every source file in a layer folder, or at the top as an entry', () => {
     const top = LIB.filter((file) => layerOf(file) === LAYERS.length);
-    expect(top).toEqual(['lib/connect-parts.ts', 'lib/connect.ts', 'lib/error-advice.ts', 'lib/global.ts', 'lib/index.ts', 'lib/testing/fake-backend.ts', 'lib/testing/fake-clock.ts', 'lib/testing/fake-faults.ts', 'lib/testing/fake-sip.ts', 'lib/testing/fake-tabs.ts', 'lib/testing/index.ts', 'lib/voice-browser.ts']);
+    expect(top).toEqual(['lib/connect-parts.ts', 'lib/connect.ts', 'lib/connection-work.ts', 'lib/error-advice.ts', 'lib/global.ts', 'lib/index.ts', 'lib/testing/fake-backend.ts', 'lib/testing/fake-clock.ts', 'lib/testing/fake-faults.ts', 'lib/testing/fake-sip.ts', 'lib/testing/fake-tabs.ts', 'lib/testing/index.ts', 'lib/voice-browser.ts']);
   });
 
   it('has no import that points up a layer, dynamic ones included', () => {
@@ -100,6 +100,15 @@ describe('lib/ in layers', () => {
     expect(LIB.flatMap(importsOf).filter((edge) => edge.to === sip('sip-adapter')).map((edge) => edge.from)).toEqual(['lib/connect.ts']);
     const toEntry = LIB.flatMap(importsOf).filter((edge) => edge.to === 'lib/connect.ts');
     expect(toEntry.map((edge) => [edge.from, edge.dynamic])).toEqual([['lib/voice-browser.ts', true]]);
+  });
+
+  it('lets disconnect() and recover() load their own chunk, which reaches no SIP.js', () => {
+    const chunk = 'lib/connection-work.ts';
+    expect(LIB.flatMap(importsOf).filter((edge) => edge.to === chunk).map((edge) => [edge.from, edge.dynamic])).toEqual([['lib/voice-browser.ts', true]]);
+    const reached = new Set([chunk]);
+    for (const file of reached) for (const edge of importsOf(file)) if (!edge.dynamic) reached.add(edge.to);
+    expect(reached.size).toBeGreaterThan(3);
+    expect([...reached].filter((file) => file === 'sip.js' || file.startsWith('lib/platform/web/sip/'))).toEqual([]);
   });
 
   it('says what it exports by name: no `export *` anywhere in it', async () => {

@@ -1,13 +1,14 @@
 import { toVoiceError, VoiceBrowserError } from '../../core/errors.js';
 import { sessionView } from '../../core/machines/connection-machine.js';
+import { claimedCaller } from '../../runtime/queue-call.js';
 import type { Runtime } from '../../runtime/runtime-types.js';
 import type { BrowserCall, BrowserSession, VoiceBrowserStatus } from '../../core/types.js';
 
 /**
  * The connection operations that need no SIP: disconnect() and recover(), each a sequence of requests whose
- * steps are connection events sent to the runtime (runtime.ts); the connection machine (connection-machine.ts)
- * decides the states. disconnect() reads in one place, call cleanup included. connect() and renew(), which
- * register, are in session-setup.ts, with SIP.js.
+ * steps are connection events sent to the runtime; the connection machine decides the states. disconnect() reads
+ * in one place, call cleanup included. They load in a chunk of their own; connect() and renew(), which register,
+ * come with SIP.js.
  */
 
 /**
@@ -72,7 +73,7 @@ export async function recover(rt: Runtime): Promise<VoiceBrowserStatus> {
   // A support desk's agent may be on a caller it claimed from a queue: with the queue callbacks, that call is
   // looked for too, so that it shows for cleanup as a browser call would. Unreadable, it is left to the
   // session's end, which hangs it up.
-  const claimed = found.call || !rt.backend.listQueueCalls ? null : await rt.claimedCaller().catch(() => null);
+  const claimed = found.call || !rt.backend.listQueueCalls ? null : await claimedCaller(rt.backend, rt.signal()).catch(() => null);
   rt.dispatch({ type: 'recovered', session: sessionView(found.session) });
   if (found.call && found.call.sessionId === found.session.id) rt.recoverCall(found.call, found.session.id);
   if (claimed) rt.recoverCall(claimed.call, found.session.id, claimed.routes);

@@ -5,9 +5,9 @@ import type { SipLink } from '../../runtime/sip-link.js';
 import type { BrowserSession } from '../../core/types.js';
 
 /**
- * connect() and renew(): a session created and registered, its steps connection events sent to the runtime
- * (runtime.ts). Part of the SIP chunk (sip-adapter.ts re-exports it): both register, so they arrive with
- * SIP.js, and a page that only recovers or cleans up never downloads them.
+ * connect() and renew(): a session created and registered, its steps connection events sent to the runtime.
+ * Part of the SIP chunk: both register, so they arrive with SIP.js, and a page that only recovers or cleans up
+ * never downloads them.
  */
 
 /** A signal for a request that must finish even when the helper's lifetime ends (an ending session). */
