@@ -44,88 +44,100 @@ export interface Poller {
   readonly stopped: boolean;
 }
 
-/**
- * Creates a poller. One closure: its timer, the read in flight and the back-off are one state; `tick` is
- * one read from start to its next schedule.
- */
-export function createPoller<T>(options: PollerOptions<T>): Poller {
-  const interval = options.intervalMs ?? 1000;
-  let timer: unknown;
-  let inFlight: AbortController | undefined;
-  let again = false;
-  let stopped = false;
+/** The poller's one state: its timer, the read in flight, the back-off and the change a read should show. */
+interface PollState<T> extends PollerOptions<T> {
+  readonly interval: number;
+  timer?: unknown;
+  inFlight?: AbortController;
+  /** A `pollNow()` came during the read in flight: one more read right after it. */
+  again?: boolean;
+  stopped: boolean;
   /** Until when the service asked us to wait (429 Retry-After). */
-  let backoffUntil = 0;
-  let expected: { shown(): boolean; triesLeft: number } | undefined;
+  backoffUntil: number;
+  /** The change the last `pollNow(expect)` named, and how many quick reads it may still take. */
+  expected?: Expectation;
+  triesLeft: number;
+}
 
-  const schedule = (ms: number) => {
-    if (stopped) return;
-    options.clock.clearTimeout(timer);
-    timer = options.clock.setTimeout(tick, ms);
-  };
+/** The next read in `ms` (none once stopped), in place of any timer set. */
+function schedule<T>(state: PollState<T>, ms: number): void {
+  if (state.stopped) return;
+  state.clock.clearTimeout(state.timer);
+  state.timer = state.clock.setTimeout(() => tick(state), ms);
+}
 
-  async function tick(): Promise<void> {
-    if (stopped) return;
-    if (inFlight) {
-      again = true;
+/** Stops for good: no timer left, the read in flight aborted. */
+function stop<T>(state: PollState<T>): void {
+  state.stopped = true;
+  state.clock.clearTimeout(state.timer);
+  state.inFlight?.abort();
+}
+
+/** One read, from its start to its next schedule; during a read in flight, asks for one more after it. */
+async function tick<T>(state: PollState<T>): Promise<void> {
+  if (state.stopped) return;
+  if (state.inFlight) {
+    state.again = true;
+    return;
+  }
+  const controller = new AbortController();
+  state.inFlight = controller;
+  let wait = state.interval;
+  let backedOff = false;
+  try {
+    const value = await state.read(controller.signal);
+    if (state.stopped) return;
+    state.onRead(value);
+    if (state.isTerminal(value)) {
+      stop(state);
       return;
     }
-    const controller = new AbortController();
-    inFlight = controller;
-    let wait = interval;
-    let backedOff = false;
-    try {
-      const value = await options.read(controller.signal);
-      if (stopped) return;
-      options.onRead(value);
-      if (options.isTerminal(value)) {
-        stop();
-        return;
-      }
-      if (expected && !expected.shown() && expected.triesLeft > 0) {
-        expected.triesLeft -= 1;
-        wait = EXPECT_RETRY_MS;
-      } else expected = undefined;
-    } catch (error) {
-      if (stopped) return;
-      if (isVoiceBrowserError(error) && error.status === 429) {
-        wait = Math.max(interval, error.retryAfterMs ?? interval);
-        backoffUntil = options.clock.now() + wait;
-        backedOff = true;
-        expected = undefined;
-      }
-      options.onError(error);
-    } finally {
-      if (inFlight === controller) inFlight = undefined;
+    if (state.expected && !state.expected.shown() && state.triesLeft > 0) {
+      state.triesLeft -= 1;
+      wait = EXPECT_RETRY_MS;
+    } else state.expected = undefined;
+  } catch (error) {
+    if (state.stopped) return;
+    if (isVoiceBrowserError(error) && error.status === 429) {
+      wait = Math.max(state.interval, error.retryAfterMs ?? state.interval);
+      state.backoffUntil = state.clock.now() + wait;
+      backedOff = true;
+      state.expected = undefined;
     }
-    if (again && !backedOff) {
-      again = false;
-      void tick();
-    } else {
-      again = false;
-      schedule(wait);
-    }
+    state.onError(error);
+  } finally {
+    if (state.inFlight === controller) state.inFlight = undefined;
   }
-
-  function stop(): void {
-    stopped = true;
-    options.clock.clearTimeout(timer);
-    inFlight?.abort();
+  if (state.again && !backedOff) {
+    state.again = false;
+    void tick(state);
+  } else {
+    state.again = false;
+    schedule(state, wait);
   }
+}
 
+/**
+ * Creates a poller: its state is one record, {@link tick} one read from start to its next schedule.
+ */
+export function createPoller<T>(options: PollerOptions<T>): Poller {
+  const state: PollState<T> = { ...options, interval: options.intervalMs ?? 1000, backoffUntil: 0, stopped: false, triesLeft: 0 };
   // The first read waits a tick: whoever starts the poller has just read the call.
-  schedule(interval);
+  schedule(state, state.interval);
   return {
     pollNow: (expect) => {
-      if (stopped || options.clock.now() < backoffUntil) return;
-      if (expect) expected = { shown: () => expect.shown(), triesLeft: EXPECT_TRIES };
+      if (state.stopped || options.clock.now() < state.backoffUntil) return;
+      if (expect) {
+        state.expected = expect;
+        state.triesLeft = EXPECT_TRIES;
+      }
       // No timer runs while a read is in flight: tick() then asks for one more read right after it.
-      options.clock.clearTimeout(timer);
-      void tick();
+      options.clock.clearTimeout(state.timer);
+      void tick(state);
     },
-    stop,
+    stop: () => stop(state),
     get stopped() {
-      return stopped;
+      return state.stopped;
     },
   };
 }

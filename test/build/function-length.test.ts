@@ -17,7 +17,6 @@ const FOLDERS = ['lib', 'server-proxy', 'simulator', 'demo', 'contract'];
  */
 const LEFT: Record<string, number> = {
   'lib/runtime/runtime.ts createRuntime': 200,
-  'lib/runtime/poller.ts createPoller': 81,
 };
 
 /** A source text with one function of `lines` body lines, named `name`. */
