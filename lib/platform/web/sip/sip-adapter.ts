@@ -19,7 +19,7 @@ import { DigestCredentials } from './sip-digest.js';
 import { createReconnection, type Reconnection } from './sip-reconnect.js';
 import { createRegistration, isFinalRefusal, type Registration } from './sip-registration.js';
 import { failTransactionsInFlight, routeFrame } from './sip-flow.js';
-import { createSipSocket, type SipSocket } from './sip-socket.js';
+import { createSipSocket, openFirst, type SipSocket } from './sip-socket.js';
 
 /**
  * The SIP link over SIP.js's core (`SipLink` says what it offers): a registered user agent over WebSocket that
@@ -62,25 +62,6 @@ interface LinkParts {
   listen(on: boolean): void;
   /** The link's end, once close() began it: BYE, un-REGISTER, the socket closed. */
   ended?: Promise<void>;
-}
-
-/**
- * How often connect() tries to open the SIP WebSocket, a second apart, before it fails: a handshake that stalls or
- * fails once (a busy edge, a lost packet on a mobile network, a page slowed by its machine) is tried afresh, as a
- * drop after the registration is. Past the tries, the page hears `connection_failed` and connects again when it will.
- */
-export const FIRST_OPEN_TRIES = 3;
-
-/** The first open of the link's socket, tried {@link FIRST_OPEN_TRIES} times; rejects `connection_failed`. */
-async function openFirst(socket: SipSocket, clock: SipLinkOptions['clock']): Promise<void> {
-  for (let tried = 1; ; tried++) {
-    try {
-      return await socket.open();
-    } catch (cause) {
-      if (tried === FIRST_OPEN_TRIES) throw new VoiceBrowserError('connection_failed', 'could not open the SIP WebSocket to the voice service', { cause });
-      await new Promise<void>((retry) => clock.setTimeout(retry, 1000));
-    }
-  }
 }
 
 /** What the browser says of its network now: only an explicit `false` is offline. */

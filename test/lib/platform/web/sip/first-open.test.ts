@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
-import { FIRST_OPEN_TRIES } from '../../../../../lib/platform/web/sip/sip-adapter.js';
+import { FIRST_OPEN_TRIES } from '../../../../../lib/platform/web/sip/sip-socket.js';
 import { sipLinkWorld, wait } from '../../../../support/sip-link-world.js';
 
 /**
