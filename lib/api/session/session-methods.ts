@@ -20,14 +20,8 @@ export interface SessionWork {
   preflight(call: CallInput): Promise<PreflightReport>;
 }
 
-/** The session's methods of one helper. */
-export interface SessionMethods {
-  recover(): Promise<VoiceBrowserStatus>;
-  connect(): Promise<void>;
-  disconnect(): Promise<void>;
-  renew(): Promise<void>;
-  preflight(call: CallInput): Promise<PreflightReport>;
-}
+/** The session's methods of one helper: the same operations as the work, checked and joined. */
+export type SessionMethods = SessionWork;
 
 /** Why connect() may not run now, or undefined. */
 function whyNoConnect(status: VoiceBrowserStatus): VoiceBrowserError | undefined {
