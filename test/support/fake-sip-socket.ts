@@ -14,8 +14,6 @@ export type SocketScript =
   | 'serve'
   /** The handshake fails: error, then close 1006, never open (no network yet, say, as a device wakes). */
   | 'refuse'
-  /** The handshake never ends: no open, no error, no close (a SYN lost behind a proxy, an edge too busy to answer). */
-  | 'silent'
   /** Opens, then closes 1006 as soon as the REGISTER is sent, unanswered (Safari's socket killed at once). */
   | 'drop-on-register'
   /** Opens, answers the REGISTER, then closes 1006 at once. */
@@ -48,7 +46,7 @@ export class FakeSipSocket extends EventTarget {
     readonly edge: FakeSipEdge = new FakeSipEdge(),
   ) {
     super();
-    void microtask().then(() => (script === 'refuse' ? this.#fail() : script === 'silent' ? undefined : this.#open()));
+    void microtask().then(() => (script === 'refuse' ? this.#fail() : this.#open()));
   }
 
   send(data: string): void {

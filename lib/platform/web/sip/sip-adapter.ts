@@ -19,7 +19,7 @@ import { DigestCredentials } from './sip-digest.js';
 import { createReconnection, type Reconnection } from './sip-reconnect.js';
 import { createRegistration, isFinalRefusal, type Registration } from './sip-registration.js';
 import { failTransactionsInFlight, routeFrame } from './sip-flow.js';
-import { createSipSocket, openFirst, type SipSocket } from './sip-socket.js';
+import { createSipSocket, type SipSocket } from './sip-socket.js';
 
 /**
  * The SIP link over SIP.js's core (`SipLink` says what it offers): a registered user agent over WebSocket that
@@ -82,7 +82,11 @@ export async function openSipLink(options: SipLinkOptions): Promise<SipLink> {
     for (const effect of effects) run(parts, effect, options, dispatch);
   };
   const parts = createParts(options, uri, dispatch, () => reconnects(state));
-  await openFirst(parts.socket, options.clock);
+  try {
+    await parts.socket.open();
+  } catch (cause) {
+    throw new VoiceBrowserError('connection_failed', 'could not open the SIP WebSocket to the voice service', { cause });
+  }
   await parts.registration.register().catch((error: unknown) => {
     dispatch({ type: 'register_failed' });
     throw error;

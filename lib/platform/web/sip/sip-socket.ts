@@ -1,5 +1,4 @@
 import type { Clock } from '../../../core/clock.js';
-import { VoiceBrowserError } from '../../../core/errors.js';
 
 /**
  * The SIP link's WebSocket (RFC 7118): subprotocol `sip`, one SIP message per frame. It is the transport SIP.js's
@@ -82,23 +81,4 @@ export function createSipSocket(url: string, timeoutMs: number, clock: Clock, ev
     close: release,
   };
   return self;
-}
-
-/**
- * How often connect() tries to open the SIP WebSocket, a second apart, before it fails: a handshake that stalls or
- * fails once (a busy edge, a lost packet on a mobile network, a page slowed by its machine) is tried afresh, as a
- * drop after the registration is. Past the tries, the page hears `connection_failed` and connects again when it will.
- */
-export const FIRST_OPEN_TRIES = 3;
-
-/** The first open of the link's socket, tried {@link FIRST_OPEN_TRIES} times; rejects `connection_failed`. */
-export async function openFirst(socket: SipSocket, clock: Clock): Promise<void> {
-  for (let tried = 1; ; tried++) {
-    try {
-      return await socket.open();
-    } catch (cause) {
-      if (tried === FIRST_OPEN_TRIES) throw new VoiceBrowserError('connection_failed', 'could not open the SIP WebSocket to the voice service', { cause });
-      await new Promise<void>((retry) => clock.setTimeout(retry, 1000));
-    }
-  }
 }
