@@ -1,8 +1,9 @@
 /**
- * The parts of the SIP chunk that act only with a link: the one list of them. The chunk's entry puts them
+ * The parts of the SIP chunk: those that act only with a link, and the cleanup beside them; the one list of them. The chunk's entry puts them
  * beside the link itself (`openSipLink`), so the chunk's type is this module's own (`SipParts`); the testing kit hands the same parts in with a fake link, without SIP.js. The runtime takes
  * the media's status, the link's events, the invite and reconciliation effects and the expiry timer from here on
- * the first connect(); the helper its connect(), renew(), startCall(), sendDtmf(), preflight() and watchQueues().
+ * the first connect(); the helper its connect(), renew(), startCall(), sendDtmf(), preflight() and watchQueues(),
+ * and from then on disconnect() and recover() too, which otherwise come in a chunk of their own.
  */
 export { transition as callTransition } from './core/machines/call-attempts.js';
 export { createCallControl } from './api/calls/call-control.js';

@@ -138,8 +138,10 @@ function helperParts(given: VoiceBrowserOptions, internals: HelperInternals, pag
   const rt = createRuntime(options, { clock: internals.clock ?? systemClock, linkParts: sip });
   const failed = unloaded(rt);
   let loaded: SipOperations | undefined;
+  /** The SIP chunk once here (a test's parts at once): it holds the cleanup too, so disconnect() then fetches nothing. */
+  let chunk = internals.sipParts;
   const load = async (): Promise<SipOperations> => {
-    const parts = await sip();
+    const parts = (chunk = await sip());
     if (loaded) return loaded;
     if (given.closeProtection !== false) watches.push(parts.createCloseProtection(page));
     loaded = { setup: parts.createSessionSetup(rt), calls: parts.createCallControl(rt) };
@@ -148,8 +150,8 @@ function helperParts(given: VoiceBrowserOptions, internals: HelperInternals, pag
   };
   /** Runs an operation of the SIP chunk, loaded on first use. */
   const withSip = <T>(run: (operations: SipOperations) => Promise<T>): Promise<T> => (loaded ? run(loaded) : load().then(run, failed));
-  /** disconnect() and recover(): a test's parts at hand start at once, as a test's clock expects; else their chunk. */
-  const cleanup = <T>(run: (parts: CleanupParts) => Promise<T>): Promise<T> => (internals.sipParts ? run(internals.sipParts) : loadCleanup().then(run, failed));
+  /** disconnect() and recover(): with the SIP chunk's parts once they are here, at once; before, from their own chunk. */
+  const cleanup = <T>(run: (parts: CleanupParts) => Promise<T>): Promise<T> => (chunk ? run(chunk) : loadCleanup().then(run, failed));
   const work: SessionWork = {
     connect: () => withSip(({ setup }) => setup.connect()),
     renew: () => withSip(({ setup }) => setup.renew()),

@@ -8,8 +8,9 @@ import { LIB_BUILD_OPTIONS } from './sip-trim.js';
 
 /**
  * Builds the library: the ES module, whose SIP.js part is a file of its own (`sip-adapter.js`) that `connect()`
- * loads on demand, as is the connection's work that disconnect() and recover() load alone, the testing kit (`voice-browser/testing`), the type declarations, and one
- * minified script that sets `window.VoiceBrowser`.
+ * loads on demand, and so is the connection's cleanup (`connection-work.js`), which disconnect() and recover()
+ * load when no connect() has loaded the SIP part; the testing kit (`voice-browser/testing`), the type
+ * declarations, and one minified script that sets `window.VoiceBrowser`.
  */
 
 const outdir = 'lib/dist';
