@@ -13,8 +13,8 @@ import type { CallbackOptions, VoiceBackend } from '../core/backend-types.js';
 
 /**
  * How a call is read, hung up, and looked for after its request lost its answer: a browser call's routes
- * ({@link browserCallRoutes}), or a caller's claimed from a queue (which comes with answerNext() in the SIP
- * chunk).
+ * ({@link browserCallRoutes}), or a caller's claimed from a queue (by answerNext(), accept() or monitor(), or
+ * found by recover()).
  */
 export interface CallRoutes {
   read(id: string, options: CallbackOptions): Promise<BrowserCall>;

@@ -256,7 +256,7 @@ const advance = (ms: number): Action => ({ kind: 'advance', ms });
 const start: Action = { kind: 'start', retry: false, double: false };
 
 /** The paths a random run once found broken, run first every time (the random sequences rarely line them up). */
-const ISSUE_14_PATHS: Array<[Action[], boolean]> = [
+const KNOWN_BROKEN_PATHS: Array<[Action[], boolean]> = [
   // A lost createCall whose call nobody made: reconciling must end.
   [[{ kind: 'connect' }, fault('createCall', 'network'), start, advance(120_000), advance(60_000)], false],
   // disconnect() mid-attempt: the session's end alone must not drop busy.
@@ -294,7 +294,7 @@ describe('the helper under random actions and faults', () => {
         await world.clock.advance(3_600_000);
         expect(world.backend.requests.length, 'requests after disconnect()').toBe(requests);
       }),
-      { numRuns: Number(process.env.PROPERTY_RUNS ?? 3000), examples: ISSUE_14_PATHS },
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 3000), examples: KNOWN_BROKEN_PATHS },
     );
   });
 });
