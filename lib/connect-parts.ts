@@ -5,8 +5,17 @@
  * the first connect(); the helper its connect(), renew(), startCall(), sendDtmf(), preflight() and watchQueues(),
  * and from then on disconnect() and recover() too, which otherwise come in a chunk of their own.
  */
+import { createCallControl as createPageCalls } from './api/calls/call-control.js';
+import { createDeskControl } from './api/desk/desk-control.js';
+import type { Runtime } from './runtime/runtime-types.js';
+
+/** A page's own calls and the desk's claims over one runtime, on one record of the request in flight. */
+export function createCallControl(rt: Runtime) {
+  const calls = { rt };
+  return { ...createPageCalls(calls), ...createDeskControl(calls) };
+}
+
 export { transition as callTransition } from './core/machines/call-attempts.js';
-export { createCallControl } from './api/calls/call-control.js';
 export { createCloseProtection } from './api/session/close-protection.js';
 export { createExpiryTimer } from './runtime/expiry-timer.js';
 export { createOfferRinger } from './platform/web/media/offer-ringer.js';

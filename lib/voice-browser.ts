@@ -9,7 +9,7 @@ import type { LinkParts, Runtime } from './runtime/runtime-types.js';
 import type { SessionSetup } from './api/session/session-setup.js';
 import { createSharedTabs } from './api/tabs/shared-tabs.js';
 import type { createCloseProtection } from './api/session/close-protection.js';
-import type { createCallControl } from './api/calls/call-control.js';
+import type { DeskControl } from './api/desk/desk-control.js';
 import type { createOfferRinger } from './platform/web/media/offer-ringer.js';
 import type { runPreflight } from './api/preflight/preflight.js';
 import type { watchQueueStream } from './platform/web/queue-watch.js';
@@ -50,7 +50,7 @@ export function createVoiceBrowser(options: VoiceBrowserOptions): VoiceBrowser {
 /** The operations of the SIP chunk, over one runtime. */
 interface SipOperations {
   setup: SessionSetup;
-  calls: CallControl;
+  calls: CallControl & DeskControl;
 }
 
 /**
@@ -60,7 +60,7 @@ interface SipOperations {
  * @internal
  */
 export interface SipParts extends LinkParts, CleanupParts {
-  createCallControl: typeof createCallControl;
+  createCallControl(rt: Runtime): CallControl & DeskControl;
   createCloseProtection: typeof createCloseProtection;
   createOfferRinger: typeof createOfferRinger;
   runPreflight: typeof runPreflight;

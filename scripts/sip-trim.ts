@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { BuildOptions, Plugin } from 'esbuild';
+import { GRAMMAR_START_RULES, headerRulesOf, trimGrammar } from './sip-grammar-trim.js';
 
 /**
  * An esbuild plugin that leaves out the parts of SIP.js the helper can never reach. The helper registers,
@@ -17,12 +18,18 @@ import type { BuildOptions, Plugin } from 'esbuild';
  * text is a share of the gzipped bundle (docs/bench.md, the trim row). Only whole lines of exactly that shape
  * go, each left as an empty statement (so a brace-less `if` above one keeps its meaning); a line that calls
  * anything, and every error, stays.
+ *
+ * And it keeps, of SIP.js's generated grammar, only the start rules the bundle parses with and what they reach
+ * (see {@link trimGrammar}); a bundle that parses a header by a name no kept rule starts fails to build.
  */
 
 const STUBS: Record<string, string> = {
   'core/user-agents/invite-user-agent-client.js': 'InviteUserAgentClient',
   'core/user-agents/subscribe-user-agent-client.js': 'SubscribeUserAgentClient',
 };
+
+/** What the stubbed clients parse beyond the kept rules: built without the stubs, the grammar keeps it too. */
+const STUBBED_CLIENTS_RULES = ['Subscription_State'];
 
 /**
  * A statement line `this.logger.log(...);`, `debug` or `warn`, whose one argument is a literal, or literals and
@@ -37,11 +44,12 @@ export function dropDeadLogs(source: string): string {
 }
 
 /** One trim of {@link createSipTrim}, named so the bench can weigh each (a trim that saves nothing goes). */
-export type SipTrimPart = 'client stubs' | 'dead log lines';
+export type SipTrimPart = 'client stubs' | 'dead log lines' | 'grammar rules';
 
 /** The sip-trim plugin, with every trim but those in `without` (the bench builds with each left out in turn). */
 export function createSipTrim(without: readonly SipTrimPart[] = []): Plugin {
   const on = (part: SipTrimPart) => !without.includes(part);
+  const rules = on('client stubs') ? GRAMMAR_START_RULES : [...GRAMMAR_START_RULES, ...STUBBED_CLIENTS_RULES];
   return {
     name: 'sip-trim',
     setup(build) {
@@ -51,7 +59,14 @@ export function createSipTrim(without: readonly SipTrimPart[] = []): Plugin {
         const name = stub && on('client stubs') ? STUBS[stub] : undefined;
         if (name) return { contents: `export class ${name} { constructor() { throw new Error('voice-browser: ${name} is not part of this build'); } }`, loader: 'js' };
         const source = await readFile(args.path, 'utf8');
+        if (on('grammar rules') && path.endsWith('sip.js/lib/grammar/pegjs/dist/grammar.js')) return { contents: trimGrammar(source, rules), loader: 'js' };
         return { contents: on('dead log lines') ? dropDeadLogs(source) : source, loader: 'js' };
+      });
+      // A header parsed by a name whose rule was left out would fail to parse in the built bundle alone.
+      build.onEnd((result) => {
+        if (!on('grammar rules')) return;
+        const unkept = (result.outputFiles ?? []).flatMap((file) => headerRulesOf(file.text)).filter((rule) => !rules.includes(rule));
+        if (unkept.length) throw new Error(`sip-trim: the bundle parses ${[...new Set(unkept)].join(', ')}, which the grammar trim leaves out`);
       });
     },
   };

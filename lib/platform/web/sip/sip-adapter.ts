@@ -15,7 +15,7 @@ import { watchSession } from './call-watch.js';
 import { SUPPORTED_OPTION_TAGS } from './sip-invite-body.js';
 import { refreshTarget } from './sip-offer-answer.js';
 import { callIdOf, createInvites, hangUp, sendInfo, type Call } from './sip-session.js';
-import { DigestCredentials } from './sip-digest.js';
+import { coreCredentials, DigestCredentials } from './sip-digest.js';
 import { createReconnection, type Reconnection } from './sip-reconnect.js';
 import { createRegistration, isFinalRefusal, type Registration } from './sip-registration.js';
 import { failTransactionsInFlight, routeFrame } from './sip-flow.js';
@@ -241,7 +241,7 @@ function createCore(transport: SipLinkOptions['transport'], uri: URI, socket: ()
       userAgentHeaderFieldValue: 'voice-browser',
       viaForceRport: false,
       viaHost,
-      authenticationFactory: () => new DigestCredentials(loggerFactory, transport.authorizationUsername, transport.authorizationPassword),
+      authenticationFactory: () => coreCredentials(new DigestCredentials(transport.authorizationUsername, transport.authorizationPassword)),
       transportAccessor: socket,
     },
     // Checked, rung and told to the helper (`createInvites`); nothing thrown there reaches the page.

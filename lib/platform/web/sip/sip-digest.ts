@@ -1,17 +1,17 @@
+import { md5 } from '@noble/hashes/legacy.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import type { LoggerFactory } from 'sip.js/lib/core/log/logger-factory.js';
-import { DigestAuthentication } from 'sip.js/lib/core/messages/digest-authentication.js';
+import type { DigestAuthentication } from 'sip.js/lib/core/messages/digest-authentication.js';
 import type { IncomingResponseMessage } from 'sip.js/lib/core/messages/incoming-response-message.js';
-import { Md5 } from 'sip.js/lib/core/messages/md5.js';
 import { createRandomToken } from 'sip.js/lib/core/messages/utils.js';
 
 /**
  * Digest authentication of the link's requests (RFC 3261 section 22.4, with the algorithms of RFC 8760 and the
- * computation of RFC 7616 section 3.4), over SIP.js's own, which computes MD5 only. The core asks for it through
- * its `authenticationFactory` and calls it as it calls SIP.js's: `authenticate()` with the challenge it parsed,
- * then `toString()` for the Authorization header. SHA-256 is `@noble/hashes`' (audited, synchronous, as the
- * core's call is); MD5 is the one SIP.js already ships.
+ * computation of RFC 7616 section 3.4), in place of SIP.js's own, which computes MD5 only. The core asks for it
+ * through its `authenticationFactory` and calls it as it calls SIP.js's: `authenticate()` with the challenge it
+ * parsed, then `toString()` for the Authorization header. Both hashes are `@noble/hashes`' (audited, synchronous,
+ * as the core's call is): its MD5 shares SHA-256's Merkle-Damgard core, where SIP.js's MD5 is a library of its
+ * own in the bundle.
  */
 
 /**
@@ -21,7 +21,7 @@ import { createRandomToken } from 'sip.js/lib/core/messages/utils.js';
  */
 const ALGORITHMS: ReadonlyArray<[string, (text: string) => string]> = [
   ['SHA-256', (text) => bytesToHex(sha256(utf8ToBytes(text)))],
-  ['MD5', (text) => Md5.hashStr(text)],
+  ['MD5', (text) => bytesToHex(md5(utf8ToBytes(text)))],
 ];
 
 /** A challenge as SIP.js's grammar parses a WWW-Authenticate or Proxy-Authenticate header. */
@@ -65,7 +65,9 @@ interface SignedRequest {
  * The credentials of one link: answers a challenge for a request, counting `nc` per nonce (RFC 7616 section
  * 3.4), and remembers whether the registrar called the last nonce stale.
  */
-export class DigestCredentials extends DigestAuthentication {
+export class DigestCredentials {
+  /** Whether the registrar called the last nonce stale (RFC 7616 section 3.3), as SIP.js's credentials say it. */
+  stale: boolean | undefined;
   #header = '';
   #nonce = '';
   #count = 0;
@@ -73,8 +75,7 @@ export class DigestCredentials extends DigestAuthentication {
   readonly #password: string;
   readonly #cnonce: () => string;
 
-  constructor(loggerFactory: LoggerFactory, user: string, password: string, cnonce: () => string = () => createRandomToken(12)) {
-    super(loggerFactory, undefined, user, password);
+  constructor(user: string, password: string, cnonce: () => string = () => createRandomToken(12)) {
     this.#user = user;
     this.#password = password;
     this.#cnonce = cnonce;
@@ -84,7 +85,7 @@ export class DigestCredentials extends DigestAuthentication {
    * Computes the answer to `challenge` for `request` (its body for `qop=auth-int`); false when the challenge asks
    * for what the page cannot compute, so the core reports the 401 as it came.
    */
-  override authenticate(request: SignedRequest, challenge: DigestChallenge, body?: string): boolean {
+  authenticate(request: SignedRequest, challenge: DigestChallenge, body?: string): boolean {
     const algorithm = (challenge.algorithm ?? 'MD5').toUpperCase();
     const hash = ALGORITHMS.find(([name]) => name === algorithm)?.[1];
     const qop = !challenge.qop ? undefined : challenge.qop.includes('auth') ? 'auth' : challenge.qop.includes('auth-int') ? 'auth-int' : null;
@@ -107,7 +108,16 @@ export class DigestCredentials extends DigestAuthentication {
   }
 
   /** The Authorization (or Proxy-Authorization) header's value for the last challenge answered. */
-  override toString(): string {
+  toString(): string {
     return this.#header;
   }
+}
+
+/**
+ * The credentials as the core's configuration types them. SIP.js types them by its own class, whose private
+ * fields no other class can match; the core calls only what the `Pick` names, which the parameter's type holds
+ * the credentials to.
+ */
+export function coreCredentials(credentials: Pick<DigestAuthentication, 'authenticate' | 'toString' | 'stale'>): DigestAuthentication {
+  return credentials as DigestAuthentication;
 }

@@ -14,7 +14,7 @@ const EXAMPLE = {
   qop: ['auth', 'auth-int'],
 };
 const REQUEST = { method: 'GET', ruri: { toString: () => '/dir/index.html' } };
-const mufasa = () => new DigestCredentials(new LoggerFactory(), 'Mufasa', 'Circle of Life', () => 'f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ');
+const mufasa = () => new DigestCredentials('Mufasa', 'Circle of Life', () => 'f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ');
 const param = (header: string, name: string) => new RegExp(`${name}="?([^",]*)`).exec(header)?.[1];
 
 const silent = new LoggerFactory().getLogger('sip.parser');
