@@ -106,12 +106,13 @@ async function goAvailable(agent: Agent): Promise<void> {
 
 /**
  * Hands the router's lease, which the test holds, to B: once A can route no more, the test lets the lease go and
- * at once nudges B's router (a `PUT /availability` at B checks at once). A's own check may come between the two:
- * then the test takes the lease back and tries again. Resolves with B's holder id.
+ * at once nudges B's router (a `PUT /availability` at B checks at once). A's own check may come between the two
+ * (the more likely, the slower the machine): then the test takes the lease back and tries again, as often as it
+ * takes. Only a B that never takes the lease keeps it trying, until the spec's timeout. Resolves with B's holder id.
  */
 async function handRouterTo(replicas: Replicas, atB: Agent): Promise<string> {
   const { bus, holderA } = replicas;
-  for (let attempt = 1; ; attempt += 1) {
+  for (;;) {
     const wait = replicas.heldAt + HOLDER_STOPS_MS - Date.now();
     if (wait > 0) await atB.page.waitForTimeout(wait);
     await bus.del(ROUTER_LEASE);
@@ -120,7 +121,6 @@ async function handRouterTo(replicas: Replicas, atB: Agent): Promise<string> {
     await expect.poll(() => bus.get(ROUTER_LEASE)).not.toBeNull();
     const holder = (await bus.get(ROUTER_LEASE)) ?? '';
     if (holder !== holderA) return holder;
-    expect(attempt, 'A took the lease back each time').toBeLessThan(5);
     await holdRouterLease(replicas);
   }
 }

@@ -1,7 +1,7 @@
-import type { Browser, BrowserContext, Page } from '@playwright/test';
+import type { Browser, BrowserContext, Page, Request } from '@playwright/test';
 import { startApp } from '../scripts/start-app.js';
 import { createSimulatorControl, type InboundCallRecord } from '../simulator/http/control-client.js';
-import { axeViolations, expect, hangUp, logInAndConnect, pageAudioStats, recordPeerConnections, screenshot, SIM_API_KEY, test, type Simulator } from './fixtures.js';
+import { axeViolations, expect, logInAndConnect, pageAudioStats, recordPeerConnections, screenshot, SIM_API_KEY, test, type Simulator } from './fixtures.js';
 import { startEdge } from './sip-edge.js';
 
 /**
@@ -96,6 +96,26 @@ async function rings(agent: Agent, caller: InboundCallRecord, simulator: Simulat
   return call.agentId ?? '';
 }
 
+/**
+ * Room for a hangup to end the call on a loaded machine: the proxy reads the call's owner, then asks the service,
+ * each within its upstream deadline, and a terminal read follows.
+ */
+const ENDED_MS = 45_000;
+
+/**
+ * The agent presses Hang up: the press sends the hangup of the call (said apart, should it not), and a terminal
+ * read then makes busy false.
+ */
+async function hangsUp(agent: Agent): Promise<void> {
+  const hangup = (request: Request) => request.method() === 'POST' && /^\/voice\/calls\/[^/]+\/hangup$/.test(new URL(request.url()).pathname);
+  const sent = agent.page.waitForRequest(hangup, { timeout: 15_000 }).catch((error: unknown) => {
+    throw new Error(`${agent.name}'s Hang up sent no hangup request`, { cause: error });
+  });
+  await agent.page.getByRole('button', { name: 'Hang up' }).click();
+  await sent;
+  await expect(agent.page.getByTestId('busy')).toHaveText('false', { timeout: ENDED_MS });
+}
+
 /** The agent's page holds `caller`, connected, on the usual call card. */
 async function talksWith(agent: Agent, caller: InboundCallRecord): Promise<void> {
   await expect(offerCard(agent)).toHaveCount(0);
@@ -188,7 +208,7 @@ test('three agents, five callers: each caller rings one agent at a time, a decli
     await cy.page.keyboard.press('a');
     await talksWith(cy, third);
     // Ada and Ben hang up: after the wrap-up, each is offered one of the two callers left, and takes it.
-    await Promise.all([hangUp(ada.page), hangUp(ben.page)]);
+    await Promise.all([hangsUp(ada), hangsUp(ben)]);
     const taken = await Promise.all(
       [ada, ben].map(async (agent) => {
         await expect(offerCard(agent)).toHaveAttribute('data-call-id', /^c_/, { timeout: ROUTED_MS });

@@ -101,7 +101,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
   /** The link whose events count; events of an older link (before a renewal) are ignored. */
   let linkToken: object | undefined;
   let origin: CallOrigin | undefined;
-  let hangingUp: Promise<void> | undefined;
+  let hangingUp: [callId: string, request: Promise<void>] | undefined;
   /** Only startCall() and answerNext() lose an answer, and both come with the SIP chunk that brings this. */
   let reconcile: (() => void) | undefined;
   /** The session's expiry timer: only a registered session is watched, so it comes with the SIP chunk. */
@@ -187,13 +187,13 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     return error;
   }
 
-  /** The hang_up effect, and hangup() of a named call: one request at a time. */
+  /** The hang_up effect, and hangup() of a named call: one request at a time for each call (an earlier call's may still wait). */
   function hangupCall(): Promise<void> {
     const { call } = callSlice;
-    if (hangingUp) return hangingUp;
+    if (hangingUp && hangingUp[0] === call?.id) return hangingUp[1];
     if (!call || isTerminal(call)) return Promise.resolve();
-    hangingUp = postHangup(call).finally(() => (hangingUp = undefined));
-    return hangingUp;
+    const done: Promise<void> = postHangup(call).finally(() => hangingUp?.[1] === done && (hangingUp = undefined));
+    return (hangingUp = [call.id, done])[1];
   }
 
   async function postHangup(call: BrowserCall): Promise<void> {

@@ -127,13 +127,10 @@ describe('callers whose webhooks land out of order', () => {
 
 /** A service whose active calls the test sets; a call read alone answers as it is listed, or 404. */
 function scriptedService() {
-  const state = { active: [] as Array<Record<string, unknown>>, reads: 0 };
+  const state = { active: [] as Array<Record<string, unknown>> };
   const call = (id: string, createdAt: string) => ({ id, queueId: 'q_1', from: '+12025550121', to: LINE, state: 'queued', agentId: null, createdAt });
   const upstream: Upstream = async (request) => {
-    if (request.path === '/calls') {
-      state.reads += 1;
-      return { status: 200, headers: {}, body: { calls: [...state.active] }, text: '' };
-    }
+    if (request.path === '/calls') return { status: 200, headers: {}, body: { calls: [...state.active] }, text: '' };
     const found = state.active.find((listed) => `/calls/${String(listed.id)}` === request.path);
     if (!found) throw new HttpError(404, 'not_found', 'no such call');
     return { status: 200, headers: {}, body: { call: found }, text: '' };
@@ -141,12 +138,26 @@ function scriptedService() {
   return { state, call, upstream };
 }
 
-/** A replica's re-reads on `bus`, made to read every round (no lease between them), so only the dedupe keeps them apart. */
-function replica(bus: QueueEventBus, upstream: Upstream): void {
+/**
+ * A replica's re-reads on `bus`, made to read every round (no lease between them), so only the dedupe keeps them
+ * apart. Returns its own count of reads of the calls in progress: what one replica did is told apart from the other's.
+ */
+function replica(bus: QueueEventBus, upstream: Upstream): () => number {
+  let reads = 0;
+  const counted: Upstream = (request) => {
+    if (request.path === '/calls') reads += 1;
+    return upstream(request);
+  };
   const everyRound: QueueEventBus = { ...bus, lease: async () => true };
-  const reconciler = createQueueReconciler({ upstream, ensureOk: (response) => response, budget: noBudget(), clock: systemClock, events: everyRound, log: () => undefined, intervalMs: INTERVAL_MS });
+  const reconciler = createQueueReconciler({ upstream: counted, ensureOk: (response) => response, budget: noBudget(), clock: systemClock, events: everyRound, log: () => undefined, intervalMs: INTERVAL_MS });
   const stop = reconciler.watch();
   closers.push(async () => stop());
+  return () => reads;
+}
+
+/** Waits until each replica made `more` re-reads: every one of them read, not one of them twice as often. */
+async function eachReads(replicas: ReadonlyArray<() => number>, more: number): Promise<void> {
+  await Promise.all(replicas.map((reads) => readsPass(reads, more)));
 }
 
 /** Publishes a `call.received` as the webhook receiver does: once, waiting since `receivedAt`. */
@@ -170,15 +181,15 @@ describe('the correction, across rounds and replicas', () => {
     const bus = createMemoryQueueEvents();
     const updates = await heard(bus);
     const { state, call, upstream } = scriptedService();
-    replica(bus, upstream);
-    replica(bus, upstream);
-    // Each replica has read the queues empty, about twice.
-    await readsPass(() => state.reads, 4);
+    const replicas = [replica(bus, upstream), replica(bus, upstream)];
+    // Each replica has read the queues empty twice.
+    await eachReads(replicas, 2);
     await webhookCame(bus, B.id, '2026-11-27T10:00:05.000Z');
     await webhookCame(bus, A.id, '2026-11-27T10:00:06.000Z');
     state.active = [call(A.id, A.createdAt), call(B.id, B.createdAt)];
     await expect.poll(() => corrections(updates).sort()).toEqual([A.id, B.id]);
-    await readsPass(() => state.reads, 8);
+    // Each replica read both callers waiting since, more than once: neither corrected either again.
+    await eachReads(replicas, 3);
     expect(updates.filter((update) => update.event === 'call.updated')).toEqual([
       expect.objectContaining({ callId: A.id, since: A.createdAt }),
       expect.objectContaining({ callId: B.id, since: B.createdAt }),
@@ -192,12 +203,12 @@ describe('the correction, across rounds and replicas', () => {
     const { state, call, upstream } = scriptedService();
     await webhookCame(bus, A.id, '2026-11-27T10:00:06.000Z');
     state.active = [call(A.id, A.createdAt)];
-    replica(bus, upstream);
+    const reads = replica(bus, upstream);
     await expect.poll(() => corrections(updates)).toEqual([A.id]);
     // B's webhook is lost: the re-read tells it with its createdAt, so there is nothing to correct.
     state.active = [call(A.id, A.createdAt), call(B.id, B.createdAt)];
     await expect.poll(() => updates.map((update) => `${update.event} ${update.callId}`)).toEqual([`call.received ${A.id}`, `call.updated ${A.id}`, `call.received ${B.id}`]);
-    await readsPass(() => state.reads, 4);
+    await readsPass(reads, 4);
     expect(updates).toHaveLength(3);
   });
 
@@ -209,14 +220,13 @@ describe('the correction, across rounds and replicas', () => {
       if (!a || !b) throw new Error('two replicas');
       const [onA, onB] = [await heard(a), await heard(b)];
       const { state, call, upstream } = scriptedService();
-      replica(a, upstream);
-      replica(b, upstream);
-      await readsPass(() => state.reads, 4);
+      const replicas = [replica(a, upstream), replica(b, upstream)];
+      await eachReads(replicas, 2);
       await webhookCame(a, B.id, '2026-11-27T10:00:05.000Z');
       await webhookCame(b, A.id, '2026-11-27T10:00:06.000Z');
       state.active = [call(A.id, A.createdAt), call(B.id, B.createdAt)];
       await expect.poll(() => corrections(onB).sort()).toEqual([A.id, B.id]);
-      await readsPass(() => state.reads, 8);
+      await eachReads(replicas, 3);
       expect(corrections(onA).sort()).toEqual([A.id, B.id]);
       expect(corrections(onB).sort()).toEqual([A.id, B.id]);
     });

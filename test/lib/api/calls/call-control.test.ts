@@ -392,6 +392,34 @@ describe('hangup() and reads', () => {
     expect(backend.requestsOf('hangupCall')).toHaveLength(1);
   });
 
+  it('hangs up the call shown while the hangup of an earlier call still waits for its answer', async () => {
+    const { voice, backend, sip, clock } = await talking();
+    // The hangup of call-1 gets no answer yet, and the service ends the call by itself meanwhile.
+    const late = backend.hold('hangupCall', { commit: false });
+    const first = voice.hangup();
+    await clock.flush();
+    backend.setCall('call-1', { state: 'ended', busy: false });
+    sip.events.onSessionEnded('call-1');
+    await clock.flush();
+    expect(voice.status()).toMatchObject({ busy: false, call: { id: 'call-1', state: 'ended' } });
+
+    // The next call's hangup is a request of its own, not a wait for the earlier call's answer.
+    const next = await voice.startCall(CALL, { idempotencyKey: 'key-2' });
+    // A double click on it is still one request.
+    const second = Promise.all([voice.hangup(), voice.hangup()]);
+    await clock.flush();
+    expect(backend.requestsOf('hangupCall').map((request) => request.id)).toEqual(['call-1', next.id]);
+    await second;
+    expect(voice.status()).toMatchObject({ busy: true, call: { id: next.id, state: 'ending' } });
+    // The earlier call's answer, when it comes, changes nothing of this one.
+    late.release();
+    await first;
+    expect(voice.status()).toMatchObject({ busy: true, call: { id: next.id, state: 'ending' } });
+    backend.setCall(next.id, { state: 'ended', busy: false });
+    await clock.advance(1000);
+    expect(voice.status()).toMatchObject({ busy: false, call: { id: next.id, state: 'ended' } });
+  });
+
   it('shows a failed read in status.error and clears it when a read succeeds', async () => {
     const { voice, backend, clock } = await inCall();
     backend.fail('getCall', httpError(503, 'provider_error'));
