@@ -18,6 +18,7 @@ import { startSimulator as startService } from './server.js';
 
 export { createSimulatorControl, SimulatorControlError } from './http/control-client.js';
 export type { MediaAddressMode } from './media/media-address-mode.js';
+export type { Impairment, MediaDirection } from './media/impairment.js';
 export type { SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile } from './http/control-client.js';
 export type { InboundCallRecord, RegistrationRecord, SimulatedCall, SimulatedCallRecord, SimulatedMedia, SimulatorControl, SimulatorFault } from './http/control-client.js';
 

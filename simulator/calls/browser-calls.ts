@@ -1,6 +1,7 @@
 import { HttpError } from '../../contract/http-error.js';
 import type { CallFacts } from './call-facts.js';
 import { CallRunner, type CallRunnerDeps } from './call-runner.js';
+import type { Impairment, MediaDirection } from '../media/impairment.js';
 import type { MediaAddressMode } from '../media/media-address-mode.js';
 import { createMediaPeer, type MediaCounts } from '../media/media.js';
 import type { CallMixer } from '../media/mixer.js';
@@ -171,6 +172,13 @@ export class BrowserCalls {
   blackholeMedia(ms: number, id?: string): void {
     for (const [callId, runner] of this.runners) {
       if ((id === undefined || callId === id) && this.calls.get(callId)?.value.busy) runner.blackholeMedia(ms);
+    }
+  }
+
+  /** Impairs `direction` of the media of the call `id`, or of every call still busy (the `media-impair` fault). */
+  impairMedia(direction: MediaDirection, impairment: Impairment | undefined, seed: number, id?: string): void {
+    for (const [callId, runner] of this.runners) {
+      if ((id === undefined || callId === id) && this.calls.get(callId)?.value.busy) runner.impairMedia(direction, impairment, seed);
     }
   }
 

@@ -1,4 +1,5 @@
 import type { CallFacts } from './call-facts.js';
+import type { Impairment, MediaDirection } from '../media/impairment.js';
 import type { MediaCounts, MediaPeer } from '../media/media.js';
 import { CallMixer } from '../media/mixer.js';
 import { sipInfoDigit } from '../sip/sip-info-dtmf.js';
@@ -78,6 +79,11 @@ export class LegMedia {
   /** The `media-blackhole` fault: the path drops everything, both ways, for `ms`. */
   blackhole(ms: number): void {
     this.peer.blackhole(ms);
+  }
+
+  /** The `media-impair` fault: `direction` of the leg's audio impaired as `impairment` says, or no more (`undefined`). */
+  impair(direction: MediaDirection, impairment: Impairment | undefined, seed: number): void {
+    this.peer.impair(direction, impairment, seed);
   }
 
   counts(): MediaCounts {

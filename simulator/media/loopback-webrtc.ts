@@ -59,47 +59,6 @@ export function disableStun(pc: RTCPeerConnection): void {
   for (const transport of pc.iceTransports) transport.connection.stunServer = undefined;
 }
 
-/** werift's UDP socket of one ICE candidate, as far as a blackhole touches it. */
-interface IceUdp {
-  send: (data: Buffer, addr?: unknown) => Promise<void>;
-  onData: (data: Buffer, addr: unknown) => void;
-}
-
-/** When each socket's blackhole ends (epoch ms); a socket is gated once, and the gate opens by itself. */
-const gates = new WeakMap<IceUdp, { until: number }>();
-
-/** Puts a gate on `udp`'s sends and receipts: while closed, every datagram is dropped, both ways. */
-function gate(udp: IceUdp, now: () => number): { until: number } {
-  const known = gates.get(udp);
-  if (known) return known;
-  const state = { until: 0 };
-  const send = udp.send;
-  const receive = udp.onData;
-  udp.send = (data, addr) => (now() < state.until ? Promise.resolve() : send(data, addr));
-  udp.onData = (data, addr) => {
-    if (now() >= state.until) receive(data, addr);
-  };
-  gates.set(udp, state);
-  return state;
-}
-
-/**
- * The `media-blackhole` fault: drops every datagram of `pc`'s ICE (RTP, RTCP, DTLS and the STUN checks) both
- * ways until `until`, as a network path that lost everything for a while. It works on werift's UDP sockets
- * (the ICE connection's private `protocols`, as {@link disableStun} works on its STUN server); a call whose
- * connection has no socket yet is left as it is.
- */
-export function blackholeUntil(pc: RTCPeerConnection, until: number, now: () => number = Date.now): void {
-  for (const transport of pc.iceTransports) {
-    const protocols = (transport.connection as unknown as { protocols?: Array<{ transport?: IceUdp }> }).protocols ?? [];
-    for (const { transport: udp } of protocols) {
-      if (!udp) continue;
-      const closed = gate(udp, now);
-      closed.until = Math.max(closed.until, until);
-    }
-  }
-}
-
 /** {@link usableCandidatesSdp} for loopback: every ICE candidate but UDP on 127.0.0.1 dropped from an SDP blob. */
 export function loopbackOnlySdp(sdp: string): string {
   return usableCandidatesSdp(sdp, selectMediaAddresses('loopback'));

@@ -7,70 +7,25 @@
  * It gathers on, pairs with and sends to this machine's own addresses only: see `selectMediaAddresses`.
  */
 import { RTCPeerConnection, type RtpPacket } from 'werift';
-import { InboundRtp, type InboundCounts } from './inbound-rtp.js';
-import { blackholeUntil, disableStun, mediaPeerConfig } from './loopback-webrtc.js';
+import { InboundRtp } from './inbound-rtp.js';
+import type { Impairment, MediaDirection } from './impairment.js';
+import type { AudioParty, MediaCounts, MediaPeer, MediaPhase } from './media-peer.js';
+import { disableStun, mediaPeerConfig } from './loopback-webrtc.js';
+import { blackholeUntil, impairMedia, type GateClock } from './media-path-gate.js';
 import { selectMediaAddresses, usableCandidatesSdp, type MediaAddresses } from './media-addresses.js';
 import type { MediaPeerOptions } from './media-peer-options.js';
 import { PcmuSender } from './outbound-rtp.js';
 import { TonePlayer } from './tone.js';
 
 export type { MediaPeerOptions } from './media-peer-options.js';
-
-/** Packet/byte counters of one call, as seen by the simulator. */
-export interface MediaCounts extends InboundCounts {
-  /** RTP packets handed to werift for sending (tone + echo). */
-  packetsToBrowser: number;
-}
+export type { AudioParty, MediaCounts, MediaPeer, MediaPhase } from './media-peer.js';
 
 /** How long an answer with no candidate the peer may use waits for the browser's first check (`untilFirstCheck`). */
 const FIRST_CHECK_WAIT_MS = 5000;
 
-/** Whose audio a tapped frame is: the page's (what the browser sent) or the far party's (what the simulator sent it). */
-export type AudioParty = 'browser' | 'far';
-
-/** What the media peer is doing: waiting for DTLS, playing the tone, echoing, sending a monitor's audio, or done. */
-export type MediaPhase = 'idle' | 'tone' | 'echo' | 'monitor' | 'closed';
-
 /** The session's ICE username fragment (RFC 8839 section 5.4), from its first media section that has one. */
 function iceUfrag(sdp: string): string | undefined {
   return /^a=ice-ufrag:(\S+)/m.exec(sdp)?.[1];
-}
-
-/** One simulated recipient audio endpoint backed by a werift RTCPeerConnection. */
-export interface MediaPeer {
-  /** Full non-trickle SDP offer: PCMU/8000 pt 0 + telephone-event/8000 pt 101 (0-16), sendrecv, candidates included. */
-  createOffer(): Promise<string>;
-  /** Apply the browser's SDP answer (ICE candidates not on this machine's addresses, or `.local`, are dropped first). */
-  acceptAnswer(sdp: string): Promise<void>;
-  /** Resolves when `pc.connectionState` is 'connected'; rejects on 'failed'/'closed' (or close()) before that. */
-  readonly connected: Promise<void>;
-  /** Current phase; 'closed' after close(). */
-  readonly phase: MediaPhase;
-  /** Snapshot of the counters. */
-  counts(): MediaCounts;
-  /**
-   * Calls `listener` once per RFC 4733 DTMF event received (`'0'`-`'9'`, `'*'`, `'#'`, `'A'`-`'D'`), when its
-   * first end packet arrives; the repeated end packets and retransmissions are not reported again.
-   */
-  onDtmf(listener: (digit: string) => void): void;
-  /**
-   * Answers the page's new offer in the dialog (a re-INVITE, RFC 3261 section 14). An offer with new ICE
-   * credentials is an ICE restart (RFC 8839 section 4.4.1.1.1): new checks run on the same sockets, and DTLS and
-   * SRTP carry on over the pair they find.
-   */
-  answerReoffer(sdp: string): Promise<{ sdp: string; iceRestart: boolean }>;
-  /** Answers the offer of the page's 2xx to an offerless INVITE (RFC 3261 section 13.2.1), on a peer that made none. */
-  answerOffer(sdp: string): Promise<string>;
-  /** Holds the call (sends nothing to the page, as a service holding without music) or resumes it. */
-  hold(held: boolean): void;
-  /** Drops every datagram of the call's media path (RTP, DTLS, ICE checks), both ways, for `ms`. */
-  blackhole(ms: number): void;
-  /** Calls `listener` with every PCMU payload the page sent and every one sent to the page (tone and echo). */
-  tap(listener: (party: AudioParty, payload: Buffer) => void): void;
-  /** Sends one PCMU frame to the page (a monitor leg's audio); dropped before the media connected or after close. */
-  send(payload: Buffer): void;
-  /** Idempotent: stops the tone timer and closes the peer connection (sockets, timers). */
-  close(): Promise<void>;
 }
 
 /** The media peer on werift: the connection's setup and phases; the audio itself is the three files above. */
@@ -85,6 +40,9 @@ class WeriftMediaPeer implements MediaPeer {
   private readonly toneMs: number;
   private readonly monitor: boolean;
   private readonly now: () => number;
+  private readonly clock: GateClock;
+  /** Each direction's impairment and seed, put again on the sockets each time the local description gathers. */
+  private readonly impairments: Partial<Record<MediaDirection, { impairment: Impairment; seed: number }>> = {};
   private readonly taps: Array<(party: AudioParty, payload: Buffer) => void> = [];
   private closing: Promise<void> | undefined;
   private settled = false;
@@ -101,6 +59,7 @@ class WeriftMediaPeer implements MediaPeer {
     this.monitor = options.monitor ?? false;
     const now = options.now ?? Date.now;
     this.now = now;
+    this.clock = { now, setTimeout: (run, ms) => setTimeout(run, ms) };
     this.addresses = selectMediaAddresses(options.addresses ?? 'loopback');
     const onCheck = (): void => {
       this.checkSeen = true;
@@ -209,6 +168,10 @@ class WeriftMediaPeer implements MediaPeer {
     }
     const sdp = this.pc.localDescription?.sdp;
     if (!sdp) throw new Error('werift produced no local description');
+    // Gathering made the sockets: an impairment set before them applies from here.
+    for (const [direction, set] of Object.entries(this.impairments) as Array<[MediaDirection, { impairment: Impairment; seed: number }]>) {
+      impairMedia(this.pc, direction, set.impairment, set.seed, this.clock);
+    }
     return sdp;
   }
 
@@ -229,7 +192,13 @@ class WeriftMediaPeer implements MediaPeer {
   }
 
   blackhole(ms: number): void {
-    blackholeUntil(this.pc, this.now() + ms, this.now);
+    blackholeUntil(this.pc, this.now() + ms, this.clock);
+  }
+
+  impair(direction: MediaDirection, impairment: Impairment | undefined, seed: number): void {
+    if (impairment) this.impairments[direction] = { impairment, seed };
+    else delete this.impairments[direction];
+    impairMedia(this.pc, direction, impairment, seed, this.clock);
   }
 
   tap(listener: (party: AudioParty, payload: Buffer) => void): void {
