@@ -1,4 +1,5 @@
 import type { CallFacts } from './call-facts.js';
+import { opusParameters } from '../media/agreed-audio.js';
 import type { Impairment, MediaDirection } from '../media/impairment.js';
 import type { MediaCounts, MediaPeer } from '../media/media.js';
 import { CallMixer } from '../media/mixer.js';
@@ -66,6 +67,7 @@ export class LegMedia {
     if (this.closed) throw new Error('the call has no media to offer to');
     this.facts.reinvites++;
     this.facts.lastReofferFormats = audioFormats(sdp);
+    this.facts.lastReofferOpus = opusParameters(sdp);
     const answer = await this.peer.answerReoffer(sdp);
     if (answer.iceRestart) this.facts.iceRestarts++;
     return answer.sdp;

@@ -33,6 +33,8 @@ export interface SimulatedMedia {
   lastPacketFromBrowserAt: number | null;
   /** Packets the simulator sent the page (a tone, then the page's own audio echoed). */
   packetsToBrowser: number;
+  /** The codec the call's audio runs on, as the page's answer agreed it. */
+  codec: 'opus' | 'pcmu';
 }
 
 /**
@@ -68,6 +70,8 @@ export interface SimulatedCall<Record = SimulatedCallRecord> {
     iceRestarts: number;
     /** The audio formats the page's last re-INVITE offered, by `rtpmap` name (`PCMU/8000`) in its order; null before any. */
     lastReofferFormats: string[] | null;
+    /** The Opus parameters (`useinbandfec=1;...`) of the page's last re-INVITE; null before any, or without Opus. */
+    lastReofferOpus: string | null;
     /**
      * Requests the service sent in the dialog of its own accord (an `asterisk` edge's PRACKs and session
      * refreshes, a hold) and the page's final status code to each, oldest first.

@@ -69,7 +69,7 @@ export function injectFaults(faults: FaultPlan, service: VoiceService): Middlewa
         return;
       case 'media-blackhole':
         await next();
-        service.blackholeMedia(fault.ms, fault.callId);
+        service.calls.blackholeMedia(fault.ms, fault.callId);
         return;
       case 'media-impair':
         await next();

@@ -1,3 +1,4 @@
+import type { CodecName } from './audio-codec.js';
 import type { Impairment, MediaDirection } from './impairment.js';
 import type { InboundCounts } from './inbound-rtp.js';
 
@@ -10,6 +11,8 @@ import type { InboundCounts } from './inbound-rtp.js';
 export interface MediaCounts extends InboundCounts {
   /** RTP packets handed to werift for sending (tone + echo). */
   packetsToBrowser: number;
+  /** The codec the call's audio runs on, as the answer agreed it: `pcmu` until then. */
+  codec: CodecName;
 }
 
 /** Whose audio a tapped frame is: the page's (what the browser sent) or the far party's (what the simulator sent it). */

@@ -2,19 +2,22 @@
  * Recipient audio endpoint of the local voice-service simulator.
  *
  * The simulator INVITEs a browser (SIP.js in Chromium); this module produces the
- * SDP offer, accepts the browser's answer, plays a short 440 Hz PCMU tone (`TonePlayer`) and then
- * echoes the browser's audio back (`PcmuSender`), counting everything it sees (`InboundRtp`).
+ * SDP offer (Opus first, PCMU second, unless its profile is `pcmu-only`), accepts the browser's answer, plays a
+ * short 440 Hz tone (`TonePlayer`) and then echoes the browser's audio back (`AudioSender`) in the codec the
+ * answer agreed, counting everything it sees (`InboundRtp`).
  * It gathers on, pairs with and sends to this machine's own addresses only: see `selectMediaAddresses`.
  */
 import { RTCPeerConnection, type RtpPacket } from 'werift';
 import { InboundRtp } from './inbound-rtp.js';
 import type { Impairment, MediaDirection } from './impairment.js';
 import type { AudioParty, MediaCounts, MediaPeer, MediaPhase } from './media-peer.js';
-import { disableStun, mediaPeerConfig } from './loopback-webrtc.js';
+import { agreedAudio } from './agreed-audio.js';
+import { createOpusCodec, pcmuCodec, type AudioCodec } from './audio-codec.js';
+import { disableStun, mediaPeerConfig, withPtime } from './loopback-webrtc.js';
 import { blackholeUntil, impairMedia, type GateClock } from './media-path-gate.js';
 import { selectMediaAddresses, usableCandidatesSdp, type MediaAddresses } from './media-addresses.js';
 import type { MediaPeerOptions } from './media-peer-options.js';
-import { PcmuSender } from './outbound-rtp.js';
+import { AudioSender } from './outbound-rtp.js';
 import { TonePlayer } from './tone.js';
 
 export type { MediaPeerOptions } from './media-peer-options.js';
@@ -34,7 +37,9 @@ class WeriftMediaPeer implements MediaPeer {
   private currentPhase: MediaPhase = 'idle';
   private readonly addresses: MediaAddresses;
   private readonly pc: RTCPeerConnection;
-  private readonly sender: PcmuSender;
+  private readonly sender: AudioSender;
+  /** The codec the answer agreed (`agree`); PCMU until then. */
+  private codec: AudioCodec = pcmuCodec;
   private readonly inbound: InboundRtp;
   private readonly tone: TonePlayer;
   private readonly toneMs: number;
@@ -65,9 +70,9 @@ class WeriftMediaPeer implements MediaPeer {
       this.checkSeen = true;
       this.wakeOnCheck?.();
     };
-    this.pc = new RTCPeerConnection(mediaPeerConfig(this.addresses, onCheck));
+    this.pc = new RTCPeerConnection(mediaPeerConfig(this.addresses, onCheck, options.codecs ?? 'opus'));
     const transceiver = this.pc.addTransceiver('audio', { direction: this.monitor ? 'sendonly' : 'sendrecv' });
-    this.sender = new PcmuSender(transceiver.sender, now);
+    this.sender = new AudioSender(transceiver.sender, now);
     this.inbound = new InboundRtp(now);
     this.tone = new TonePlayer((frame) => this.sendFar(frame));
     this.connected = new Promise<void>((resolve, reject) => ([this.resolveConnected, this.rejectConnected] = [resolve, reject]));
@@ -96,7 +101,7 @@ class WeriftMediaPeer implements MediaPeer {
   async createOffer(): Promise<string> {
     const offer = await this.pc.createOffer();
     disableStun(this.pc);
-    return this.describeLocally(offer);
+    return withPtime(await this.describeLocally(offer));
   }
 
   async acceptAnswer(sdp: string): Promise<void> {
@@ -104,6 +109,18 @@ class WeriftMediaPeer implements MediaPeer {
     const usable = usableCandidatesSdp(sdp, this.addresses);
     if (!/^a=candidate:/m.test(usable)) await this.untilFirstCheck();
     await this.pc.setRemoteDescription({ type: 'answer', sdp: usable });
+    this.agree(sdp);
+  }
+
+  /** The call's audio as `answer` agreed it (`agreedAudio`): the codec both ways, and what the page sends on. */
+  private agree(answer: string): void {
+    const { codec } = agreedAudio(answer);
+    if (codec !== this.codec.name) {
+      this.codec.close();
+      this.codec = codec === 'opus' ? createOpusCodec() : pcmuCodec;
+    }
+    this.inbound.agree(answer, this.codec);
+    this.sender.codec = this.codec;
   }
 
   /**
@@ -152,7 +169,9 @@ class WeriftMediaPeer implements MediaPeer {
     await this.pc.setRemoteDescription({ type: 'offer', sdp: usableCandidatesSdp(sdp, this.addresses) });
     const answer = await this.pc.createAnswer();
     disableStun(this.pc);
-    return this.inbound.agreeTelephoneEvent(await this.describeLocally(answer));
+    const local = await this.describeLocally(answer);
+    this.agree(local);
+    return local;
   }
 
   hold(held: boolean): void {
@@ -183,6 +202,7 @@ class WeriftMediaPeer implements MediaPeer {
       voicedPacketsFromBrowser: inbound.voicedPacketsFromBrowser,
       dtmfPacketsFromBrowser: inbound.dtmfPacketsFromBrowser,
       packetsToBrowser: this.sender.sent,
+      codec: this.codec.name,
       lastPacketFromBrowserAt: inbound.lastPacketFromBrowserAt,
     };
   }
@@ -216,6 +236,7 @@ class WeriftMediaPeer implements MediaPeer {
       this.tone.stop();
       this.fail('closed');
       await this.pc.close();
+      this.codec.close();
     })();
     return this.closing;
   }
@@ -238,12 +259,13 @@ class WeriftMediaPeer implements MediaPeer {
   private onRtp(rtp: RtpPacket): void {
     if (this.currentPhase === 'closed') return;
     // A monitor leg takes nothing from the page (spec 2.6): what a page sends anyway is counted, never used.
-    if (!this.inbound.receive(rtp) || this.monitor) return;
-    for (const listener of this.taps) listener('browser', rtp.payload);
-    if (this.currentPhase !== 'echo') return;
+    const frames = this.inbound.receive(rtp);
+    if (!frames || this.monitor) return;
+    for (const listener of this.taps) listener('browser', frames);
+    if (this.currentPhase !== 'echo' || frames.length === 0) return;
     if (rtp.header.marker) this.sender.newTalkspurt(); // browser resumed after a pause: so do we
     // Copy: werift keeps sent packets in its retransmission cache.
-    this.sendFar(Buffer.from(rtp.payload));
+    this.sendFar(Buffer.from(frames));
   }
 
   /** Sends the far party's frame (tone or echo) to the page, and shows it to the taps. */
