@@ -3,6 +3,7 @@ import { expect, test as base, type Page } from '@playwright/test';
 import { startApp, type RunningApp } from '../scripts/start-app.js';
 import { createSimulatorControl, type SimulatorControl, type SimulatorEdgeInput, type SimulatorEdgeProfile } from '../simulator/http/control-client.js';
 import { withEdge } from '../simulator/http/edge-for-test.js';
+import type { Impairment, MediaDirection } from '../simulator/media/impairment.js';
 import { startEdge, type SipEdge } from './sip-edge.js';
 
 /**
@@ -105,8 +106,14 @@ export function recordPeerConnections(): void {
 
 export { expect };
 
-/** A fault of the network under a page: its session's SIP socket closed or stalled, or its call's media lost for `ms`. */
-export type NetworkFault = { fault: 'close-sip-socket' | 'stall-sip-socket'; sessionId: string } | { fault: 'media-blackhole'; ms: number; callId: string };
+/**
+ * A fault of the network under a page: its session's SIP socket closed or stalled, its call's media lost for `ms`,
+ * or its call's media impaired from now on (loss, delay, jitter, reordering, a rate cap; `null` lifts it).
+ */
+export type NetworkFault =
+  | { fault: 'close-sip-socket' | 'stall-sip-socket'; sessionId: string }
+  | { fault: 'media-blackhole'; ms: number; callId: string }
+  | { fault: 'media-impair'; callId: string; impairment: Impairment | null; direction?: MediaDirection | 'both'; seed?: number };
 
 /**
  * Strikes a network fault now: arms it on the next read of its session or call and makes that read with the

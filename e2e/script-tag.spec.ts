@@ -62,7 +62,7 @@ test('the trimmed script-tag bundle answers a call, reports its quality, sends a
     );
   await expect.poll(async () => (await samples()).length).toBeGreaterThanOrEqual(2);
   const [first, second] = (await samples()) as Array<{ callId: string; packetsReceived: number; packetsSent: number; rttMs: number | null; jitterMs: number | null; lossPercent: number | null; mos: number | null; codec: string | null }>;
-  expect(first).toMatchObject({ callId, codec: 'PCMU', lossPercent: 0 });
+  expect(first).toMatchObject({ callId, codec: 'opus', lossPercent: 0 });
   expect(second?.packetsReceived).toBeGreaterThan(first?.packetsReceived ?? 0);
   expect(second?.packetsSent).toBeGreaterThan(first?.packetsSent ?? 0);
   // The score is read; how high it comes on loopback (a busy machine's jitter lowers it) is the bench's.

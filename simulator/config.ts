@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConfigError, parseEnvironment, port, portNumber, requestCount } from '../contract/environment.js';
 import { API_KEY_FORMAT, type Quota } from './service/accounts.js';
 import { EDGE_PROFILES, type EdgeProfile } from './sip/edge/edge-profile.js';
+import { CODEC_PROFILES, type CodecProfile } from './media/audio-codec.js';
 import { MEDIA_ADDRESS_MODES, type MediaAddressMode } from './media/media-address-mode.js';
 import { selectMediaAddresses, type Interfaces } from './media/media-addresses.js';
 import { QUEUE_ANSWER_TIMEOUT_MS } from './service/model.js';
@@ -33,6 +34,7 @@ const variables = {
   SIM_QUEUE_ANSWER_TIMEOUT_MS: milliseconds(QUEUE_ANSWER_TIMEOUT_MS),
   SIM_MEDIA_TIMEOUT_MS: wholeMs(1).optional(),
   SIM_MEDIA_ADDRESSES: z.enum(MEDIA_ADDRESS_MODES, { error: `must be ${MEDIA_ADDRESS_MODES.map((mode) => `"${mode}"`).join(' or ')}` }).default(MEDIA_ADDRESS_MODES[0]),
+  SIM_CODECS: z.enum(CODEC_PROFILES, { error: `must be ${CODEC_PROFILES.map((profile) => `"${profile}"`).join(' or ')}` }).default(CODEC_PROFILES[0]),
   SIM_SIP_UDP_PORT: portNumber().optional(),
   SIM_SIP_EDGE_URL: z.string().regex(/^wss?:\/\/[^\s/]+(\/\S*)?$/, 'must be a ws:// or wss:// URL').optional(),
   SIM_EDGE_PROFILE: z.enum(EDGE_PROFILES, { error: `must be ${EDGE_PROFILES.map((profile) => `"${profile}"`).join(', ')}` }).default(EDGE_PROFILES[0]),
@@ -81,6 +83,8 @@ export interface SimulatorConfig {
    * addresses to 127.0.0.1, so a browser with default settings gets audio; `loopback`, 127.0.0.1 alone.
    */
   mediaAddresses: MediaAddressMode;
+  /** The codecs each call offers the page: `opus` (the default), Opus first and PCMU second; `pcmu-only`. */
+  codecs: CodecProfile;
   /** SIP over UDP on 127.0.0.1 at this port (0: a free one), for an edge that relays the pages' SIP; unset: none. */
   sipUdpPort?: number;
   /** The edge's WebSocket URL, given to the pages as their session's `websocketUrl`; unset: the simulator's `/sip`. */
@@ -112,6 +116,7 @@ export function parseSimulatorConfig(env: Record<string, string | undefined>, op
     queueAnswerTimeoutMs: e.SIM_QUEUE_ANSWER_TIMEOUT_MS,
     ...(e.SIM_MEDIA_TIMEOUT_MS !== undefined ? { mediaTimeoutMs: e.SIM_MEDIA_TIMEOUT_MS } : {}),
     mediaAddresses: e.SIM_MEDIA_ADDRESSES,
+    codecs: e.SIM_CODECS,
     ...(e.SIM_SIP_UDP_PORT !== undefined ? { sipUdpPort: e.SIM_SIP_UDP_PORT } : {}),
     ...(e.SIM_SIP_EDGE_URL !== undefined ? { sipEdgeUrl: e.SIM_SIP_EDGE_URL } : {}),
     edgeProfile: e.SIM_EDGE_PROFILE,

@@ -13,11 +13,14 @@ import { API_KEY_FORMAT } from './service/accounts.js';
 import { DEFAULT_SIM_API_KEY } from './config.js';
 import type { SimulatorEdgeProfile } from './http/control-client.js';
 import { EDGE_PROFILES, isEdgeProfile } from './sip/edge/edge-profile.js';
+import { CODEC_PROFILES, type CodecProfile } from './media/audio-codec.js';
 import type { MediaAddressMode } from './media/media-address-mode.js';
 import { startSimulator as startService } from './server.js';
 
 export { createSimulatorControl, SimulatorControlError } from './http/control-client.js';
 export type { MediaAddressMode } from './media/media-address-mode.js';
+export type { CodecProfile } from './media/audio-codec.js';
+export type { Impairment, MediaDirection } from './media/impairment.js';
 export type { SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile } from './http/control-client.js';
 export type { InboundCallRecord, RegistrationRecord, SimulatedCall, SimulatedCallRecord, SimulatedMedia, SimulatorControl, SimulatorFault } from './http/control-client.js';
 
@@ -60,6 +63,11 @@ export interface SimulatorOptions {
    * machine's.
    */
   mediaAddresses?: MediaAddressMode;
+  /**
+   * The codecs each call's audio offers the page: `'opus'` (the default), Opus (48 kHz, in-band FEC, mono, 20 ms)
+   * first and PCMU second, as hosted voice services offer browsers; `'pcmu-only'`, G.711 PCMU alone.
+   */
+  codecs?: CodecProfile;
   /**
    * The SIP edge it speaks as, at start and after every `reset()` (the control API's `setEdge` changes it for what
    * comes next): `'kamailio'` (the default: answers CRLF keep-alives, confirms outbound), `'no-crlf-pong'`
@@ -109,6 +117,9 @@ export class SimulatorOptionsError extends Error {
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const apiKey = options.apiKey ?? DEFAULT_API_KEY;
   if (!API_KEY_FORMAT.test(apiKey)) throw new SimulatorOptionsError('startSimulator: apiKey must be "vsk_" followed by 32 letters or digits');
+  if (options.codecs !== undefined && !CODEC_PROFILES.includes(options.codecs)) {
+    throw new SimulatorOptionsError(`startSimulator: codecs must be ${CODEC_PROFILES.map((profile) => `"${profile}"`).join(' or ')}`);
+  }
   if (options.edgeProfile !== undefined && !isEdgeProfile(options.edgeProfile)) {
     throw new SimulatorOptionsError(`startSimulator: edgeProfile must be ${EDGE_PROFILES.map((profile) => `"${profile}"`).join(', ')}`);
   }

@@ -10,6 +10,7 @@ import { FaultPlan } from './service/faults.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import type { EdgeProfile } from './sip/edge/edge-profile.js';
 import { EdgeState } from './sip/edge/edge-state.js';
+import type { CodecProfile } from './media/audio-codec.js';
 import type { MediaAddressMode } from './media/media-address-mode.js';
 import { DEFAULT_QUOTA, RateLimiter } from './http/rate-limit.js';
 import type { RecipientTimings } from './service/recipients.js';
@@ -39,6 +40,8 @@ export interface SimulatorOptions extends Omit<RecipientTimings, 'noAnswerMs'> {
    * offers 127.0.0.1 alone, for browsers started with loopback switches.
    */
   mediaAddresses?: MediaAddressMode;
+  /** The codecs each call offers the page (`CodecProfile`): `opus` (the default), Opus then PCMU; `pcmu-only`. */
+  codecs?: CodecProfile;
   /**
    * SIP over UDP on 127.0.0.1 at this port (0: a free one), where an edge in front of the simulator relays the
    * pages' SIP (`SipUdpSide`); unset, the simulator speaks SIP over its WebSocket only.
@@ -91,6 +94,7 @@ function createService(options: SimulatorOptions, host: string, publicUrl: () =>
     mediaTimeoutMs: options.mediaTimeoutMs,
     toneMs: options.toneMs ?? 1000,
     mediaAddresses: options.mediaAddresses ?? 'host',
+    codecs: options.codecs ?? 'opus',
     webhookFaults: faults,
     edge: new EdgeState(options.edgeProfile),
   });

@@ -1,6 +1,8 @@
 import { HttpError } from '../../contract/http-error.js';
 import type { CallFacts } from './call-facts.js';
 import { CallRunner, type CallRunnerDeps } from './call-runner.js';
+import type { Impairment, MediaDirection } from '../media/impairment.js';
+import type { CodecProfile } from '../media/audio-codec.js';
 import type { MediaAddressMode } from '../media/media-address-mode.js';
 import { createMediaPeer, type MediaCounts } from '../media/media.js';
 import type { CallMixer } from '../media/mixer.js';
@@ -34,6 +36,8 @@ export interface BrowserCallsOptions {
   toneMs: number;
   /** Where each call's media gathers and whom it may pair with (`selectMediaAddresses`). */
   mediaAddresses: MediaAddressMode;
+  /** The codecs the media offers (`CodecProfile`); default `opus`. */
+  codecs?: CodecProfile | undefined;
   timings: CallRunnerDeps['timings'];
   now: () => number;
   /** The recipient answered a call placed with `record: true` (spec 2.6): its recording starts. */
@@ -73,12 +77,12 @@ export class BrowserCalls {
 
   /** Records an admitted call and sends its INVITE; resolves with the call as it is once the INVITE is out. */
   async create(owner: string, session: BrowserSession, input: CreateCallInput): Promise<BrowserCall> {
-    const { sip, toneMs, mediaAddresses, timings, now } = this.options;
+    const { sip, toneMs, mediaAddresses, codecs, timings, now } = this.options;
     const call = newCall(session, input, new Date(now()).toISOString());
     this.calls.set(call.id, { owner, value: call });
     const runner = new CallRunner(call, {
       sip,
-      createMedia: () => createMediaPeer({ toneMs, now, addresses: mediaAddresses }),
+      createMedia: () => createMediaPeer({ toneMs, now, addresses: mediaAddresses, codecs }),
       // A runner still finishing after reset() updates a call the service has forgotten: let it be.
       update: (callId, patch) => (this.calls.has(callId) ? this.update(callId, patch) : { ...call, ...patch }),
       timings,
@@ -171,6 +175,13 @@ export class BrowserCalls {
   blackholeMedia(ms: number, id?: string): void {
     for (const [callId, runner] of this.runners) {
       if ((id === undefined || callId === id) && this.calls.get(callId)?.value.busy) runner.blackholeMedia(ms);
+    }
+  }
+
+  /** Impairs `direction` of the media of the call `id`, or of every call still busy (the `media-impair` fault). */
+  impairMedia(direction: MediaDirection, impairment: Impairment | undefined, seed: number, id?: string): void {
+    for (const [callId, runner] of this.runners) {
+      if ((id === undefined || callId === id) && this.calls.get(callId)?.value.busy) runner.impairMedia(direction, impairment, seed);
     }
   }
 

@@ -44,6 +44,8 @@ export interface CallFacts {
   iceRestarts: number;
   /** The audio formats the page's last re-INVITE offered, by `rtpmap` name in its order; null before any. */
   lastReofferFormats: string[] | null;
+  /** The Opus `a=fmtp` parameters of the page's last re-INVITE (RFC 7587 section 6.1); null before any, or without Opus. */
+  lastReofferOpus: string | null;
   /**
    * Requests the service sent in the dialog of its own accord (an edge's PRACKs and session refreshes, a hold) and
    * the page's final status code to each, oldest first.
@@ -66,6 +68,7 @@ export function initialFacts(call: { state: StateEntered['state']; createdAt: st
     reinvites: 0,
     iceRestarts: 0,
     lastReofferFormats: null,
+    lastReofferOpus: null,
     edgeRequests: [],
   };
 }

@@ -1,5 +1,6 @@
 import { initialFacts, type CallFacts } from './call-facts.js';
 import { LegMedia } from './leg-media.js';
+import type { Impairment, MediaDirection } from '../media/impairment.js';
 import type { MediaCounts, MediaPeer } from '../media/media.js';
 import type { CallMixer } from '../media/mixer.js';
 import type { BrowserCall, BrowserCallState, CallError } from '../service/model.js';
@@ -156,6 +157,11 @@ export class CallRunner {
   /** The `media-blackhole` fault: the call's media path drops everything, both ways, for `ms`. */
   blackholeMedia(ms: number): void {
     this.media?.blackhole(ms);
+  }
+
+  /** The `media-impair` fault: one direction of the call's audio impaired, or no more (`undefined`). */
+  impairMedia(direction: MediaDirection, impairment: Impairment | undefined, seed: number): void {
+    this.media?.impair(direction, impairment, seed);
   }
 
   /** Cancels every timer and closes media without touching the record (simulator reset). */

@@ -1,4 +1,6 @@
 import type { CallFacts } from './call-facts.js';
+import { opusParameters } from '../media/agreed-audio.js';
+import type { Impairment, MediaDirection } from '../media/impairment.js';
 import type { MediaCounts, MediaPeer } from '../media/media.js';
 import { CallMixer } from '../media/mixer.js';
 import { sipInfoDigit } from '../sip/sip-info-dtmf.js';
@@ -65,6 +67,7 @@ export class LegMedia {
     if (this.closed) throw new Error('the call has no media to offer to');
     this.facts.reinvites++;
     this.facts.lastReofferFormats = audioFormats(sdp);
+    this.facts.lastReofferOpus = opusParameters(sdp);
     const answer = await this.peer.answerReoffer(sdp);
     if (answer.iceRestart) this.facts.iceRestarts++;
     return answer.sdp;
@@ -78,6 +81,11 @@ export class LegMedia {
   /** The `media-blackhole` fault: the path drops everything, both ways, for `ms`. */
   blackhole(ms: number): void {
     this.peer.blackhole(ms);
+  }
+
+  /** The `media-impair` fault: `direction` of the leg's audio impaired as `impairment` says, or no more (`undefined`). */
+  impair(direction: MediaDirection, impairment: Impairment | undefined, seed: number): void {
+    this.peer.impair(direction, impairment, seed);
   }
 
   counts(): MediaCounts {

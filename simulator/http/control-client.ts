@@ -12,6 +12,7 @@
 import type { BrowserCallRecord as SimulatedCallRecord } from '../../contract/browser-call.js';
 import type { QueueCallRecord as InboundCallRecord } from '../../contract/queue-call.js';
 import type { SimulatorEdge, SimulatorEdgeInput } from './control-edge-shapes.js';
+import type { Impairment, MediaDirection } from '../media/impairment.js';
 
 export type { SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile } from './control-edge-shapes.js';
 // The records are the contract's, under the names the package has always given them: a browser call as its
@@ -32,6 +33,8 @@ export interface SimulatedMedia {
   lastPacketFromBrowserAt: number | null;
   /** Packets the simulator sent the page (a tone, then the page's own audio echoed). */
   packetsToBrowser: number;
+  /** The codec the call's audio runs on, as the page's answer agreed it. */
+  codec: 'opus' | 'pcmu';
 }
 
 /**
@@ -67,6 +70,8 @@ export interface SimulatedCall<Record = SimulatedCallRecord> {
     iceRestarts: number;
     /** The audio formats the page's last re-INVITE offered, by `rtpmap` name (`PCMU/8000`) in its order; null before any. */
     lastReofferFormats: string[] | null;
+    /** The Opus parameters (`useinbandfec=1;...`) of the page's last re-INVITE; null before any, or without Opus. */
+    lastReofferOpus: string | null;
     /**
      * Requests the service sent in the dialog of its own accord (an `asterisk` edge's PRACKs and session
      * refreshes, a hold) and the page's final status code to each, oldest first.
@@ -102,6 +107,11 @@ export type SimulatorFault =
   | (FaultTarget & { fault: 'stall-sip-socket'; sessionId?: string })
   /** Does the request, then drops every packet of the media of `callId` (or every call in progress), both ways, for `ms`. */
   | (FaultTarget & { fault: 'media-blackhole'; ms: number; callId?: string })
+  /**
+   * Does the request, then impairs the media of `callId` (or every call in progress) in `direction` (default
+   * both) from then on: loss, random or bursty, delay, jitter, reordering, a rate cap; `null` lifts it.
+   */
+  | (FaultTarget & { fault: 'media-impair'; impairment: Impairment | null; direction?: MediaDirection | 'both'; seed?: number; callId?: string })
   /**
    * Does the request, then restarts the SIP edge for `seconds`: every SIP socket drops at once with no closing
    * handshake (their registrations with them), and new WebSockets are refused until it is back.

@@ -1,7 +1,8 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { MiddlewareHandler } from 'hono';
 import { errorResponse, HttpError } from '../../contract/http-error.js';
-import type { FaultPlan } from '../service/faults.js';
+import type { MediaDirection } from '../media/impairment.js';
+import type { FaultPlan, RequestFault } from '../service/faults.js';
 import type { VoiceService } from '../service/voice-service.js';
 
 /**
@@ -25,6 +26,12 @@ async function withdrawInviteOf(service: VoiceService, response: Response): Prom
   } catch (error) {
     if (!(error instanceof HttpError && error.code === 'invite_not_ringing')) throw error;
   }
+}
+
+/** The `media-impair` fault's work once the request ran: each direction it names, its own seed so they differ. */
+function impairOf(service: VoiceService, fault: Extract<RequestFault, { fault: 'media-impair' }>): void {
+  const directions: MediaDirection[] = fault.direction === 'both' ? ['to-browser', 'from-browser'] : [fault.direction];
+  directions.forEach((direction, i) => service.calls.impairMedia(direction, fault.impairment ?? undefined, (fault.seed + i) >>> 0, fault.callId));
 }
 
 /**
@@ -62,7 +69,11 @@ export function injectFaults(faults: FaultPlan, service: VoiceService): Middlewa
         return;
       case 'media-blackhole':
         await next();
-        service.blackholeMedia(fault.ms, fault.callId);
+        service.calls.blackholeMedia(fault.ms, fault.callId);
+        return;
+      case 'media-impair':
+        await next();
+        impairOf(service, fault);
         return;
       case 'withdraw-invite':
         await next();

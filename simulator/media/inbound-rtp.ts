@@ -1,11 +1,14 @@
 import type { RtpPacket } from 'werift';
 import { mulawRms } from './g711.js';
-import { PCMU_CLOCK_RATE, PCMU_PAYLOAD_TYPE, TELEPHONE_EVENT_PAYLOAD_TYPE } from './loopback-webrtc.js';
+import { agreedAudio } from './agreed-audio.js';
+import { pcmuCodec, type AudioCodec } from './audio-codec.js';
+import { PCMU_PAYLOAD_TYPE, TELEPHONE_EVENT_PAYLOAD_TYPE } from './loopback-webrtc.js';
 import { dtmfDigit, parseTelephoneEvent } from './telephone-event.js';
 
 /**
- * What the simulated recipient hears of the browser's RTP: PCMU audio, counted and measured for voice, and
- * RFC 4733 telephone-events, counted apart and reported as DTMF digits once per event.
+ * What the simulated recipient hears of the browser's RTP: audio in the agreed codec (PCMU or Opus), counted,
+ * decoded to mu-law frames and measured for voice, and RFC 4733 telephone-events, counted apart and reported as
+ * DTMF digits once per event.
  */
 
 /** RMS (linear int16) above which a packet counts as voiced; mu-law silence decodes to 0, its smallest step is 8. */
@@ -13,9 +16,9 @@ export const VOICE_RMS_THRESHOLD = 100;
 
 /** Counters of the browser's packets, as the media peer reports them in `MediaCounts`. */
 export interface InboundCounts {
-  /** RTP audio packets received (PCMU), excluding telephone-event. */
+  /** RTP audio packets received (PCMU or Opus), excluding telephone-event. */
   packetsFromBrowser: number;
-  /** Payload bytes of those packets (PCMU: one byte per sample). */
+  /** Payload bytes of those packets, as they came (PCMU: one byte per sample). */
   bytesFromBrowser: number;
   /** Packets whose decoded mu-law RMS exceeds {@link VOICE_RMS_THRESHOLD}; lets tests see mute. */
   voicedPacketsFromBrowser: number;
@@ -41,8 +44,11 @@ export class InboundRtp {
   // RFC 4733 section 2.5.1.4: an event's end packet is sent three times, all with the event's timestamp;
   // remembering the last few reported timestamps also absorbs a late retransmission.
   private readonly reportedEvents: number[] = [];
-  /** The payload type the browser's telephone-events carry: ours, unless {@link agreeTelephoneEvent} read another. */
-  private telephoneEventType = TELEPHONE_EVENT_PAYLOAD_TYPE;
+  /** The payload types the browser's telephone-events carry: ours, unless {@link agree} read others. */
+  private telephoneEventTypes = [TELEPHONE_EVENT_PAYLOAD_TYPE];
+  /** The audio's payload type and codec: PCMU until {@link agree} read the call's. */
+  private audioType = PCMU_PAYLOAD_TYPE;
+  private codec: AudioCodec = pcmuCodec;
 
   constructor(private readonly now: () => number) {}
 
@@ -52,30 +58,32 @@ export class InboundRtp {
   }
 
   /**
-   * Takes the payload type of telephone-event on PCMU's clock from our answer to the browser's offer (the 2xx to
-   * an offerless INVITE): the browser's own, which the answer keeps (RFC 3264 section 6.1; RFC 4733 section 7.1.1).
-   * Returns the answer as it came.
+   * Takes the call's audio from its answer (`agreedAudio`): the payload types the browser sends audio and
+   * telephone-events on (in the 2xx to an offerless INVITE, the browser's own, which our answer keeps: RFC 3264
+   * section 6.1; RFC 4733 section 7.1.1), and the codec that reads its audio.
    */
-  agreeTelephoneEvent(answer: string): string {
-    const type = new RegExp(`^a=rtpmap:(\\d+) telephone-event/${PCMU_CLOCK_RATE}\\s*$`, 'im').exec(answer)?.[1];
-    if (type !== undefined) this.telephoneEventType = Number(type);
-    return answer;
+  agree(answer: string, codec: AudioCodec): void {
+    const agreed = agreedAudio(answer);
+    this.audioType = agreed.payloadType;
+    if (agreed.telephoneEvents.length > 0) this.telephoneEventTypes = agreed.telephoneEvents;
+    this.codec = codec;
   }
 
-  /** Counts one packet from the browser; true when it is PCMU audio, which the recipient may echo. */
-  receive(rtp: RtpPacket): boolean {
+  /** Counts one packet from the browser; its audio as mu-law frames, which the recipient may echo, or none. */
+  receive(rtp: RtpPacket): Buffer | undefined {
     const pt = rtp.header.payloadType;
-    if (pt === this.telephoneEventType) {
+    if (this.telephoneEventTypes.includes(pt)) {
       this.counts.dtmfPacketsFromBrowser++; // RFC 4733 events are signalling, not audio: never echoed
       this.onTelephoneEvent(rtp);
-      return false;
+      return undefined;
     }
-    if (pt !== PCMU_PAYLOAD_TYPE) return false;
+    if (pt !== this.audioType) return undefined;
     this.counts.packetsFromBrowser++;
     this.counts.bytesFromBrowser += rtp.payload.length;
-    if (mulawRms(rtp.payload) > VOICE_RMS_THRESHOLD) this.counts.voicedPacketsFromBrowser++;
+    const frames = this.codec.decode(rtp.payload);
+    if (mulawRms(frames) > VOICE_RMS_THRESHOLD) this.counts.voicedPacketsFromBrowser++;
     this.counts.lastPacketFromBrowserAt = this.now();
-    return true;
+    return frames;
   }
 
   private onTelephoneEvent(rtp: RtpPacket): void {

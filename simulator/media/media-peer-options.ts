@@ -1,3 +1,4 @@
+import type { CodecProfile } from './audio-codec.js';
 import type { MediaAddressMode } from './media-address-mode.js';
 
 /**
@@ -20,4 +21,6 @@ export interface MediaPeerOptions {
    * 127.0.0.1 alone; `host`, this machine's interface addresses as well, which a browser with default settings pairs with.
    */
   addresses?: MediaAddressMode;
+  /** Which codecs it offers: `opus` (the default), Opus first and PCMU second, as hosted services do; `pcmu-only`, PCMU alone. */
+  codecs?: CodecProfile;
 }

@@ -2,75 +2,33 @@
  * Recipient audio endpoint of the local voice-service simulator.
  *
  * The simulator INVITEs a browser (SIP.js in Chromium); this module produces the
- * SDP offer, accepts the browser's answer, plays a short 440 Hz PCMU tone (`TonePlayer`) and then
- * echoes the browser's audio back (`PcmuSender`), counting everything it sees (`InboundRtp`).
+ * SDP offer (Opus first, PCMU second, unless its profile is `pcmu-only`), accepts the browser's answer, plays a
+ * short 440 Hz tone (`TonePlayer`) and then echoes the browser's audio back (`AudioSender`) in the codec the
+ * answer agreed, counting everything it sees (`InboundRtp`).
  * It gathers on, pairs with and sends to this machine's own addresses only: see `selectMediaAddresses`.
  */
 import { RTCPeerConnection, type RtpPacket } from 'werift';
-import { InboundRtp, type InboundCounts } from './inbound-rtp.js';
-import { blackholeUntil, disableStun, mediaPeerConfig } from './loopback-webrtc.js';
+import { InboundRtp } from './inbound-rtp.js';
+import type { Impairment, MediaDirection } from './impairment.js';
+import type { AudioParty, MediaCounts, MediaPeer, MediaPhase } from './media-peer.js';
+import { agreedAudio } from './agreed-audio.js';
+import { createOpusCodec, pcmuCodec, type AudioCodec } from './audio-codec.js';
+import { disableStun, mediaPeerConfig, withPtime } from './loopback-webrtc.js';
+import { blackholeUntil, impairMedia, type GateClock } from './media-path-gate.js';
 import { selectMediaAddresses, usableCandidatesSdp, type MediaAddresses } from './media-addresses.js';
 import type { MediaPeerOptions } from './media-peer-options.js';
-import { PcmuSender } from './outbound-rtp.js';
+import { AudioSender } from './outbound-rtp.js';
 import { TonePlayer } from './tone.js';
 
 export type { MediaPeerOptions } from './media-peer-options.js';
-
-/** Packet/byte counters of one call, as seen by the simulator. */
-export interface MediaCounts extends InboundCounts {
-  /** RTP packets handed to werift for sending (tone + echo). */
-  packetsToBrowser: number;
-}
+export type { AudioParty, MediaCounts, MediaPeer, MediaPhase } from './media-peer.js';
 
 /** How long an answer with no candidate the peer may use waits for the browser's first check (`untilFirstCheck`). */
 const FIRST_CHECK_WAIT_MS = 5000;
 
-/** Whose audio a tapped frame is: the page's (what the browser sent) or the far party's (what the simulator sent it). */
-export type AudioParty = 'browser' | 'far';
-
-/** What the media peer is doing: waiting for DTLS, playing the tone, echoing, sending a monitor's audio, or done. */
-export type MediaPhase = 'idle' | 'tone' | 'echo' | 'monitor' | 'closed';
-
 /** The session's ICE username fragment (RFC 8839 section 5.4), from its first media section that has one. */
 function iceUfrag(sdp: string): string | undefined {
   return /^a=ice-ufrag:(\S+)/m.exec(sdp)?.[1];
-}
-
-/** One simulated recipient audio endpoint backed by a werift RTCPeerConnection. */
-export interface MediaPeer {
-  /** Full non-trickle SDP offer: PCMU/8000 pt 0 + telephone-event/8000 pt 101 (0-16), sendrecv, candidates included. */
-  createOffer(): Promise<string>;
-  /** Apply the browser's SDP answer (ICE candidates not on this machine's addresses, or `.local`, are dropped first). */
-  acceptAnswer(sdp: string): Promise<void>;
-  /** Resolves when `pc.connectionState` is 'connected'; rejects on 'failed'/'closed' (or close()) before that. */
-  readonly connected: Promise<void>;
-  /** Current phase; 'closed' after close(). */
-  readonly phase: MediaPhase;
-  /** Snapshot of the counters. */
-  counts(): MediaCounts;
-  /**
-   * Calls `listener` once per RFC 4733 DTMF event received (`'0'`-`'9'`, `'*'`, `'#'`, `'A'`-`'D'`), when its
-   * first end packet arrives; the repeated end packets and retransmissions are not reported again.
-   */
-  onDtmf(listener: (digit: string) => void): void;
-  /**
-   * Answers the page's new offer in the dialog (a re-INVITE, RFC 3261 section 14). An offer with new ICE
-   * credentials is an ICE restart (RFC 8839 section 4.4.1.1.1): new checks run on the same sockets, and DTLS and
-   * SRTP carry on over the pair they find.
-   */
-  answerReoffer(sdp: string): Promise<{ sdp: string; iceRestart: boolean }>;
-  /** Answers the offer of the page's 2xx to an offerless INVITE (RFC 3261 section 13.2.1), on a peer that made none. */
-  answerOffer(sdp: string): Promise<string>;
-  /** Holds the call (sends nothing to the page, as a service holding without music) or resumes it. */
-  hold(held: boolean): void;
-  /** Drops every datagram of the call's media path (RTP, DTLS, ICE checks), both ways, for `ms`. */
-  blackhole(ms: number): void;
-  /** Calls `listener` with every PCMU payload the page sent and every one sent to the page (tone and echo). */
-  tap(listener: (party: AudioParty, payload: Buffer) => void): void;
-  /** Sends one PCMU frame to the page (a monitor leg's audio); dropped before the media connected or after close. */
-  send(payload: Buffer): void;
-  /** Idempotent: stops the tone timer and closes the peer connection (sockets, timers). */
-  close(): Promise<void>;
 }
 
 /** The media peer on werift: the connection's setup and phases; the audio itself is the three files above. */
@@ -79,12 +37,17 @@ class WeriftMediaPeer implements MediaPeer {
   private currentPhase: MediaPhase = 'idle';
   private readonly addresses: MediaAddresses;
   private readonly pc: RTCPeerConnection;
-  private readonly sender: PcmuSender;
+  private readonly sender: AudioSender;
+  /** The codec the answer agreed (`agree`); PCMU until then. */
+  private codec: AudioCodec = pcmuCodec;
   private readonly inbound: InboundRtp;
   private readonly tone: TonePlayer;
   private readonly toneMs: number;
   private readonly monitor: boolean;
   private readonly now: () => number;
+  private readonly clock: GateClock;
+  /** Each direction's impairment and seed, put again on the sockets each time the local description gathers. */
+  private readonly impairments: Partial<Record<MediaDirection, { impairment: Impairment; seed: number }>> = {};
   private readonly taps: Array<(party: AudioParty, payload: Buffer) => void> = [];
   private closing: Promise<void> | undefined;
   private settled = false;
@@ -101,14 +64,15 @@ class WeriftMediaPeer implements MediaPeer {
     this.monitor = options.monitor ?? false;
     const now = options.now ?? Date.now;
     this.now = now;
+    this.clock = { now, setTimeout: (run, ms) => setTimeout(run, ms) };
     this.addresses = selectMediaAddresses(options.addresses ?? 'loopback');
     const onCheck = (): void => {
       this.checkSeen = true;
       this.wakeOnCheck?.();
     };
-    this.pc = new RTCPeerConnection(mediaPeerConfig(this.addresses, onCheck));
+    this.pc = new RTCPeerConnection(mediaPeerConfig(this.addresses, onCheck, options.codecs ?? 'opus'));
     const transceiver = this.pc.addTransceiver('audio', { direction: this.monitor ? 'sendonly' : 'sendrecv' });
-    this.sender = new PcmuSender(transceiver.sender, now);
+    this.sender = new AudioSender(transceiver.sender, now);
     this.inbound = new InboundRtp(now);
     this.tone = new TonePlayer((frame) => this.sendFar(frame));
     this.connected = new Promise<void>((resolve, reject) => ([this.resolveConnected, this.rejectConnected] = [resolve, reject]));
@@ -137,7 +101,7 @@ class WeriftMediaPeer implements MediaPeer {
   async createOffer(): Promise<string> {
     const offer = await this.pc.createOffer();
     disableStun(this.pc);
-    return this.describeLocally(offer);
+    return withPtime(await this.describeLocally(offer));
   }
 
   async acceptAnswer(sdp: string): Promise<void> {
@@ -145,6 +109,18 @@ class WeriftMediaPeer implements MediaPeer {
     const usable = usableCandidatesSdp(sdp, this.addresses);
     if (!/^a=candidate:/m.test(usable)) await this.untilFirstCheck();
     await this.pc.setRemoteDescription({ type: 'answer', sdp: usable });
+    this.agree(sdp);
+  }
+
+  /** The call's audio as `answer` agreed it (`agreedAudio`): the codec both ways, and what the page sends on. */
+  private agree(answer: string): void {
+    const { codec } = agreedAudio(answer);
+    if (codec !== this.codec.name) {
+      this.codec.close();
+      this.codec = codec === 'opus' ? createOpusCodec() : pcmuCodec;
+    }
+    this.inbound.agree(answer, this.codec);
+    this.sender.codec = this.codec;
   }
 
   /**
@@ -193,7 +169,9 @@ class WeriftMediaPeer implements MediaPeer {
     await this.pc.setRemoteDescription({ type: 'offer', sdp: usableCandidatesSdp(sdp, this.addresses) });
     const answer = await this.pc.createAnswer();
     disableStun(this.pc);
-    return this.inbound.agreeTelephoneEvent(await this.describeLocally(answer));
+    const local = await this.describeLocally(answer);
+    this.agree(local);
+    return local;
   }
 
   hold(held: boolean): void {
@@ -209,6 +187,10 @@ class WeriftMediaPeer implements MediaPeer {
     }
     const sdp = this.pc.localDescription?.sdp;
     if (!sdp) throw new Error('werift produced no local description');
+    // Gathering made the sockets: an impairment set before them applies from here.
+    for (const [direction, set] of Object.entries(this.impairments) as Array<[MediaDirection, { impairment: Impairment; seed: number }]>) {
+      impairMedia(this.pc, direction, set.impairment, set.seed, this.clock);
+    }
     return sdp;
   }
 
@@ -220,6 +202,7 @@ class WeriftMediaPeer implements MediaPeer {
       voicedPacketsFromBrowser: inbound.voicedPacketsFromBrowser,
       dtmfPacketsFromBrowser: inbound.dtmfPacketsFromBrowser,
       packetsToBrowser: this.sender.sent,
+      codec: this.codec.name,
       lastPacketFromBrowserAt: inbound.lastPacketFromBrowserAt,
     };
   }
@@ -229,7 +212,13 @@ class WeriftMediaPeer implements MediaPeer {
   }
 
   blackhole(ms: number): void {
-    blackholeUntil(this.pc, this.now() + ms, this.now);
+    blackholeUntil(this.pc, this.now() + ms, this.clock);
+  }
+
+  impair(direction: MediaDirection, impairment: Impairment | undefined, seed: number): void {
+    if (impairment) this.impairments[direction] = { impairment, seed };
+    else delete this.impairments[direction];
+    impairMedia(this.pc, direction, impairment, seed, this.clock);
   }
 
   tap(listener: (party: AudioParty, payload: Buffer) => void): void {
@@ -247,6 +236,7 @@ class WeriftMediaPeer implements MediaPeer {
       this.tone.stop();
       this.fail('closed');
       await this.pc.close();
+      this.codec.close();
     })();
     return this.closing;
   }
@@ -269,12 +259,13 @@ class WeriftMediaPeer implements MediaPeer {
   private onRtp(rtp: RtpPacket): void {
     if (this.currentPhase === 'closed') return;
     // A monitor leg takes nothing from the page (spec 2.6): what a page sends anyway is counted, never used.
-    if (!this.inbound.receive(rtp) || this.monitor) return;
-    for (const listener of this.taps) listener('browser', rtp.payload);
-    if (this.currentPhase !== 'echo') return;
+    const frames = this.inbound.receive(rtp);
+    if (!frames || this.monitor) return;
+    for (const listener of this.taps) listener('browser', frames);
+    if (this.currentPhase !== 'echo' || frames.length === 0) return;
     if (rtp.header.marker) this.sender.newTalkspurt(); // browser resumed after a pause: so do we
     // Copy: werift keeps sent packets in its retransmission cache.
-    this.sendFar(Buffer.from(rtp.payload));
+    this.sendFar(Buffer.from(frames));
   }
 
   /** Sends the far party's frame (tone or echo) to the page, and shows it to the taps. */

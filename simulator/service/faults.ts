@@ -16,6 +16,20 @@ const base = { method, path, count };
 /** Which webhooks a webhook fault takes: spec 6.1's events (`*` either), of one queue or of any. */
 const webhookBase = { event: z.enum(['call.received', 'call.ended', '*']), queueId: z.string().min(1).optional(), count };
 
+/** A media path's impairment (`Impairment`), each figure bounded to what a network can do. */
+const impairmentInput = z.strictObject({
+  lossPercent: z.number().min(0).max(100).optional(),
+  burstPackets: z.number().min(1).max(1000).optional(),
+  delayMs: z.number().min(0).max(10_000).optional(),
+  jitterMs: z.number().min(0).max(5_000).optional(),
+  reorderPercent: z.number().min(0).max(100).optional(),
+  rateKbps: z.number().min(1).max(1_000_000).optional(),
+  queueMs: z.number().min(0).max(10_000).optional(),
+});
+
+/** The losses' seed when a `media-impair` fault names none: the same path every run. */
+export const DEFAULT_IMPAIRMENT_SEED = 44;
+
 export const faultInput = z.discriminatedUnion('fault', [
   /** Runs the request (the work is committed), then closes the connection without an answer. */
   z.strictObject({ ...base, fault: z.literal('drop-response') }),
@@ -43,6 +57,19 @@ export const faultInput = z.discriminatedUnion('fault', [
    * RTP, DTLS and ICE checks, both ways, for `ms`.
    */
   z.strictObject({ ...base, fault: z.literal('media-blackhole'), ms: z.number().int().min(1).max(60_000), callId: z.string().min(1).optional() }),
+  /**
+   * Runs the request, then impairs the media of `callId` (or of every call in progress) in `direction` (default
+   * both) as `impairment` says from then on, replacing what impaired it before; `null` lifts it. `seed` draws the
+   * losses, so a run replays.
+   */
+  z.strictObject({
+    ...base,
+    fault: z.literal('media-impair'),
+    callId: z.string().min(1).optional(),
+    direction: z.enum(['to-browser', 'from-browser', 'both']).default('both'),
+    impairment: impairmentInput.nullable(),
+    seed: z.number().int().min(0).max(0xffffffff).default(DEFAULT_IMPAIRMENT_SEED),
+  }),
   /** Runs the request, then restarts the SIP edge for `seconds`: every socket drops, and new ones are refused meanwhile. */
   z.strictObject({ ...base, fault: z.literal('edge-restart'), seconds: z.number().min(0).max(600) }),
   /**

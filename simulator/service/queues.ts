@@ -1,6 +1,7 @@
 import { HttpError } from '../../contract/http-error.js';
 import type { QueueEvent, QueueEventName } from '../../contract/queue-webhook.js';
 import { initialFacts, type CallFacts } from '../calls/call-facts.js';
+import type { CodecProfile } from '../media/audio-codec.js';
 import type { MediaAddressMode } from '../media/media-address-mode.js';
 import { createMediaPeer, type MediaCounts } from '../media/media.js';
 import type { CallMixer } from '../media/mixer.js';
@@ -36,6 +37,8 @@ export interface QueueDeskOptions extends Omit<QueueBridgeDeps, 'createMedia'> {
   toneMs: number;
   /** Where each bridge's media gathers and whom it may pair with (`selectMediaAddresses`). */
   mediaAddresses: MediaAddressMode;
+  /** The codecs the media offers (`CodecProfile`); default `opus`. */
+  codecs?: CodecProfile | undefined;
 }
 
 /** The agent a dequeue bridges to: its id and the session its page registered under. */
@@ -120,7 +123,7 @@ export class QueueDesk {
     const found = id === undefined ? undefined : this.calls.get(id);
     if (!found) throw new HttpError(409, 'queue_empty', 'nobody is waiting in this queue');
     this.set(found, 'dequeuing', { agentId: agent.agentId, answeredAt: null });
-    const bridge = new QueueBridge(found.value.id, found.facts, { ...this.options, createMedia: () => createMediaPeer({ toneMs: this.options.toneMs, now: this.options.now, addresses: this.options.mediaAddresses }) }, {
+    const bridge = new QueueBridge(found.value.id, found.facts, { ...this.options, createMedia: () => createMediaPeer({ toneMs: this.options.toneMs, now: this.options.now, addresses: this.options.mediaAddresses, codecs: this.options.codecs }) }, {
       answered: () => this.set(found, 'established', { answeredAt: this.stamp() }),
       unanswered: () => this.requeue(found),
       ended: () => void this.finish(found),

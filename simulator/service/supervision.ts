@@ -1,6 +1,7 @@
 import { HttpError } from '../../contract/http-error.js';
 import type { BrowserCalls } from '../calls/browser-calls.js';
 import type { CallFacts } from '../calls/call-facts.js';
+import type { CodecProfile } from '../media/audio-codec.js';
 import type { MediaAddressMode } from '../media/media-address-mode.js';
 import { createMediaPeer, type MediaCounts } from '../media/media.js';
 import type { CallMixer } from '../media/mixer.js';
@@ -34,6 +35,8 @@ export interface SupervisionDeps {
   agentAnswerTimeoutMs: number;
   /** Where each monitor leg's media gathers and whom it may pair with (`selectMediaAddresses`). */
   mediaAddresses: MediaAddressMode;
+  /** The codecs the media offers (`CodecProfile`); default `opus`. */
+  codecs?: CodecProfile | undefined;
   now: () => number;
 }
 
@@ -59,10 +62,10 @@ export class Supervision {
     const call = this.inProgress(owner, callId);
     if (to.startsWith('+')) throw new HttpError(400, 'invalid_input', 'to: the simulator monitors to a webrtc agent id, not to a number');
     const agent = this.deps.freeAgent(owner, to, 'to');
-    const { now, sip, agentAnswerTimeoutMs, mediaAddresses } = this.deps;
+    const { now, sip, agentAnswerTimeoutMs, mediaAddresses, codecs } = this.deps;
     const leg = new MonitorLeg({ id: newId('c'), kind: 'monitor', monitoredCallId: callId, agentId: agent.agentId, from: call.from }, call.mixer, {
       sip,
-      createMedia: () => createMediaPeer({ monitor: true, now, addresses: mediaAddresses }),
+      createMedia: () => createMediaPeer({ monitor: true, now, addresses: mediaAddresses, codecs }),
       agentAnswerTimeoutMs,
       now,
     });

@@ -4,6 +4,7 @@ import { BrowserCalls, type CreateCallInput } from '../calls/browser-calls.js';
 import { BrowserSessions } from './browser-sessions.js';
 import type { CallFacts } from '../calls/call-facts.js';
 import type { EdgeState } from '../sip/edge/edge-state.js';
+import type { CodecProfile } from '../media/audio-codec.js';
 import type { MediaAddressMode } from '../media/media-address-mode.js';
 import type { MediaCounts } from '../media/media.js';
 import { QUEUE_ANSWER_TIMEOUT_MS, type Agent, type BrowserCall, type BrowserSession, type QueueCall, type SessionTransport } from './model.js';
@@ -39,6 +40,8 @@ export interface VoiceServiceOptions extends RecipientTimings {
   toneMs: number;
   /** Where the calls' media gathers and whom it may pair with (`selectMediaAddresses`). */
   mediaAddresses: MediaAddressMode;
+  /** The codecs the calls' media offers (`CodecProfile`); default `opus`. */
+  codecs?: CodecProfile | undefined;
   /** How long a dequeued caller rings the agent before going back to the head of its queue; default 20 s (docs/simulator.md). */
   queueAnswerTimeoutMs?: number | undefined;
   /** The armed faults the queue webhooks meet (`drop-webhook`, `delay-webhook`): the FaultPlan of the control API. */
@@ -71,13 +74,14 @@ export class VoiceService {
       sip: this.sip,
       toneMs: options.toneMs,
       mediaAddresses: options.mediaAddresses,
+      codecs: options.codecs,
       agentAnswerTimeoutMs: options.queueAnswerTimeoutMs ?? QUEUE_ANSWER_TIMEOUT_MS,
       mediaTimeoutMs: options.mediaTimeoutMs,
       now,
     });
     // spec 2.6: a call placed with `record: true` is recorded from the recipient's answer.
     const onRecordedCallConnected = (owner: string, callId: string): void => this.supervision.recordOnAnswer(owner, callId);
-    this.calls = new BrowserCalls({ sip: this.sip, toneMs: options.toneMs, mediaAddresses: options.mediaAddresses, timings: options, now, onRecordedCallConnected });
+    this.calls = new BrowserCalls({ sip: this.sip, toneMs: options.toneMs, mediaAddresses: options.mediaAddresses, codecs: options.codecs, timings: options, now, onRecordedCallConnected });
     this.supervision = new Supervision({
       calls: this.calls,
       queues: this.queues,
@@ -85,6 +89,7 @@ export class VoiceService {
       freeAgent: (owner, agentId, field) => this.freeAgent(owner, agentId, field),
       agentAnswerTimeoutMs: options.queueAnswerTimeoutMs ?? QUEUE_ANSWER_TIMEOUT_MS,
       mediaAddresses: options.mediaAddresses,
+      codecs: options.codecs,
       now,
     });
     this.sessions = new BrowserSessions({
@@ -251,14 +256,6 @@ export class VoiceService {
   stallSipSockets(sessionId?: string): void {
     const ids = sessionId === undefined ? this.sessions.ids() : [sessionId];
     for (const registration of ids.map((id) => this.sip.registration(id))) registration?.connection.stall(registration);
-  }
-
-  /**
-   * Simulator control: the media path of call `callId`, or of every call in progress, drops everything (RTP,
-   * DTLS, ICE checks) both ways for `ms`, as a network that loses every packet for a while.
-   */
-  blackholeMedia(ms: number, callId?: string): void {
-    this.calls.blackholeMedia(ms, callId);
   }
 
   /** Simulator control: closes the SIP WebSocket of one session's registration, or of every registration. */

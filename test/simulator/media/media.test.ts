@@ -177,7 +177,11 @@ describe('media peer', () => {
     const digits: string[] = [];
     peer.onDtmf((digit) => digits.push(digit));
     const offer = await peer.createOffer();
-    expect(offer).toMatch(/^m=audio 9 UDP\/TLS\/RTP\/SAVPF 0 101\r?$/m);
+    // Opus first, as hosted services offer it; this browser knows PCMU alone, and the call runs on it.
+    expect(offer).toMatch(/^m=audio 9 UDP\/TLS\/RTP\/SAVPF 111 0 101 110\r?$/m);
+    expect(offer).toMatch(/^a=rtpmap:111 opus\/48000\/2\r?$/m);
+    expect(offer).toMatch(/^a=fmtp:111 useinbandfec=1;stereo=0;sprop-stereo=0\r?$/m);
+    expect(offer).toMatch(/^a=ptime:20\r?$/m);
     expect(offer).toMatch(/^a=rtpmap:0 PCMU\/8000\r?$/m);
     expect(offer).toMatch(/^a=rtpmap:101 telephone-event\/8000\r?$/m);
     expect(offer).toMatch(/^a=fmtp:101 0-16\r?$/m);
@@ -261,6 +265,7 @@ describe('media peer', () => {
     await waitFor(() => received.length === peer.counts().packetsToBrowser, 'all echoes at the browser');
 
     const counts = peer.counts();
+    expect(counts.codec).toBe('pcmu');
     expect(counts.packetsFromBrowser).toBe(sent.length);
     expect(counts.bytesFromBrowser).toBe(sent.length * 160);
     expect(counts.voicedPacketsFromBrowser).toBe(voicedSent);

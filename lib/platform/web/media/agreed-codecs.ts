@@ -19,8 +19,8 @@ function codecsOf(sdp: string): Map<string, string> {
 
 /**
  * `offer` with only the audio formats `answer` (the call's current answer) agreed: the m-line's format list and
- * their `rtpmap`, `fmtp` and `rtcp-fb` lines. Unchanged when none of its formats was agreed (an answer it
- * cannot read is no reason to send an offer that lists nothing).
+ * their `rtpmap`, `fmtp` and `rtcp-fb` lines, Opus asked in mono. Unchanged when none of its formats was agreed
+ * (an answer it cannot read is no reason to send an offer that lists nothing).
  */
 export function keepAgreedCodecs(offer: string, answer: string): string {
   const agreed = new Set(codecsOf(answer).values());
@@ -28,5 +28,7 @@ export function keepAgreedCodecs(offer: string, answer: string): string {
   if (kept.length === 0) return offer;
   return offer
     .replace(/^(m=audio \S+ \S+ ).*/m, `$1${kept.join(' ')}`)
-    .replace(/^a=(?:rtpmap|fmtp|rtcp-fb):(\d+) .*\r\n/gm, (line, type: string) => (kept.includes(type) ? line : ''));
+    .replace(/^a=(?:rtpmap|fmtp|rtcp-fb):(\d+) .*\r\n/gm, (line, type: string) => (kept.includes(type) ? line : ''))
+    // A voice call is mono: Firefox's offers ask Opus in stereo (RFC 7587 section 6.1), which a re-offer must not.
+    .replace(/stereo=1/g, 'stereo=0');
 }

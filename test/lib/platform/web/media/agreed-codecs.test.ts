@@ -125,6 +125,9 @@ describe('keepAgreedCodecs', () => {
     expect(audioLine(offer)).toBe('m=audio 51424 UDP/TLS/RTP/SAVPF 111');
     expect(formatLines(offer)).toEqual(['a=rtpmap:111 opus/48000/2', 'a=rtcp-fb:111 transport-cc', 'a=fmtp:111 minptime=10;useinbandfec=1']);
     expect(keepAgreedCodecs(CHROMIUM_RESTART_OFFER, sdp('v=0', 'm=audio 9 RTP/AVP 18', 'a=rtpmap:18 G729/8000'))).toBe(CHROMIUM_RESTART_OFFER);
+    // Firefox's re-offer asks Opus in stereo: the call's stays mono, its in-band FEC on.
+    const firefox = sdp('v=0', 'm=audio 9 UDP/TLS/RTP/SAVPF 109 0', 'a=rtpmap:109 opus/48000/2', 'a=fmtp:109 maxplaybackrate=48000;stereo=1;useinbandfec=1', 'a=rtpmap:0 PCMU/8000');
+    expect(formatLines(keepAgreedCodecs(firefox, opus))).toEqual(['a=rtpmap:109 opus/48000/2', 'a=fmtp:109 maxplaybackrate=48000;stereo=0;useinbandfec=1']);
     expect(keepAgreedCodecs(CHROMIUM_RESTART_OFFER, '')).toBe(CHROMIUM_RESTART_OFFER);
   });
 });
