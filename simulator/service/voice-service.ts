@@ -2,6 +2,8 @@ import { HttpError } from '../../contract/http-error.js';
 import { AgentDirectory } from './agents.js';
 import { BrowserCalls, type CreateCallInput } from '../calls/browser-calls.js';
 import { BrowserSessions } from './browser-sessions.js';
+import { NetworkProfiles } from '../turn/network.js';
+import { selectMediaAddresses } from '../media/media-addresses.js';
 import type { CallFacts } from '../calls/call-facts.js';
 import type { EdgeState } from '../sip/edge/edge-state.js';
 import type { MediaAddressMode } from '../media/media-address-mode.js';
@@ -45,6 +47,8 @@ export interface VoiceServiceOptions extends RecipientTimings {
   webhookFaults?: WebhookFaultSource | undefined;
   /** The SIP edge the registrar and the INVITEs speak as (`EdgeState`); default the `kamailio` profile, never changed. */
   edge?: EdgeState | undefined;
+  /** Where coturn is, for the network profiles that use TURN; default Debian's. */
+  turnserverPath?: string | undefined;
   now?: () => number;
 }
 
@@ -60,6 +64,8 @@ export class VoiceService {
   /** The browser calls (spec 4.7); the control API holds one through it. */
   readonly calls: BrowserCalls;
   private readonly webhooks: WebhookDelivery;
+  /** The network profiles the sessions' ICE configuration is issued for, and their TURN server. */
+  readonly network: NetworkProfiles;
 
   constructor(private readonly options: VoiceServiceOptions) {
     const now = options.now ?? Date.now;
@@ -87,8 +93,10 @@ export class VoiceService {
       mediaAddresses: options.mediaAddresses,
       now,
     });
+    this.network = new NetworkProfiles({ peers: selectMediaAddresses(options.mediaAddresses).offered, turnserverPath: options.turnserverPath });
     this.sessions = new BrowserSessions({
       sip: this.sip,
+      ice: (externalSubject, user, expiresAtMs) => this.network.iceFor(externalSubject, user, expiresAtMs),
       // A session's end hangs up whichever call its agent is on: one it placed, or a caller it dequeued.
       calls: {
         activeCallOf: (sessionId) => this.calls.activeCallOf(sessionId),
@@ -285,6 +293,7 @@ export class VoiceService {
     await this.supervision.clear();
     await this.calls.reset();
     this.sessions.reset();
+    this.network.reset();
     this.sip.forgetRecords();
     this.agents.clear();
     this.webhooks.cancelLate();
@@ -295,5 +304,6 @@ export class VoiceService {
   async close(): Promise<void> {
     await this.reset();
     this.sip.close();
+    await this.network.close();
   }
 }
