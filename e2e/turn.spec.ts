@@ -8,7 +8,7 @@ import { callConnected, expect, hangUp, logInAndConnect, recordPeerConnections, 
  * relay (`iceTransportPolicy: 'relay'`): over UDP, TCP and TLS, each read from the browser's own `getStats()` as a
  * relay of that protocol and shown so by the helper's quality line; an ICE restart that goes through TURN again;
  * and credentials the TURN server refuses, told as `turn_refused` rather than left a silent call. One browser of
- * the spec's own trusts coturn's self-signed certificate (e2e/turn-browser.ts).
+ * the spec's own trusts coturn's self-signed certificate.
  */
 
 /** Long enough for the page to see its path lost and restart ICE, short enough for the restart to find it back. */
