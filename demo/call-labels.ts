@@ -109,7 +109,7 @@ export function durationLabel(seconds: number | null): string {
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
 
-/** A call quality sample in words: "rtt 2 ms, jitter 1.2 ms, loss 0 %, MOS 4.4, PCMU, 250 packets in, 251 out". */
+/** A call quality sample in words: "rtt 2 ms, jitter 1.2 ms, loss 0 %, MOS 4.4, PCMU, 250 packets in, 251 out, via host/udp". */
 export function qualityLabel(quality: CallQuality): string {
   const figure = (value: number | null, unit: string) => (value === null ? '—' : `${value}${unit}`);
   return [
@@ -119,6 +119,8 @@ export function qualityLabel(quality: CallQuality): string {
     `MOS ${figure(quality.mos, '')}`,
     quality.codec ?? 'codec —',
     `${quality.packetsReceived} packets in, ${quality.packetsSent} out`,
+    // The path only once a pair is chosen: `via relay/tls` says TURN over TLS carries the call.
+    ...(quality.path ? [`via ${quality.path}`] : []),
   ].join(', ');
 }
 

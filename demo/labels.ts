@@ -25,6 +25,7 @@ const ERROR_HOMES: Readonly<Record<string, ErrorArea>> = {
   cleanup_unknown: 'connection',
   audio_playback_blocked: 'call',
   audio_path_failed: 'call',
+  turn_refused: 'call',
   dtmf_outcome_unknown: 'call',
   no_active_call: 'call',
   call_outcome_unknown: 'call',

@@ -26,6 +26,8 @@ export const VOICE_ERROR_ADVICE: Readonly<Record<VoiceErrorCode, string>> = {
   connection_failed: 'The voice service could not be reached. Connect again, or renew if the connection was lost.',
   audio_path_failed:
     "No audio can flow between this browser and the voice service: the network path for the call's audio (ICE) did not connect. Check the network: a VPN or firewall may block it (UDP); the service may need a TURN server in its ICE servers. If calls from other networks work, tell the voice service's operator. The call itself may still be up.",
+  turn_refused:
+    "The call's TURN server refused the session's credentials, and no other path was allowed: no audio can flow. Renew the session for new credentials; if it lasts, the server's TURN secret and the service's differ: tell your administrator.",
   call_outcome_unknown: 'The call may have been placed. Press Retry call: it repeats the same attempt and never dials twice.',
   dequeue_outcome_unknown: 'Taking the next caller got no answer. If a caller was claimed for you, the call shows here in a moment; otherwise press Answer next again.',
   monitor_outcome_unknown: 'Listening in got no answer. If the call rings you, it shows here in a moment; otherwise press Listen again.',

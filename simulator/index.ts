@@ -22,6 +22,8 @@ export type { MediaAddressMode } from './media/media-address-mode.js';
 export type { CodecProfile } from './media/audio-codec.js';
 export type { Impairment, MediaDirection } from './media/impairment.js';
 export type { SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile } from './http/control-client.js';
+export type { NetworkProfile, SessionIce, SimulatorNetwork, SimulatorNetworkInput } from './http/control-client.js';
+export { NETWORK_PROFILES } from './turn/network-profile.js';
 export type { InboundCallRecord, RegistrationRecord, SimulatedCall, SimulatedCallRecord, SimulatedMedia, SimulatorControl, SimulatorFault } from './http/control-client.js';
 
 /** The development key the simulator takes when none is given: `vsk_` and 32 letters or digits, as a real key. */
@@ -76,6 +78,11 @@ export interface SimulatorOptions {
    * INVITEs with `Expires`, multipart or offerless, `503` to every other refresh). docs/simulator.md has the whole list.
    */
   edgeProfile?: SimulatorEdgeProfile;
+  /**
+   * Where Debian's coturn (`turnserver`) is; default `/usr/bin/turnserver`. It starts the first time the control
+   * API's `setNetwork` asks for a profile that uses TURN (docs/network.md), and stops with the simulator.
+   */
+  turnserverPath?: string;
 }
 
 /** A running simulator. */

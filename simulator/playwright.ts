@@ -33,7 +33,7 @@ import {
   type PlaywrightWorkerOptions,
   type TestType,
 } from '@playwright/test';
-import type { SimulatorEdgeInput, SimulatorEdgeProfile } from './http/control-client.js';
+import type { NetworkProfile, SimulatorEdgeInput, SimulatorEdgeProfile } from './http/control-client.js';
 import { withEdge } from './http/edge-for-test.js';
 import { createSimulatorControl, startSimulator, type SimulatorControl, type SimulatorOptions } from './index.js';
 
@@ -41,6 +41,7 @@ export { chromiumArgs, chromiumLaunchOptions, type ChromiumLaunchOptions } from 
 export { firefoxLaunchOptions, firefoxUserPrefs, type FirefoxLaunchOptions } from './browsers/firefox-prefs.js';
 export { createSimulatorControl, SimulatorControlError } from './http/control-client.js';
 export type { SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile } from './http/control-client.js';
+export type { NetworkProfile, SessionIce, SimulatorNetwork, SimulatorNetworkInput } from './http/control-client.js';
 export type { RegistrationRecord, SimulatedCall, SimulatedCallRecord, SimulatedMedia, SimulatorControl, SimulatorFault } from './http/control-client.js';
 export { expect };
 
@@ -66,6 +67,14 @@ export interface SimulatorTestFixtures {
   edgeProfile: SimulatorEdgeProfile | SimulatorEdgeInput | undefined;
   /** Applies `edgeProfile` around every test. */
   simulatorEdge: void;
+  /**
+   * The network profile the sessions issued during the test get (`test.use({ networkProfile: 'turn-tls' })`):
+   * their ICE servers and policy (docs/network.md); a TURN-using one starts the simulator's coturn. `open` is put
+   * back after the test. Unset, the simulator keeps its own (`open`).
+   */
+  networkProfile: NetworkProfile | undefined;
+  /** Applies `networkProfile` around every test. */
+  simulatorNetwork: void;
 }
 
 /** The worker-scoped fixtures {@link test} adds. */
@@ -94,6 +103,19 @@ export const test: TestType<PlaywrightTestArgs & PlaywrightTestOptions & Simulat
 >({
   edgeProfile: [undefined, { option: true }],
   simulatorEdge: [async ({ simulator, edgeProfile }, use) => withEdge(simulator, edgeProfile, use), { auto: true }],
+  networkProfile: [undefined, { option: true }],
+  simulatorNetwork: [
+    async ({ simulator, networkProfile }, use) => {
+      if (networkProfile === undefined) return use();
+      await simulator.setNetwork({ profile: networkProfile });
+      try {
+        await use();
+      } finally {
+        await simulator.setNetwork({ profile: 'open' });
+      }
+    },
+    { auto: true },
+  ],
   simulatorOptions: [{}, { scope: 'worker', option: true }],
   simulator: [
     async ({ simulatorOptions }, use) => {

@@ -60,6 +60,8 @@ export interface SimulatorOptions extends Omit<RecipientTimings, 'noAnswerMs'> {
   keyQuota?: Partial<Quota>;
   /** The SIP edge the service speaks as (`EDGE_PROFILES`), at start and after a reset; default `kamailio`. */
   edgeProfile?: EdgeProfile;
+  /** Where coturn's `turnserver` is, started when a network profile first needs TURN; default Debian's `/usr/bin/turnserver`. */
+  turnserverPath?: string;
   /** Accounts and keys; default one account, which supports recording, with `apiKey` holding both voice scopes. */
   registry?: KeyRegistry;
 }
@@ -97,6 +99,7 @@ function createService(options: SimulatorOptions, host: string, publicUrl: () =>
     codecs: options.codecs ?? 'opus',
     webhookFaults: faults,
     edge: new EdgeState(options.edgeProfile),
+    turnserverPath: options.turnserverPath,
   });
 }
 

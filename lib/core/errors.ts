@@ -12,6 +12,7 @@ export const VOICE_ERROR_CODES = [
   'browser_session_unavailable',
   'connection_failed',
   'audio_path_failed',
+  'turn_refused',
   'call_outcome_unknown',
   'dequeue_outcome_unknown',
   'monitor_outcome_unknown',

@@ -45,6 +45,8 @@ export interface SessionTransport {
   authorizationPassword: string;
   registrationExpiresSeconds?: number;
   iceServers: RTCIceServer[];
+  /** `relay` when only TURN may carry the media (webrtc-pc); absent, any path. */
+  iceTransportPolicy?: RTCIceTransportPolicy;
   expiresAt?: string;
   [field: string]: unknown;
 }
@@ -216,6 +218,12 @@ export interface CallQuality {
    * -60 dBov, is silence); null when the browser does not report it.
    */
   microphoneLevel: number | null;
+  /**
+   * The path the audio takes, from the pair in use: this browser's candidate type and the protocol it sends by,
+   * `host/udp`, `srflx/udp`, `prflx/udp`, or through TURN `relay/udp`, `relay/tcp`, `relay/tls`; null before a
+   * pair is chosen.
+   */
+  path: string | null;
 }
 
 /**

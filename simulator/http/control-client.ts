@@ -13,8 +13,10 @@ import type { BrowserCallRecord as SimulatedCallRecord } from '../../contract/br
 import type { QueueCallRecord as InboundCallRecord } from '../../contract/queue-call.js';
 import type { SimulatorEdge, SimulatorEdgeInput } from './control-edge-shapes.js';
 import type { Impairment, MediaDirection } from '../media/impairment.js';
+import type { SimulatorNetwork, SimulatorNetworkInput } from '../turn/network-profile.js';
 
 export type { SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile } from './control-edge-shapes.js';
+export type { NetworkProfile, SessionIce, SimulatorNetwork, SimulatorNetworkInput } from '../turn/network-profile.js';
 // The records are the contract's, under the names the package has always given them: a browser call as its
 // REST API answers it, and a queue's inbound call (spec 3.1, 3.2).
 export type { SimulatedCallRecord, InboundCallRecord };
@@ -205,6 +207,13 @@ export interface SimulatorControl {
   hold(callId: string): Promise<number>;
   /** The far end takes the call off hold: a re-INVITE offering `a=sendrecv`, and audio again. */
   unhold(callId: string): Promise<number>;
+  /** The network profiles new sessions' ICE configuration is issued for (docs/network.md), and the TURN server's addresses. */
+  network(): Promise<SimulatorNetwork>;
+  /**
+   * Sets the network profile of new sessions, everyone's or one subject's; a TURN-using profile starts the
+   * simulator's coturn first (`503 turn_unavailable` without one). `reset()` puts back `open`.
+   */
+  setNetwork(network: SimulatorNetworkInput): Promise<SimulatorNetwork>;
   /** Forgets every session, call, queue, fault, key change, quota count and idempotency record, and puts back the edge it started with. */
   reset(): Promise<void>;
 }
@@ -252,6 +261,8 @@ export function createSimulatorControl(url: string): SimulatorControl {
     restartEdge: async (seconds) => (await request<{ edge: SimulatorEdge }>('POST', '/edge/restart', { seconds })).edge,
     hold: async (callId) => (await request<{ status: number }>('POST', `/calls/${id(callId)}/hold`)).status,
     unhold: async (callId) => (await request<{ status: number }>('POST', `/calls/${id(callId)}/unhold`)).status,
+    network: async () => (await request<{ network: SimulatorNetwork }>('GET', '/network')).network,
+    setNetwork: async (network) => (await request<{ network: SimulatorNetwork }>('PUT', '/network', network)).network,
     reset: async () => void (await request('POST', '/reset')),
   };
 }

@@ -4,6 +4,7 @@ import { finishApp, HttpError, noStore } from '../../contract/http-error.js';
 import { e164, readJsonBody } from '../../contract/voice-input.js';
 import type { KeyRegistry, Quota } from '../service/accounts.js';
 import { edgeRoutes } from './control-edge.js';
+import { networkRoutes } from './control-network.js';
 import { parseControlInput } from './control-input.js';
 import type { FaultPlan } from '../service/faults.js';
 import { KeyControl } from './key-control.js';
@@ -117,6 +118,7 @@ export function createControlApp({ service, faults, registry, defaultQuota, forg
   });
   faultRoutes(app, faults, service);
   edgeRoutes(app, service);
+  networkRoutes(app, service);
   app.post('/keys', async (c) => c.json(keys.create((await readJsonBody(c.req.raw)) ?? {}), 201));
   app.patch('/keys/:key', async (c) => c.json(keys.update(c.req.param('key'), (await readJsonBody(c.req.raw)) ?? {})));
   app.post('/reset', async (c) => {

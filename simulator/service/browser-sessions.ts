@@ -2,6 +2,7 @@ import { HttpError } from '../../contract/http-error.js';
 import type { Agent, BrowserCall, BrowserSession, SessionTransport } from './model.js';
 import { newId, token, type Owned } from './resources.js';
 import type { SipAccount, SipServer } from '../sip/sip-server.js';
+import type { SessionIce } from '../turn/network-profile.js';
 
 /**
  * The simulated service's browser sessions (spec 4.7 `/browser-sessions`): the temporary SIP credentials each
@@ -30,6 +31,8 @@ export interface BrowserSessionsOptions {
   sessionTtlSeconds: number;
   registrationMaxSeconds: number;
   now: () => number;
+  /** The ICE configuration a session of the subject gets now, its TURN credentials for `user` until `expiresAtMs`. */
+  ice?: (externalSubject: string, user: string, expiresAtMs: number) => SessionIce;
 }
 
 interface SessionRecord extends Owned<BrowserSession> {
@@ -138,8 +141,8 @@ export class BrowserSessions {
       authorizationPassword: record.password,
       realm: host,
       registrationExpiresSeconds: registrationMaxSeconds,
-      // The simulator runs on loopback: no STUN or TURN, host candidates only.
-      iceServers: [],
+      // The network profile in force says whether TURN carries the media (docs/network.md); `open`, host candidates only.
+      ...(this.options.ice?.(record.value.externalSubject, record.username, Date.parse(record.value.expiresAt)) ?? { iceServers: [] }),
       expiresAt: record.value.expiresAt,
     };
   }

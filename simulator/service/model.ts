@@ -1,3 +1,4 @@
+import type { SessionIce } from '../turn/network-profile.js';
 import type { QueueCallRecord } from '../../contract/queue-call.js';
 import { TERMINAL_CALL_STATES, type BrowserCallRecord, type BrowserCallStateName } from '../../contract/browser-call.js';
 
@@ -47,7 +48,9 @@ export interface SessionTransport {
   realm: string;
   /** Registration lifetime the registrar grants at most; the page re-registers before it runs out. */
   registrationExpiresSeconds: number;
-  iceServers: Array<{ urls: string | string[]; username?: string; credential?: string }>;
+  iceServers: SessionIce['iceServers'];
+  /** `relay` when only TURN may carry the media (webrtc-pc `RTCIceTransportPolicy`); absent, any path. */
+  iceTransportPolicy?: SessionIce['iceTransportPolicy'];
   expiresAt: string;
 }
 

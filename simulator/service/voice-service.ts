@@ -2,6 +2,8 @@ import { HttpError } from '../../contract/http-error.js';
 import { AgentDirectory } from './agents.js';
 import { BrowserCalls, type CreateCallInput } from '../calls/browser-calls.js';
 import { BrowserSessions } from './browser-sessions.js';
+import { NetworkProfiles } from '../turn/network.js';
+import { selectMediaAddresses } from '../media/media-addresses.js';
 import type { CallFacts } from '../calls/call-facts.js';
 import type { EdgeState } from '../sip/edge/edge-state.js';
 import type { CodecProfile } from '../media/audio-codec.js';
@@ -21,10 +23,7 @@ import { createWebhookDelivery, type WebhookDelivery, type WebhookFaultSource } 
  * fix for it (the contract's `HttpError`: status, code, message), which the REST edge answers as is. It holds the
  * rules that span resources (a busy agent gets no new session, a call is admitted only on a registered,
  * idle session); each resource's own rules live in `AgentDirectory`, `BrowserSessions` and `BrowserCalls`.
- *
- * @remarks
- * Every resource records the API key that issued it (`owner`), and every lookup is scoped to the caller's
- * key: another key sees none of them (spec 4.7).
+ * Every resource records the API key that issued it (`owner`); every lookup is scoped to the caller's key (spec 4.7).
  */
 
 /** How the service is reached, how long its sessions and registrations live, and its recipients' timings. */
@@ -48,6 +47,8 @@ export interface VoiceServiceOptions extends RecipientTimings {
   webhookFaults?: WebhookFaultSource | undefined;
   /** The SIP edge the registrar and the INVITEs speak as (`EdgeState`); default the `kamailio` profile, never changed. */
   edge?: EdgeState | undefined;
+  /** Where coturn is, for the network profiles that use TURN; default Debian's. */
+  turnserverPath?: string | undefined;
   now?: () => number;
 }
 
@@ -63,37 +64,37 @@ export class VoiceService {
   /** The browser calls (spec 4.7); the control API holds one through it. */
   readonly calls: BrowserCalls;
   private readonly webhooks: WebhookDelivery;
+  /** The network profiles the sessions' ICE configuration is issued for, and their TURN server. */
+  readonly network: NetworkProfiles;
 
   constructor(private readonly options: VoiceServiceOptions) {
     const now = options.now ?? Date.now;
     this.sip = new SipServer({ realm: options.host, host: options.host, edge: options.edge, now, lookupAccount: (username) => this.sessions.sipAccount(username) });
     this.agents = new AgentDirectory(now);
     this.webhooks = createWebhookDelivery(options.webhookFaults);
+    const media = { toneMs: options.toneMs, mediaAddresses: options.mediaAddresses, codecs: options.codecs, now };
     this.queues = new QueueDesk({
       deliver: (url, secret, event) => this.webhooks.send(url, secret, event),
       sip: this.sip,
-      toneMs: options.toneMs,
-      mediaAddresses: options.mediaAddresses,
-      codecs: options.codecs,
+      ...media,
       agentAnswerTimeoutMs: options.queueAnswerTimeoutMs ?? QUEUE_ANSWER_TIMEOUT_MS,
       mediaTimeoutMs: options.mediaTimeoutMs,
-      now,
     });
     // spec 2.6: a call placed with `record: true` is recorded from the recipient's answer.
     const onRecordedCallConnected = (owner: string, callId: string): void => this.supervision.recordOnAnswer(owner, callId);
-    this.calls = new BrowserCalls({ sip: this.sip, toneMs: options.toneMs, mediaAddresses: options.mediaAddresses, codecs: options.codecs, timings: options, now, onRecordedCallConnected });
+    this.calls = new BrowserCalls({ sip: this.sip, ...media, timings: options, onRecordedCallConnected });
     this.supervision = new Supervision({
       calls: this.calls,
       queues: this.queues,
       sip: this.sip,
       freeAgent: (owner, agentId, field) => this.freeAgent(owner, agentId, field),
       agentAnswerTimeoutMs: options.queueAnswerTimeoutMs ?? QUEUE_ANSWER_TIMEOUT_MS,
-      mediaAddresses: options.mediaAddresses,
-      codecs: options.codecs,
-      now,
+      ...media,
     });
+    this.network = new NetworkProfiles({ peers: selectMediaAddresses(options.mediaAddresses).offered, turnserverPath: options.turnserverPath });
     this.sessions = new BrowserSessions({
       sip: this.sip,
+      ice: (externalSubject, user, expiresAtMs) => this.network.iceFor(externalSubject, user, expiresAtMs),
       // A session's end hangs up whichever call its agent is on: one it placed, or a caller it dequeued.
       calls: {
         activeCallOf: (sessionId) => this.calls.activeCallOf(sessionId),
@@ -146,11 +147,9 @@ export class VoiceService {
   }
 
   /**
-   * Ends the session: its call is hung up, its registration dropped, its credentials revoked.
-   *
-   * @remarks
-   * An expired session keeps its status, and its accepted call, which expiry let run on (spec 3.2), is hung up
-   * all the same: DELETE requests cleanup (spec 4.7), and a call nobody can end would keep the agent busy.
+   * Ends the session: its call is hung up, its registration dropped, its credentials revoked. An expired session
+   * keeps its status, and its accepted call, which expiry let run on (spec 3.2), is hung up all the same: DELETE
+   * requests cleanup (spec 4.7), and a call nobody can end would keep the agent busy.
    */
   endSession(owner: string, id: string): BrowserSession {
     return this.sessions.end(owner, id);
@@ -254,14 +253,17 @@ export class VoiceService {
    * stays open and answers nothing (see `SipConnection.stall`). A socket the page opens afterwards is not stalled.
    */
   stallSipSockets(sessionId?: string): void {
-    const ids = sessionId === undefined ? this.sessions.ids() : [sessionId];
-    for (const registration of ids.map((id) => this.sip.registration(id))) registration?.connection.stall(registration);
+    for (const registration of this.registrationsOf(sessionId)) registration?.connection.stall(registration);
   }
 
   /** Simulator control: closes the SIP WebSocket of one session's registration, or of every registration. */
   closeSipSockets(sessionId?: string): void {
-    const ids = sessionId === undefined ? this.sessions.ids() : [sessionId];
-    for (const registration of ids.map((id) => this.sip.registration(id))) registration?.connection.terminate(registration);
+    for (const registration of this.registrationsOf(sessionId)) registration?.connection.terminate(registration);
+  }
+
+  /** The registration of one session, or of every session (absent where none is up). */
+  private registrationsOf(sessionId?: string) {
+    return (sessionId === undefined ? this.sessions.ids() : [sessionId]).map((id) => this.sip.registration(id));
   }
 
   /**
@@ -282,6 +284,7 @@ export class VoiceService {
     await this.supervision.clear();
     await this.calls.reset();
     this.sessions.reset();
+    this.network.reset();
     this.sip.forgetRecords();
     this.agents.clear();
     this.webhooks.cancelLate();
@@ -292,5 +295,6 @@ export class VoiceService {
   async close(): Promise<void> {
     await this.reset();
     this.sip.close();
+    await this.network.close();
   }
 }

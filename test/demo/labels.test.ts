@@ -130,13 +130,13 @@ describe('demo labels', () => {
   });
 
   it('words a quality sample, with a dash for a figure the browser has not given', () => {
-    const quality: CallQuality = { rttMs: 2, jitterMs: 1.2, packetsReceived: 250, packetsLost: 0, lossPercent: 0, packetsSent: 251, mos: 4.4, codec: 'PCMU', microphoneLevel: 0.05 };
-    expect(qualityLabel(quality)).toBe('rtt 2 ms, jitter 1.2 ms, loss 0 %, MOS 4.4, PCMU, 250 packets in, 251 out');
-    expect(qualityLabel({ ...quality, rttMs: null, mos: null, codec: null })).toBe('rtt —, jitter 1.2 ms, loss 0 %, MOS —, codec —, 250 packets in, 251 out');
+    const quality: CallQuality = { rttMs: 2, jitterMs: 1.2, packetsReceived: 250, packetsLost: 0, lossPercent: 0, packetsSent: 251, mos: 4.4, codec: 'PCMU', microphoneLevel: 0.05, path: 'host/udp' };
+    expect(qualityLabel(quality)).toBe('rtt 2 ms, jitter 1.2 ms, loss 0 %, MOS 4.4, PCMU, 250 packets in, 251 out, via host/udp');
+    expect(qualityLabel({ ...quality, rttMs: null, mos: null, codec: null, path: null })).toBe('rtt —, jitter 1.2 ms, loss 0 %, MOS —, codec —, 250 packets in, 251 out');
   });
 
   it('keeps one live quality line per call in the log, and the last 50 events', () => {
-    const event = (name: TimingEvent['name'], at: number, callId = 'c1'): TimingEvent => ({ name, at, sinceStartMs: at, callId, ...(name === 'call_quality' ? { quality: { rttMs: at, jitterMs: 0, packetsReceived: at, packetsLost: 0, lossPercent: 0, packetsSent: at, mos: 4.4, codec: 'PCMU', microphoneLevel: 0.05 } } : {}) });
+    const event = (name: TimingEvent['name'], at: number, callId = 'c1'): TimingEvent => ({ name, at, sinceStartMs: at, callId, ...(name === 'call_quality' ? { quality: { rttMs: at, jitterMs: 0, packetsReceived: at, packetsLost: 0, lossPercent: 0, packetsSent: at, mos: 4.4, codec: 'PCMU', microphoneLevel: 0.05, path: 'host/udp' } } : {}) });
     let log: TimingEvent[] = [];
     for (const e of [event('connected', 1), event('call_quality', 2), event('call_quality', 4), event('ended', 5), event('call_quality', 6, 'c2'), event('call_quality', 8, 'c2')]) log = logEvent(log, e);
     expect(log.map((e) => `${e.name}@${e.at}`)).toEqual(['connected@1', 'call_quality@4', 'ended@5', 'call_quality@8']);

@@ -12,6 +12,8 @@ import type { Clock } from '../../../core/clock.js';
 /** What each call's handler is made with. */
 export interface AudioHandlerOptions {
   iceServers: RTCIceServer[];
+  /** `relay` when the session's network lets only TURN carry the media. */
+  iceTransportPolicy?: RTCIceTransportPolicy | undefined;
   /** The most a description waits for ICE gathering; it then goes with the candidates found so far. */
   iceGatheringTimeoutMs: number;
   /**
@@ -40,13 +42,17 @@ export class AudioSessionHandler {
    * or `unavailable` when none is left (the call goes on, sending nothing).
    */
   declare onMicrophone: ((outcome: 'replaced' | 'unavailable') => void) | undefined;
+  /** A TURN server refused the session's credentials (webrtc-pc `icecandidateerror`, STUN error 401). */
+  declare turnRefused: boolean | undefined;
   declare private microphone: MediaStream | undefined;
   declare private listening: boolean | undefined;
   declare private readonly options: AudioHandlerOptions;
 
   constructor(options: AudioHandlerOptions) {
     this.options = options;
-    this.peerConnection = new RTCPeerConnection({ iceServers: options.iceServers });
+    // The options are the configuration: its dictionary takes the ICE members and ignores the rest (WebIDL).
+    this.peerConnection = new RTCPeerConnection(options);
+    this.peerConnection.addEventListener('icecandidateerror', (event) => (this.turnRefused ||= event.errorCode === 401));
     const remote = (this.remoteMediaStream = new MediaStream());
     this.peerConnection.addEventListener('track', ({ track }) => {
       for (const old of remote.getTracks()) remote.removeTrack(old);

@@ -32,6 +32,10 @@ interface AudioStats {
   selected?: boolean;
   codecId?: string;
   mimeType?: string;
+  localCandidateId?: string;
+  candidateType?: string;
+  relayProtocol?: string;
+  protocol?: string;
 }
 
 const round1 = (value: number): number => Math.round(value * 10) / 10;
@@ -84,6 +88,8 @@ export function readQuality(report: RTCStatsReport, previous?: QualityTotals, mi
   // totalAudioEnergy sums the level squared over time: its mean over the interval, rooted, is the mean level.
   const micSeconds = totals.micSeconds - (previous?.micSeconds ?? 0);
   const microphoneLevel = micSeconds > 0 ? Math.round(Math.sqrt(Math.max(0, totals.micEnergy - (previous?.micEnergy ?? 0)) / micSeconds) * 1e4) / 1e4 : null;
+  // The pair's own candidate: its type, and for a relay how it reaches the TURN server (webrtc-stats relayProtocol).
+  const local = pair?.localCandidateId ? (report.get(pair.localCandidateId) as AudioStats | undefined) : undefined;
   const codec = inbound?.codecId ? (report.get(inbound.codecId) as AudioStats | undefined)?.mimeType?.replace(/^audio\//i, '') ?? null : null;
   return {
     quality: {
@@ -96,6 +102,7 @@ export function readQuality(report: RTCStatsReport, previous?: QualityTotals, mi
       mos: jitterMs === null || lossPercent === null ? null : estimateMos(rttMs ?? 0, jitterMs, lossPercent),
       codec,
       microphoneLevel,
+      path: local ? `${local.candidateType}/${local.relayProtocol ?? local.protocol}` : null,
     },
     totals,
   };

@@ -57,6 +57,10 @@ export function watchSession(session: Call, callId: string | undefined, watch: S
         if ('held' in news) return emit({ type: news.held ? 'media_held' : 'media_resumed', callId });
         emit({ type: 'media_failed', callId, error: { code: 'audio_path_failed', message: news.failed } });
       };
+      // Refused by the TURN server with no candidate of its own besides (a relay-only network): no path can form.
+      if (handler?.turnRefused && !/^a=candidate/m.test(pc?.localDescription?.sdp ?? '')) {
+        emit({ type: 'media_failed', callId, error: { code: 'turn_refused', message: 'TURN refused the credentials' } });
+      }
       media.applyMute();
       void media.play(handler?.remoteMediaStream);
     }

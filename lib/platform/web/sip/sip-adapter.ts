@@ -200,7 +200,7 @@ function createParts(options: SipLinkOptions, uri: URI, dispatch: Dispatch, reco
 function createCallParts(options: SipLinkOptions, answered: Answered, headers: () => string[]) {
   const { emit, clock, transport } = options;
   // Always the session's ICE servers: a handler of SIP.js's would otherwise use a public STUN server.
-  const makeHandler = () => new AudioSessionHandler({ iceServers: transport.iceServers, iceGatheringTimeoutMs: 1000, relayGatheringTimeoutMs: 5000, clock });
+  const makeHandler = () => new AudioSessionHandler({ iceServers: transport.iceServers, iceTransportPolicy: transport.iceTransportPolicy, iceGatheringTimeoutMs: 1000, relayGatheringTimeoutMs: 5000, clock });
   const onAccept = (call: Call) => {
     answered.current = call;
     // Followed from its first state change; once it ends, no call is current.

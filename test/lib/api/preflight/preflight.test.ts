@@ -14,7 +14,7 @@ import { fakeWebAudio } from '../../../support/fake-web-audio.js';
 import { CALL, START, setup } from '../../../support/helper-world.js';
 import { rejection } from '../../../support/rejection.js';
 
-const GOOD: CallQuality = { rttMs: 40, jitterMs: 2.5, packetsReceived: 100, packetsLost: 0, lossPercent: 0, packetsSent: 101, mos: 4.4, codec: 'PCMU', microphoneLevel: 0.08 };
+const GOOD: CallQuality = { rttMs: 40, jitterMs: 2.5, packetsReceived: 100, packetsLost: 0, lossPercent: 0, packetsSent: 101, mos: 4.4, codec: 'PCMU', microphoneLevel: 0.08, path: 'host/udp' };
 
 /** A preflight over fakes: the service, the SIP peer, the clock, and a microphone that records its release. */
 function preflightWorld(microphone?: () => Promise<MediaStream>) {

@@ -14,8 +14,10 @@ function report(inbound: { packetsReceived: number; packetsLost: number; jitter?
     { id: 'CIT01_0', type: 'codec', mimeType: 'audio/PCMU' },
     // Chromium names the pair in use on the transport; CP2 is the pair of the ICE generation before a restart.
     { id: 'T01', type: 'transport', selectedCandidatePairId: 'CP1', dtlsState: 'connected', iceState: 'connected' },
-    { id: 'CP1', type: 'candidate-pair', transportId: 'T01', nominated: true, state: 'succeeded', currentRoundTripTime: 0.004 },
-    { id: 'CP2', type: 'candidate-pair', transportId: 'T01', nominated: true, state: 'succeeded', currentRoundTripTime: 0.9 },
+    { id: 'CP1', type: 'candidate-pair', transportId: 'T01', localCandidateId: 'L1', nominated: true, state: 'succeeded', currentRoundTripTime: 0.004 },
+    { id: 'CP2', type: 'candidate-pair', transportId: 'T01', localCandidateId: 'L2', nominated: true, state: 'succeeded', currentRoundTripTime: 0.9 },
+    { id: 'L1', type: 'local-candidate', transportId: 'T01', address: '127.0.0.1', protocol: 'udp', candidateType: 'host' },
+    { id: 'L2', type: 'local-candidate', transportId: 'T01', address: '127.0.0.1', protocol: 'udp', candidateType: 'relay', relayProtocol: 'tls' },
     { id: 'CP3', type: 'candidate-pair', transportId: 'T01', nominated: false, state: 'failed', currentRoundTripTime: 9 },
     ...extra,
   ];
@@ -25,7 +27,15 @@ function report(inbound: { packetsReceived: number; packetsLost: number; jitter?
 describe('readQuality', () => {
   it('reads jitter, packets, codec and the ICE round trip of an audio call', () => {
     const { quality } = readQuality(report({ packetsReceived: 100, packetsLost: 0, jitter: 0.0021 }));
-    expect(quality).toEqual({ rttMs: 4, jitterMs: 2.1, packetsReceived: 100, packetsLost: 0, lossPercent: 0, packetsSent: 250, mos: 4.4, codec: 'PCMU', microphoneLevel: null });
+    expect(quality).toEqual({ rttMs: 4, jitterMs: 2.1, packetsReceived: 100, packetsLost: 0, lossPercent: 0, packetsSent: 250, mos: 4.4, codec: 'PCMU', microphoneLevel: null, path: 'host/udp' });
+  });
+
+  it('tells the path of the pair in use: a relay by the protocol it reaches the TURN server with', () => {
+    const relayed = (relayProtocol: string) =>
+      report({ packetsReceived: 100, packetsLost: 0 }, [{ id: 'T01', type: 'transport', selectedCandidatePairId: 'CP2' }, { id: 'L2', type: 'local-candidate', protocol: 'udp', candidateType: 'relay', relayProtocol }]);
+    expect(readQuality(relayed('tls')).quality.path).toBe('relay/tls');
+    expect(readQuality(relayed('tcp')).quality.path).toBe('relay/tcp');
+    expect(readQuality(relayed('udp')).quality.path).toBe('relay/udp');
   });
 
   it("tells the microphone's mean level over the interval from its media-source energy", () => {
@@ -40,7 +50,7 @@ describe('readQuality', () => {
 
   it("reads Firefox's statistics: the pair marked selected (it has no transport stats), RTCP's round trip, no microphone level", () => {
     const { quality } = readQuality(firefoxReport({ packetsReceived: 100, jitter: 0.0031, pairRoundTripTime: 0.012 }));
-    expect(quality).toEqual({ rttMs: 12, jitterMs: 3.1, packetsReceived: 100, packetsLost: 0, lossPercent: 0, packetsSent: 100, mos: 4.4, codec: 'PCMU', microphoneLevel: null });
+    expect(quality).toEqual({ rttMs: 12, jitterMs: 3.1, packetsReceived: 100, packetsLost: 0, lossPercent: 0, packetsSent: 100, mos: 4.4, codec: 'PCMU', microphoneLevel: null, path: 'host/udp' });
     expect(readQuality(firefoxReport({ packetsReceived: 100, roundTripTime: 0.021, pairRoundTripTime: 0.012 })).quality.rttMs).toBe(21);
   });
 
@@ -61,7 +71,7 @@ describe('readQuality', () => {
 
   it('gives null for what the browser has not reported yet', () => {
     const empty = new Map() as unknown as RTCStatsReport;
-    expect(readQuality(empty).quality).toEqual({ rttMs: null, jitterMs: null, packetsReceived: 0, packetsLost: 0, lossPercent: null, packetsSent: 0, mos: null, codec: null, microphoneLevel: null });
+    expect(readQuality(empty).quality).toEqual({ rttMs: null, jitterMs: null, packetsReceived: 0, packetsLost: 0, lossPercent: null, packetsSent: 0, mos: null, codec: null, microphoneLevel: null, path: null });
   });
 });
 

@@ -1,0 +1,109 @@
+import { HttpError } from '../../contract/http-error.js';
+import { CoturnMissingError, startCoturn, type RunningCoturn } from './coturn.js';
+import { startDelayRelay, type DelayRelay } from './delay-relay.js';
+import type { NetworkProfile, SessionIce, SessionIceServer, SimulatorNetwork, SimulatorNetworkInput } from './network-profile.js';
+import { turnCredentials } from './turn-credentials.js';
+
+/**
+ * The network profiles the service issues its sessions' ICE configuration for (docs/network.md), and the TURN
+ * server behind them: coturn, started the first time a profile needs it and stopped with the simulator.
+ */
+
+/** How late a `slow-turn` server's every datagram arrives, each way: a server across an ocean. */
+export const SLOW_TURN_DELAY_MS = 100;
+
+/** What the profiles need: where the TURN server may relay to, and its binary. */
+export interface NetworkOptions {
+  /** The addresses the calls' media offers: the TURN server relays to these alone. */
+  peers: readonly string[];
+  turnserverPath?: string;
+}
+
+/** The URLs of each TURN-using profile: UDP and TCP on one port, TLS on another (RFC 7065 URIs). */
+function urlsOf(profile: Exclude<NetworkProfile, 'open'>, turn: RunningCoturn, slowPort: number | undefined): string[] {
+  const udp = `turn:${turn.host}:${turn.port}?transport=udp`;
+  const tcp = `turn:${turn.host}:${turn.port}?transport=tcp`;
+  const tls = `turns:${turn.host}:${turn.tlsPort}?transport=tcp`;
+  if (profile === 'turn-udp') return [udp];
+  if (profile === 'turn-tcp') return [tcp];
+  if (profile === 'turn-tls') return [tls];
+  if (profile === 'slow-turn') return [`turn:${turn.host}:${slowPort}?transport=udp`];
+  return [udp, tcp, tls];
+}
+
+/** The profiles in force and the TURN server they use. */
+export class NetworkProfiles {
+  private profile: NetworkProfile = 'open';
+  private readonly subjects = new Map<string, NetworkProfile>();
+  private turn: RunningCoturn | undefined;
+  private starting: Promise<RunningCoturn> | undefined;
+  private slow: DelayRelay | undefined;
+
+  constructor(private readonly options: NetworkOptions) {}
+
+  /** Sets a profile; a TURN-using one starts the TURN server first, once. `503 turn_unavailable` when there is none. */
+  async set(input: SimulatorNetworkInput): Promise<SimulatorNetwork> {
+    if (input.profile !== 'open') await this.ensureTurn(input.profile === 'slow-turn');
+    if (input.externalSubject === undefined) this.profile = input.profile;
+    else if (input.profile === this.profile) this.subjects.delete(input.externalSubject);
+    else this.subjects.set(input.externalSubject, input.profile);
+    return this.view();
+  }
+
+  /** The profiles in force, and where the TURN server listens once started. */
+  view(): SimulatorNetwork {
+    const turn = this.turn;
+    return {
+      profile: this.profile,
+      subjects: Object.fromEntries(this.subjects),
+      ...(turn && {
+        turn: { udp: `${turn.host}:${turn.port}`, tcp: `${turn.host}:${turn.port}`, tls: `${turn.host}:${turn.tlsPort}`, ...(this.slow && { slowUdp: `${turn.host}:${this.slow.port}` }) },
+        certificatePem: turn.certificatePem,
+      }),
+    };
+  }
+
+  /**
+   * The ICE configuration of a session of `externalSubject` issued now: TURN credentials for `user` valid until
+   * the session expires (a renewed session gets new ones), or none for `open`.
+   */
+  iceFor(externalSubject: string, user: string, expiresAtMs: number): SessionIce {
+    const profile = this.subjects.get(externalSubject) ?? this.profile;
+    const turn = this.turn;
+    if (profile === 'open' || !turn) return { iceServers: [] };
+    const credentials = turnCredentials(turn.secret, user, expiresAtMs);
+    // Signed with a secret the server does not hold: its Allocate answers 401 (RFC 8656 section 7.1) every time.
+    if (profile === 'turn-refused') credentials.credential = turnCredentials(`not-${turn.secret}`, user, expiresAtMs).credential;
+    const server: SessionIceServer = { urls: urlsOf(profile, turn, this.slow?.port), ...credentials };
+    return { iceServers: [server], iceTransportPolicy: 'relay' };
+  }
+
+  /** Back to `open` for everyone; the TURN server keeps running for the next profile that needs it. */
+  reset(): void {
+    this.profile = 'open';
+    this.subjects.clear();
+  }
+
+  /** Stops the TURN server and its delaying relay. */
+  async close(): Promise<void> {
+    this.reset();
+    const turn = await this.starting?.catch(() => undefined);
+    this.starting = undefined;
+    this.turn = undefined;
+    await this.slow?.close();
+    this.slow = undefined;
+    await turn?.stop();
+  }
+
+  private async ensureTurn(slow: boolean): Promise<void> {
+    this.starting ??= startCoturn({ binary: this.options.turnserverPath, allowedPeers: [...new Set(['127.0.0.1', ...this.options.peers])] });
+    try {
+      this.turn = await this.starting;
+    } catch (error) {
+      this.starting = undefined;
+      if (error instanceof CoturnMissingError) throw new HttpError(503, error.code, error.message);
+      throw error;
+    }
+    if (slow && !this.slow) this.slow = await startDelayRelay(this.turn.host, { host: this.turn.host, port: this.turn.port }, SLOW_TURN_DELAY_MS);
+  }
+}
