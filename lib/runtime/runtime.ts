@@ -151,8 +151,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
       case 'stop_polling':
         return reads.stop();
       case 'hang_up':
-        void hangupCall().catch(() => undefined);
-        return;
+        return void hangupCall().catch(() => undefined);
       case 'call_ended':
         callTiming('ended', effect.call.id);
         // The service says both legs are down; make sure our half of the dialog is too.
@@ -175,10 +174,7 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
   function answer(invite: IncomingInvite): void {
     callTiming('invite_received', invite.callId);
     dispatch({ type: 'answering' });
-    link?.answer(invite.id).then(readLeft, (error: VoiceBrowserError) => {
-      dispatch({ type: 'refused', error: error.toStatus() });
-      readLeft();
-    });
+    link?.answer(invite.id).catch((error: VoiceBrowserError) => void refused(error)).then(readLeft);
   }
 
   /** A refused input or a failed request that changed no state: the settings machine shows its error. */
@@ -200,9 +196,12 @@ export function createRuntime(options: VoiceBrowserOptions, seams: RuntimeSeams)
     try {
       dispatch({ type: 'call_read', call: await routes().hangup(call.id, { signal: lifetime.signal }) });
     } catch (cause) {
-      // The service did not take the hangup: end our leg by SIP BYE, which ends the call too.
+      const error = toVoiceError(cause, 'cleanup_unknown', 'the hangup request failed; call hangup() again');
+      // The service did not take the hangup: end our leg by SIP BYE, which ends the call too; unless it is an earlier
+      // call's hangup failing late, and the SIP session and the status are another call's now.
+      if (callSlice.call?.id !== call.id) throw error;
       link?.endSession();
-      throw refused(toVoiceError(cause, 'cleanup_unknown', 'the hangup request failed; call hangup() again'));
+      throw refused(error);
     } finally {
       reads.pollNow();
     }

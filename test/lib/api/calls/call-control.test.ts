@@ -420,6 +420,26 @@ describe('hangup() and reads', () => {
     expect(voice.status()).toMatchObject({ busy: false, call: { id: next.id, state: 'ended' } });
   });
 
+  it('leaves the call shown alone when the hangup of an earlier call fails late', async () => {
+    const { voice, backend, sip, clock } = await talking();
+    const late = backend.hold('hangupCall', { commit: false });
+    const first = voice.hangup();
+    await clock.flush();
+    backend.setCall('call-1', { state: 'ended', busy: false });
+    sip.events.onSessionEnded('call-1');
+    await clock.flush();
+    const next = await voice.startCall(CALL, { idempotencyKey: 'key-2' });
+    await clock.flush();
+    const before = sip.link.endedSessions;
+
+    // The earlier call's hangup fails now: its SIP fallback is not the next call's to take, nor its error to show.
+    late.fail(httpError(503, 'provider_error'));
+    await expect(first).rejects.toMatchObject({ code: 'provider_error' });
+    await clock.flush();
+    expect(sip.link.endedSessions).toBe(before);
+    expect(voice.status()).toMatchObject({ busy: true, error: null, call: { id: next.id } });
+  });
+
   it('shows a failed read in status.error and clears it when a read succeeds', async () => {
     const { voice, backend, clock } = await inCall();
     backend.fail('getCall', httpError(503, 'provider_error'));
