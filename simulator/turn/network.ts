@@ -12,6 +12,9 @@ import { turnCredentials } from './turn-credentials.js';
 /** How late a `slow-turn` server's every datagram arrives, each way: a server across an ocean. */
 export const SLOW_TURN_DELAY_MS = 100;
 
+/** How long past its session's expiry a session's TURN credentials stay valid: a day. */
+export const TURN_CREDENTIAL_GRACE_MS = 24 * 60 * 60 * 1000;
+
 /** What the profiles need: where the TURN server may relay to, and its binary. */
 export interface NetworkOptions {
   /** The addresses the calls' media offers: the TURN server relays to these alone. */
@@ -64,16 +67,20 @@ export class NetworkProfiles {
   }
 
   /**
-   * The ICE configuration of a session of `externalSubject` issued now: TURN credentials for `user` valid until
-   * the session expires (a renewed session gets new ones), or none for `open`.
+   * The ICE configuration of a session of `externalSubject` issued now: TURN credentials for `user` valid a day
+   * past the session's expiry (a renewed session gets new ones), or none for `open`.
    */
   iceFor(externalSubject: string, user: string, expiresAtMs: number): SessionIce {
     const profile = this.subjects.get(externalSubject) ?? this.profile;
     const turn = this.turn;
     if (profile === 'open' || !turn) return { iceServers: [] };
-    const credentials = turnCredentials(turn.secret, user, expiresAtMs);
+    // A call accepted before the session expired runs on past it (service interface 3.2), and coturn checks the
+    // username's expiry on each Refresh and CreatePermission: the TURN REST draft's recommended lifetime of a day
+    // (draft-uberti-behave-turn-rest section 2.2) beyond the session keeps such a call's relay.
+    const validUntilMs = expiresAtMs + TURN_CREDENTIAL_GRACE_MS;
+    const credentials = turnCredentials(turn.secret, user, validUntilMs);
     // Signed with a secret the server does not hold: its Allocate answers 401 (RFC 8656 section 7.1) every time.
-    if (profile === 'turn-refused') credentials.credential = turnCredentials(`not-${turn.secret}`, user, expiresAtMs).credential;
+    if (profile === 'turn-refused') credentials.credential = turnCredentials(`not-${turn.secret}`, user, validUntilMs).credential;
     const server: SessionIceServer = { urls: urlsOf(profile, turn, this.slow?.port), ...credentials };
     return { iceServers: [server], iceTransportPolicy: 'relay' };
   }
