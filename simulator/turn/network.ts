@@ -41,6 +41,7 @@ export class NetworkProfiles {
   private turn: RunningCoturn | undefined;
   private starting: Promise<RunningCoturn> | undefined;
   private slow: DelayRelay | undefined;
+  private slowStarting: Promise<DelayRelay> | undefined;
 
   constructor(private readonly options: NetworkOptions) {}
 
@@ -95,10 +96,13 @@ export class NetworkProfiles {
   async close(): Promise<void> {
     this.reset();
     const turn = await this.starting?.catch(() => undefined);
+    // A relay still starting is closed once started, not left listening.
+    const slow = await this.slowStarting?.catch(() => undefined);
     this.starting = undefined;
+    this.slowStarting = undefined;
     this.turn = undefined;
-    await this.slow?.close();
     this.slow = undefined;
+    await slow?.close();
     await turn?.stop();
   }
 
@@ -111,6 +115,15 @@ export class NetworkProfiles {
       if (error instanceof CoturnMissingError) throw new HttpError(503, error.code, error.message);
       throw error;
     }
-    if (slow && !this.slow) this.slow = await startDelayRelay(this.turn.host, { host: this.turn.host, port: this.turn.port }, SLOW_TURN_DELAY_MS);
+    if (!slow) return;
+    const turn = this.turn;
+    // One relay however many requests ask for it at once: a second start would leave the first listening.
+    this.slowStarting ??= startDelayRelay(turn.host, { host: turn.host, port: turn.port }, SLOW_TURN_DELAY_MS);
+    try {
+      this.slow = await this.slowStarting;
+    } catch (error) {
+      this.slowStarting = undefined;
+      throw error;
+    }
   }
 }
