@@ -17,7 +17,7 @@ export const TURN_CREDENTIAL_GRACE_MS = 24 * 60 * 60 * 1000;
 
 /** What the profiles need: where the TURN server may relay to, and its binary. */
 export interface NetworkOptions {
-  /** The addresses the calls' media offers: the TURN server relays to these alone. */
+  /** The addresses the calls' media offers (loopback's 127.0.0.1 among them): the TURN server relays to these alone. */
   peers: readonly string[];
   turnserverPath?: string;
 }
@@ -107,7 +107,7 @@ export class NetworkProfiles {
   }
 
   private async ensureTurn(slow: boolean): Promise<void> {
-    this.starting ??= startCoturn({ binary: this.options.turnserverPath, allowedPeers: [...new Set(['127.0.0.1', ...this.options.peers])] });
+    this.starting ??= startCoturn({ binary: this.options.turnserverPath, allowedPeers: this.options.peers });
     try {
       this.turn = await this.starting;
     } catch (error) {
