@@ -11,8 +11,9 @@ import { promisify } from 'node:util';
 /**
  * A private TURN server for the simulator's sessions: Debian's coturn (`turnserver`), on free ports of the
  * listening addresses, TURN over UDP and TCP on one port and over TLS on another with a self-signed certificate
- * made at start, the TURN REST API's shared secret (draft-uberti-behave-turn-rest), relaying to nothing but the
- * addresses it is told, logging to its stdout, and stopped by its own PID.
+ * made at start, the TURN REST API's shared secret (draft-uberti-behave-turn-rest) in its private configuration
+ * file, relaying over UDP to nothing but the addresses it is told, logging to its stdout, stopped by its own PID
+ * and killed by the kernel when the process that started it dies.
  */
 
 /** Where coturn is looked for unless told: Debian's package `coturn`. */
@@ -40,6 +41,8 @@ export interface RunningCoturn {
   tlsPort: number;
   /** The TURN REST API's shared secret. */
   secret: string;
+  /** Its process, for a check that it stopped. */
+  pid: number;
   realm: string;
   /** The certificate its TLS listener presents (PEM), for a browser told to trust it. */
   certificatePem: string;
@@ -91,14 +94,16 @@ function stunAnswered(host: string, port: number): Promise<boolean> {
   });
 }
 
-function argumentsFor(options: { ips: readonly string[]; peers: readonly string[]; port: number; tlsPort: number; secret: string; realm: string; dir: string; cert: string; key: string }): string[] {
+function argumentsFor(options: { ips: readonly string[]; peers: readonly string[]; port: number; tlsPort: number; realm: string; dir: string; cert: string; key: string }): string[] {
   return [
-    // An empty configuration file: nothing of the machine's /etc/turnserver.conf applies.
+    // Its own configuration file (the shared secret alone): nothing of the machine's /etc/turnserver.conf applies.
     ...['-c', join(options.dir, 'turnserver.conf')],
     ...options.ips.flatMap((ip) => ['--listening-ip', ip]),
     ...['--listening-port', String(options.port), '--tls-listening-port', String(options.tlsPort)],
     ...['--cert', options.cert, '--pkey', options.key, '--no-dtls', '--no-tlsv1', '--no-tlsv1_1'],
-    ...['--use-auth-secret', '--static-auth-secret', options.secret, '--realm', options.realm, '--fingerprint'],
+    ...['--realm', options.realm, '--fingerprint'],
+    // Browsers relay UDP alone (RFC 8656); TURN's TCP relaying (RFC 6062) is for no one here.
+    '--no-tcp-relay',
     // Relays to the listed peers alone: every other address is denied, multicast too (coturn's allow list wins).
     ...['--allow-loopback-peers', '--no-multicast-peers', '--denied-peer-ip=0.0.0.0-255.255.255.255', '--denied-peer-ip=::-ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
     ...options.peers.map((peer) => `--allowed-peer-ip=${peer}`),
@@ -108,19 +113,26 @@ function argumentsFor(options: { ips: readonly string[]; peers: readonly string[
 
 function stopper(child: ChildProcess, dir: string): () => Promise<void> {
   return async () => {
-    if (child.exitCode === null && child.signalCode === null) {
+    // No PID: the spawn itself failed, and there is nothing to signal (PID 0 would be this process group).
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      process.kill(child.pid ?? 0, 'SIGTERM');
+      process.kill(child.pid, 'SIGTERM');
       await exited;
     }
     await rm(dir, { recursive: true, force: true });
   };
 }
 
-/** Waits until coturn answers STUN on `port`, or throws with its last lines once it exited or a few seconds passed. */
+/**
+ * Waits until coturn answers STUN on `port`, or throws with its last lines once it exited, could not be spawned
+ * or a few seconds passed.
+ */
 async function whenReady(child: ChildProcess, host: string, port: number, lastLines: () => string): Promise<void> {
   const deadline = Date.now() + 10_000;
+  let spawnError: Error | undefined;
+  child.once('error', (error) => (spawnError = error));
   while (!(await stunAnswered(host, port))) {
+    if (spawnError) throw new Error(`coturn could not be spawned: ${spawnError.message}`, { cause: spawnError });
     if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
       throw new Error(`coturn did not start on ${host}:${port}: ${lastLines()}`);
     }
@@ -135,13 +147,17 @@ export async function startCoturn(options: CoturnOptions = {}): Promise<RunningC
   const host = ips[0] ?? '127.0.0.1';
   const dir = await mkdtemp(join(tmpdir(), 'sim-coturn-'));
   const { cert, key } = await makeCertificate(dir, host);
-  await writeFile(join(dir, 'turnserver.conf'), '');
-  const [port, tlsPort] = [await freePort(host), await freePort(host)];
   const secret = randomBytes(24).toString('base64url');
+  // In a file only this user reads (its directory is too), not on the command line every local user reads.
+  await writeFile(join(dir, 'turnserver.conf'), `use-auth-secret\nstatic-auth-secret=${secret}\n`, { mode: 0o600 });
+  const [port, tlsPort] = [await freePort(host), await freePort(host)];
   const realm = 'simulator.invalid';
-  const args = argumentsFor({ ips, peers: options.allowedPeers ?? ips, port, tlsPort, secret, realm, dir, cert, key });
+  const args = argumentsFor({ ips, peers: options.allowedPeers ?? ips, port, tlsPort, realm, dir, cert, key });
+  // setpriv: the kernel ends coturn when this process dies unhandled (PR_SET_PDEATHSIG survives the execs).
   // stdbuf: coturn writes its log with stdio's buffering, which a pipe holds back until exit.
-  const child = spawn('stdbuf', ['-oL', binary, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('setpriv', ['--pdeathsig', 'SIGTERM', '--', 'stdbuf', '-oL', binary, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // A spawn that fails after the start (none known) would otherwise be an unhandled 'error' that ends the simulator.
+  child.on('error', (error) => options.onLog?.(`coturn: ${error.message}`));
   let tail: string[] = [];
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
     for (const line of chunk.split('\n').filter(Boolean)) {
@@ -158,5 +174,5 @@ export async function startCoturn(options: CoturnOptions = {}): Promise<RunningC
     await stop();
     throw error;
   }
-  return { host, port, tlsPort, secret, realm, certificatePem: await readFile(cert, 'utf8'), stop };
+  return { host, port, tlsPort, secret, pid: child.pid ?? 0, realm, certificatePem: await readFile(cert, 'utf8'), stop };
 }

@@ -12,9 +12,12 @@ import { turnCredentials } from './turn-credentials.js';
 /** How late a `slow-turn` server's every datagram arrives, each way: a server across an ocean. */
 export const SLOW_TURN_DELAY_MS = 100;
 
+/** How long past its session's expiry a session's TURN credentials stay valid: a day. */
+export const TURN_CREDENTIAL_GRACE_MS = 24 * 60 * 60 * 1000;
+
 /** What the profiles need: where the TURN server may relay to, and its binary. */
 export interface NetworkOptions {
-  /** The addresses the calls' media offers: the TURN server relays to these alone. */
+  /** The addresses the calls' media offers (loopback's 127.0.0.1 among them): the TURN server relays to these alone. */
   peers: readonly string[];
   turnserverPath?: string;
 }
@@ -38,6 +41,7 @@ export class NetworkProfiles {
   private turn: RunningCoturn | undefined;
   private starting: Promise<RunningCoturn> | undefined;
   private slow: DelayRelay | undefined;
+  private slowStarting: Promise<DelayRelay> | undefined;
 
   constructor(private readonly options: NetworkOptions) {}
 
@@ -64,16 +68,20 @@ export class NetworkProfiles {
   }
 
   /**
-   * The ICE configuration of a session of `externalSubject` issued now: TURN credentials for `user` valid until
-   * the session expires (a renewed session gets new ones), or none for `open`.
+   * The ICE configuration of a session of `externalSubject` issued now: TURN credentials for `user` valid a day
+   * past the session's expiry (a renewed session gets new ones), or none for `open`.
    */
   iceFor(externalSubject: string, user: string, expiresAtMs: number): SessionIce {
     const profile = this.subjects.get(externalSubject) ?? this.profile;
     const turn = this.turn;
     if (profile === 'open' || !turn) return { iceServers: [] };
-    const credentials = turnCredentials(turn.secret, user, expiresAtMs);
+    // A call accepted before the session expired runs on past it (service interface 3.2), and coturn checks the
+    // username's expiry on each Refresh and CreatePermission: the TURN REST draft's recommended lifetime of a day
+    // (draft-uberti-behave-turn-rest section 2.2) beyond the session keeps such a call's relay.
+    const validUntilMs = expiresAtMs + TURN_CREDENTIAL_GRACE_MS;
+    const credentials = turnCredentials(turn.secret, user, validUntilMs);
     // Signed with a secret the server does not hold: its Allocate answers 401 (RFC 8656 section 7.1) every time.
-    if (profile === 'turn-refused') credentials.credential = turnCredentials(`not-${turn.secret}`, user, expiresAtMs).credential;
+    if (profile === 'turn-refused') credentials.credential = turnCredentials(`not-${turn.secret}`, user, validUntilMs).credential;
     const server: SessionIceServer = { urls: urlsOf(profile, turn, this.slow?.port), ...credentials };
     return { iceServers: [server], iceTransportPolicy: 'relay' };
   }
@@ -88,15 +96,18 @@ export class NetworkProfiles {
   async close(): Promise<void> {
     this.reset();
     const turn = await this.starting?.catch(() => undefined);
+    // A relay still starting is closed once started, not left listening.
+    const slow = await this.slowStarting?.catch(() => undefined);
     this.starting = undefined;
+    this.slowStarting = undefined;
     this.turn = undefined;
-    await this.slow?.close();
     this.slow = undefined;
+    await slow?.close();
     await turn?.stop();
   }
 
   private async ensureTurn(slow: boolean): Promise<void> {
-    this.starting ??= startCoturn({ binary: this.options.turnserverPath, allowedPeers: [...new Set(['127.0.0.1', ...this.options.peers])] });
+    this.starting ??= startCoturn({ binary: this.options.turnserverPath, allowedPeers: this.options.peers });
     try {
       this.turn = await this.starting;
     } catch (error) {
@@ -104,6 +115,15 @@ export class NetworkProfiles {
       if (error instanceof CoturnMissingError) throw new HttpError(503, error.code, error.message);
       throw error;
     }
-    if (slow && !this.slow) this.slow = await startDelayRelay(this.turn.host, { host: this.turn.host, port: this.turn.port }, SLOW_TURN_DELAY_MS);
+    if (!slow) return;
+    const turn = this.turn;
+    // One relay however many requests ask for it at once: a second start would leave the first listening.
+    this.slowStarting ??= startDelayRelay(turn.host, { host: turn.host, port: turn.port }, SLOW_TURN_DELAY_MS);
+    try {
+      this.slow = await this.slowStarting;
+    } catch (error) {
+      this.slowStarting = undefined;
+      throw error;
+    }
   }
 }

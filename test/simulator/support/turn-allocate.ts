@@ -10,7 +10,8 @@ import { createSocket } from 'node:dgram';
 
 const MAGIC = 0x2112a442;
 const ALLOCATE = 0x0003;
-const ATTR = { USERNAME: 0x0006, MESSAGE_INTEGRITY: 0x0008, ERROR_CODE: 0x0009, REALM: 0x0014, NONCE: 0x0015, REQUESTED_TRANSPORT: 0x0019 } as const;
+const CREATE_PERMISSION = 0x0008;
+const ATTR = { USERNAME: 0x0006, MESSAGE_INTEGRITY: 0x0008, ERROR_CODE: 0x0009, REALM: 0x0014, NONCE: 0x0015, REQUESTED_TRANSPORT: 0x0019, XOR_PEER_ADDRESS: 0x0012 } as const;
 
 function attribute(type: number, value: Buffer): Buffer {
   const header = Buffer.alloc(4);
@@ -19,9 +20,9 @@ function attribute(type: number, value: Buffer): Buffer {
   return Buffer.concat([header, value, Buffer.alloc((4 - (value.length % 4)) % 4)]);
 }
 
-function message(attributes: Buffer[], integrityKey?: Buffer): Buffer {
+function message(attributes: Buffer[], integrityKey?: Buffer, method = ALLOCATE): Buffer {
   const header = Buffer.alloc(20);
-  header.writeUInt16BE(ALLOCATE, 0);
+  header.writeUInt16BE(method, 0);
   header.writeUInt32BE(MAGIC, 4);
   randomBytes(12).copy(header, 8);
   let body = Buffer.concat(attributes);
@@ -47,8 +48,24 @@ function parse(answer: Buffer): { success: boolean; code: number | undefined; at
   return { success: (answer.readUInt16BE(0) & 0x0110) === 0x0100, code: error ? (error[2] ?? 0) * 100 + (error[3] ?? 0) : undefined, attributes };
 }
 
-/** Allocates on the TURN server at `host:port` with `username`/`credential`; resolves with `'allocated'` or the error code. */
-export async function allocate(host: string, port: number, username: string, credential: string): Promise<'allocated' | number> {
+/** XOR-PEER-ADDRESS of an IPv4 address, port 0 (RFC 8656 section 18.3, RFC 8489 section 14.2). */
+function xorPeer(ip: string): Buffer {
+  const value = Buffer.alloc(8);
+  value.writeUInt16BE(0x0001, 0);
+  value.writeUInt16BE(MAGIC >>> 16, 2);
+  const octets = ip.split('.').map(Number);
+  value.writeUInt32BE((((octets[0] ?? 0) << 24) | ((octets[1] ?? 0) << 16) | ((octets[2] ?? 0) << 8) | (octets[3] ?? 0)) ^ MAGIC, 4);
+  return attribute(ATTR.XOR_PEER_ADDRESS, value);
+}
+
+/**
+ * Allocates on the TURN server at `host:port` with `username`/`credential`; resolves with `'allocated'` or the
+ * error code. Given `peers`, then asks a CreatePermission for each (RFC 8656 section 9) and resolves with each
+ * one's `'permitted'` or error code instead (a refused peer is `403`).
+ */
+export async function allocate(host: string, port: number, username: string, credential: string): Promise<'allocated' | number>;
+export async function allocate(host: string, port: number, username: string, credential: string, peers: readonly string[]): Promise<Array<'permitted' | number>>;
+export async function allocate(host: string, port: number, username: string, credential: string, peers?: readonly string[]): Promise<'allocated' | number | Array<'permitted' | number>> {
   const socket = createSocket('udp4');
   const ask = (request: Buffer) =>
     new Promise<ReturnType<typeof parse>>((resolve, reject) => {
@@ -65,8 +82,15 @@ export async function allocate(host: string, port: number, username: string, cre
     const realm = challenge.attributes.get(ATTR.REALM) ?? Buffer.alloc(0);
     const nonce = challenge.attributes.get(ATTR.NONCE) ?? Buffer.alloc(0);
     const key = createHash('md5').update(`${username}:${realm.toString()}:${credential}`).digest();
-    const answer = await ask(message([udp, attribute(ATTR.USERNAME, Buffer.from(username)), attribute(ATTR.REALM, realm), attribute(ATTR.NONCE, nonce)], key));
-    return answer.success ? 'allocated' : (answer.code ?? 0);
+    const credentials = [attribute(ATTR.USERNAME, Buffer.from(username)), attribute(ATTR.REALM, realm), attribute(ATTR.NONCE, nonce)];
+    const answer = await ask(message([udp, ...credentials], key));
+    if (!peers) return answer.success ? 'allocated' : (answer.code ?? 0);
+    const permissions: Array<'permitted' | number> = [];
+    for (const peer of peers) {
+      const permission = await ask(message([xorPeer(peer), ...credentials], key, CREATE_PERMISSION));
+      permissions.push(permission.success ? 'permitted' : (permission.code ?? 0));
+    }
+    return permissions;
   } finally {
     socket.close();
   }
