@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ConfigError, parseEnvironment, port, portNumber, requestCount } from '../contract/environment.js';
 import { API_KEY_FORMAT, type Quota } from './service/accounts.js';
 import { EDGE_PROFILES, type EdgeProfile } from './sip/edge/edge-profile.js';
-import { CODEC_PROFILES, type CodecProfile } from './media/audio-codec.js';
+import { CODEC_PROFILES, type CodecProfile } from './media/codec-profile.js';
 import { MEDIA_ADDRESS_MODES, type MediaAddressMode } from './media/media-address-mode.js';
 import { selectMediaAddresses, type Interfaces } from './media/media-addresses.js';
 import { QUEUE_ANSWER_TIMEOUT_MS } from './service/model.js';

@@ -13,13 +13,13 @@ import { API_KEY_FORMAT } from './service/accounts.js';
 import { DEFAULT_SIM_API_KEY } from './config.js';
 import type { SimulatorEdgeProfile } from './http/control-client.js';
 import { EDGE_PROFILES, isEdgeProfile } from './sip/edge/edge-profile.js';
-import { CODEC_PROFILES, type CodecProfile } from './media/audio-codec.js';
+import { CODEC_PROFILES, type CodecProfile } from './media/codec-profile.js';
 import type { MediaAddressMode } from './media/media-address-mode.js';
 import { startSimulator as startService } from './server.js';
 
 export { createSimulatorControl, SimulatorControlError } from './http/control-client.js';
 export type { MediaAddressMode } from './media/media-address-mode.js';
-export type { CodecProfile } from './media/audio-codec.js';
+export type { CodecProfile } from './media/codec-profile.js';
 export type { Impairment, MediaDirection } from './media/impairment.js';
 export type { SimulatorEdge, SimulatorEdgeInput, SimulatorEdgeProfile } from './http/control-client.js';
 export type { NetworkProfile, SessionIce, SimulatorNetwork, SimulatorNetworkInput } from './http/control-client.js';

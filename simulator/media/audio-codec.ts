@@ -1,5 +1,6 @@
 import OpusScript from 'opusscript';
 import { encodeMulaw, mulawToLinear } from './g711.js';
+import type { CodecProfile } from './codec-profile.js';
 
 /**
  * The codecs the simulator speaks on the wire, each turned to and from the one form its ears and voice work
@@ -8,11 +9,7 @@ import { encodeMulaw, mulawToLinear } from './g711.js';
  * decoded by libopus in WebAssembly (opusscript), at 8 kHz on our side, 48 kHz on the wire's clock.
  */
 
-/** The codec profiles, the default first. */
-export const CODEC_PROFILES = ['opus', 'pcmu-only'] as const;
-
-/** Which codecs a media peer offers: Opus first and PCMU second, as hosted services offer browsers, or PCMU alone. */
-export type CodecProfile = (typeof CODEC_PROFILES)[number];
+export { CODEC_PROFILES, type CodecProfile } from './codec-profile.js';
 
 /** The codec a call's audio runs on, by its name in the SDP. */
 export type CodecName = 'opus' | 'pcmu';

@@ -53,7 +53,7 @@ describe('the @voice-browser/simulator package', () => {
     expect(files).toContain(join('dist', 'simulator', 'playwright.js'));
     // Only the public declarations: the rest would reach werift's, which fail an app's tsc without skipLibCheck.
     const declarations = files.filter((file) => file.endsWith('.d.ts')).map((file) => file.replace(/^dist\/simulator\//, '')).sort();
-    expect(declarations).toEqual(['browsers/chromium-flags.d.ts', 'browsers/firefox-prefs.d.ts', 'dist/contract/browser-call.d.ts', 'dist/contract/queue-call.d.ts', 'http/control-client.d.ts', 'http/control-edge-shapes.d.ts', 'index.d.ts', 'media/media-address-mode.d.ts', 'playwright.d.ts']);
+    expect(declarations).toEqual(['browsers/chromium-flags.d.ts', 'browsers/firefox-prefs.d.ts', 'dist/contract/browser-call.d.ts', 'dist/contract/queue-call.d.ts', 'http/control-client.d.ts', 'http/control-edge-shapes.d.ts', 'index.d.ts', 'media/codec-profile.d.ts', 'media/impairment.d.ts', 'media/media-address-mode.d.ts', 'playwright.d.ts', 'turn/network-profile.d.ts']);
     expect(files.filter((file) => (file.endsWith('.ts') && !file.endsWith('.d.ts')) || file.endsWith('.map'))).toEqual([]);
   });
 
