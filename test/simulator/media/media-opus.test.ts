@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket } from 'werift';
 import { agreedAudio, opusParameters } from '../../../simulator/media/agreed-audio.js';
 import { createOpusCodec } from '../../../simulator/media/audio-codec.js';
-import { linearToMulaw, mulawRms, mulawToLinear } from '../../../simulator/media/g711.js';
+import { mulawRms } from '../../../simulator/media/g711.js';
 import { disableStun, loopbackPeerConfig } from '../../../simulator/media/loopback-webrtc.js';
 import { createMediaPeer } from '../../../simulator/media/media.js';
+import { frequencyOf, voicedFrame } from '../support/audio.js';
+import { waitFor } from '../support/sim-api.js';
 
 /**
  * The simulator's media peer with a browser that speaks Opus (a werift peer in this process, on loopback): the
@@ -12,28 +14,8 @@ import { createMediaPeer } from '../../../simulator/media/media.js';
  * for the ears, and DTMF comes on telephone-event at Opus's clock (RFC 4733 section 2.1).
  */
 
-async function waitFor(cond: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** 523 Hz at amplitude 6000 as mu-law, phase-continuous across frames. */
-function voicedFrame(k: number): Buffer {
-  const out = Buffer.alloc(160);
-  for (let i = 0; i < 160; i++) out[i] = linearToMulaw(6000 * Math.sin((2 * Math.PI * 523 * (k * 160 + i)) / 8000));
-  return out;
-}
-
-/** The frequency of a mu-law signal, from its zero crossings. */
-function frequency(frames: Buffer[]): number {
-  const pcm = frames.flatMap((frame) => [...frame].map(mulawToLinear));
-  let crossings = 0;
-  for (let i = 1; i < pcm.length; i++) if ((pcm[i - 1] ?? 0) < 0 !== (pcm[i] ?? 0) < 0) crossings++;
-  return crossings / 2 / (pcm.length / 8000);
-}
+/** Waits until `cond` holds, within the 30 s these werift calls are given. */
+const until = (cond: () => boolean, what: string) => waitFor(() => cond() || undefined, what, 30_000);
 
 describe('media peer on Opus', () => {
   it('agrees the first format of an answer it speaks, and reads Opus parameters', () => {
@@ -69,13 +51,13 @@ describe('media peer on Opus', () => {
     await browser.setLocalDescription(await browser.createAnswer());
     await peer.acceptAnswer(browser.localDescription?.sdp ?? '');
     await peer.connected;
-    await waitFor(() => browser.connectionState === 'connected', 'browser connected');
+    await until(() => browser.connectionState === 'connected', 'browser connected');
     expect(peer.counts().codec).toBe('opus');
 
     // The tone, through the decoder: 440 Hz near its sent level, once the decoder has settled.
-    await waitFor(() => heard.length >= 25, 'the tone at the browser');
+    await until(() => heard.length >= 25, 'the tone at the browser');
     const tone = heard.slice(5, 25);
-    expect(frequency(tone)).toBeCloseTo(440, -1);
+    expect(frequencyOf(tone)).toBeCloseTo(440, -1);
     for (const frame of tone) expect(mulawRms(frame)).toBeGreaterThan(4000);
 
     // The page speaks 523 Hz in Opus for 2 s; a digit on telephone-event/48000 beside it.
@@ -90,12 +72,12 @@ describe('media peer on Opus', () => {
       }
       await new Promise((r) => setTimeout(r, 20));
     }
-    await waitFor(() => peer.counts().packetsFromBrowser === 100, 'the page audio at the peer');
+    await until(() => peer.counts().packetsFromBrowser === 100, 'the page audio at the peer');
     expect(peer.counts().voicedPacketsFromBrowser).toBeGreaterThan(90);
     expect(digits).toEqual(['7']);
     // The echo: the page's own 523 Hz, decoded, encoded again and decoded here.
-    await waitFor(() => heard.length >= 30 + 60, 'the echo at the browser');
-    expect(frequency(heard.slice(-40))).toBeCloseTo(523, -1);
+    await until(() => heard.length >= 30 + 60, 'the echo at the browser');
+    expect(frequencyOf(heard.slice(-40))).toBeCloseTo(523, -1);
     encoder.close();
     decoder.close();
     await Promise.all([peer.close(), browser.close()]);

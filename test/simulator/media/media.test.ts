@@ -10,6 +10,8 @@ import { linearToMulaw, mulawRms, mulawToLinear } from '../../../simulator/media
 import { VOICE_RMS_THRESHOLD } from '../../../simulator/media/inbound-rtp.js';
 import { disableStun, loopbackOnlySdp, loopbackPeerConfig } from '../../../simulator/media/loopback-webrtc.js';
 import { createMediaPeer } from '../../../simulator/media/media.js';
+import { frequencyOf, voicedFrame } from '../support/audio.js';
+import { waitFor } from '../support/sim-api.js';
 import { dtmfDigit, parseTelephoneEvent } from '../../../simulator/media/telephone-event.js';
 
 const TONE_MS = 600;
@@ -39,20 +41,9 @@ afterAll(() => {
   dgram.Socket.prototype.bind = origBind;
 });
 
-async function waitFor(cond: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** Waits until `cond` holds, within the 30 s these werift calls are given. */
+const until = (cond: () => boolean, what: string, timeoutMs = 30_000) => waitFor(() => cond() || undefined, what, timeoutMs);
 
-/** Voiced test frame: 523 Hz at amplitude 6000, phase-continuous across frames. */
-function voicedFrame(k: number): Buffer {
-  const out = Buffer.alloc(160);
-  for (let i = 0; i < 160; i++) out[i] = linearToMulaw(6000 * Math.sin((2 * Math.PI * 523 * (k * 160 + i)) / 8000));
-  return out;
-}
 /** Silent but unique frame: mu-law 0xFF (+0) and 0x7F (-0) both decode to 0 (G.711), so k is encoded for free. */
 function silentFrame(k: number): Buffer {
   const out = Buffer.alloc(160);
@@ -129,7 +120,7 @@ describe('media peer', () => {
     await browser.setLocalDescription(answer);
     await accepted;
     await peer.connected;
-    await waitFor(() => browser.connectionState === 'connected', 'browser connected');
+    await until(() => browser.connectionState === 'connected', 'browser connected');
     await Promise.all([peer.close(), browser.close()]);
   }, 60_000);
 
@@ -157,14 +148,14 @@ describe('media peer', () => {
     expect(answer).toMatch(/^a=rtpmap:126 telephone-event\/8000\r?$/m);
     await browser.setRemoteDescription({ type: 'answer', sdp: answer });
     await peer.connected;
-    await waitFor(() => browser.connectionState === 'connected', 'browser connected');
+    await until(() => browser.connectionState === 'connected', 'browser connected');
 
     // RFC 4733 section 2.5.1.4: the end packet three times, with the event's timestamp.
     for (let i = 0; i < 3; i++) {
       const header = new RtpHeader({ payloadType: 126, sequenceNumber: 100 + i, timestamp: 4000, ssrc: transceiver.sender.ssrc });
       void transceiver.dtlsTransport.sendRtp(Buffer.from([5, 0x80 | 10, 0x00, 0xa0]), header);
     }
-    await waitFor(() => digits.length > 0, 'the digit at the peer', 30_000);
+    await until(() => digits.length > 0, 'the digit at the peer', 30_000);
     expect(digits).toEqual(['5']);
     expect(peer.counts().dtmfPacketsFromBrowser).toBe(3);
     await Promise.all([peer.close(), browser.close()]);
@@ -210,7 +201,7 @@ describe('media peer', () => {
     await peer.acceptAnswer(noisyAnswer);
 
     await peer.connected;
-    await waitFor(() => browser.connectionState === 'connected', 'browser connected');
+    await until(() => browser.connectionState === 'connected', 'browser connected');
     expect(peer.phase).toBe('tone');
 
     // Browser sends: 20 voiced frames, silence until 10 echoes came back, then 5 voiced frames.
@@ -261,8 +252,8 @@ describe('media peer', () => {
       }, 20);
     });
 
-    await waitFor(() => peer.counts().packetsFromBrowser === sent.length, 'all frames at the peer');
-    await waitFor(() => received.length === peer.counts().packetsToBrowser, 'all echoes at the browser');
+    await until(() => peer.counts().packetsFromBrowser === sent.length, 'all frames at the peer');
+    await until(() => received.length === peer.counts().packetsToBrowser, 'all echoes at the browser');
 
     const counts = peer.counts();
     expect(counts.codec).toBe('pcmu');
@@ -280,10 +271,7 @@ describe('media peer', () => {
     const tone = received.slice(0, TONE_FRAMES);
     for (const p of tone) expect(mulawRms(p.payload)).toBeGreaterThan(5000);
     for (const p of tone) expect(mulawRms(p.payload)).toBeLessThan(6300);
-    const pcm = tone.flatMap((p) => [...p.payload].map(mulawToLinear));
-    let crossings = 0;
-    for (let i = 1; i < pcm.length; i++) if ((pcm[i - 1] ?? 0) < 0 !== (pcm[i] ?? 0) < 0) crossings++;
-    expect(crossings / 2 / (pcm.length / 8000)).toBeCloseTo(440, -1);
+    expect(frequencyOf(tone.map((p) => p.payload))).toBeCloseTo(440, -1);
 
     // Echo: byte-exact copies of the browser's last frames, in order (the earlier ones
     // arrived during the tone and were not echoed).
@@ -310,7 +298,7 @@ describe('media peer', () => {
     const after = peer.counts().packetsToBrowser;
     await browser.close();
     // Node finishes closing a dgram handle one loop turn after werift's close() resolves.
-    await waitFor(() => resources('UDPWrap') === 0, 'UDP sockets released', 30_000);
+    await until(() => resources('UDPWrap') === 0, 'UDP sockets released', 30_000);
     await new Promise((r) => setTimeout(r, 100));
     expect(peer.counts().packetsToBrowser).toBe(after);
     expect(resources('Timeout')).toBeLessThanOrEqual(timersBefore);

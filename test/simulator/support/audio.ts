@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { linearToMulaw, mulawToLinear } from '../../../simulator/media/g711.js';
 
 /**
  * Looking at audio in tests: a WAV file's header and samples, and how strong one frequency is in them (the
@@ -56,4 +57,19 @@ export function peakAmplitudeAt(samples: Int16Array | number[], hz: number, wind
     peak = Math.max(peak, amplitudeAt(samples.slice(start, start + windowSamples), hz));
   }
   return peak;
+}
+
+/** Frame `k` of a voiced test signal: 523 Hz at amplitude 6000 as 20 ms of 8 kHz mu-law, phase-continuous across frames. */
+export function voicedFrame(k: number): Buffer {
+  const out = Buffer.alloc(160);
+  for (let i = 0; i < 160; i++) out[i] = linearToMulaw(6000 * Math.sin((2 * Math.PI * 523 * (k * 160 + i)) / 8000));
+  return out;
+}
+
+/** The frequency of a tone carried in 8 kHz mu-law frames, from its zero crossings. */
+export function frequencyOf(frames: Buffer[]): number {
+  const pcm = frames.flatMap((frame) => [...frame].map(mulawToLinear));
+  let crossings = 0;
+  for (let i = 1; i < pcm.length; i++) if ((pcm[i - 1] ?? 0) < 0 !== (pcm[i] ?? 0) < 0) crossings++;
+  return crossings / 2 / (pcm.length / 8000);
 }
