@@ -336,6 +336,19 @@ describe('the call\'s media path', () => {
   });
 });
 
+/** A call whose hangup (of call-1) gets no answer yet, ended meanwhile by the service itself; `late` answers it. */
+async function endedUnderUnansweredHangup() {
+  const world = await talking();
+  const { voice, backend, sip, clock } = world;
+  const late = backend.hold('hangupCall', { commit: false });
+  const first = voice.hangup();
+  await clock.flush();
+  backend.setCall('call-1', { state: 'ended', busy: false });
+  sip.events.onSessionEnded('call-1');
+  await clock.flush();
+  return { ...world, late, first };
+}
+
 describe('hangup() and reads', () => {
   it('reads the call at once when the service signals a change in the dialog, not at the next tick', async () => {
     const { voice, backend, sip, clock } = await inCall();
@@ -393,14 +406,7 @@ describe('hangup() and reads', () => {
   });
 
   it('hangs up the call shown while the hangup of an earlier call still waits for its answer', async () => {
-    const { voice, backend, sip, clock } = await talking();
-    // The hangup of call-1 gets no answer yet, and the service ends the call by itself meanwhile.
-    const late = backend.hold('hangupCall', { commit: false });
-    const first = voice.hangup();
-    await clock.flush();
-    backend.setCall('call-1', { state: 'ended', busy: false });
-    sip.events.onSessionEnded('call-1');
-    await clock.flush();
+    const { voice, backend, clock, late, first } = await endedUnderUnansweredHangup();
     expect(voice.status()).toMatchObject({ busy: false, call: { id: 'call-1', state: 'ended' } });
 
     // The next call's hangup is a request of its own, not a wait for the earlier call's answer.
@@ -421,13 +427,7 @@ describe('hangup() and reads', () => {
   });
 
   it('leaves the call shown alone when the hangup of an earlier call fails late', async () => {
-    const { voice, backend, sip, clock } = await talking();
-    const late = backend.hold('hangupCall', { commit: false });
-    const first = voice.hangup();
-    await clock.flush();
-    backend.setCall('call-1', { state: 'ended', busy: false });
-    sip.events.onSessionEnded('call-1');
-    await clock.flush();
+    const { voice, sip, clock, late, first } = await endedUnderUnansweredHangup();
     const next = await voice.startCall(CALL, { idempotencyKey: 'key-2' });
     await clock.flush();
     const before = sip.link.endedSessions;
